@@ -1,0 +1,172 @@
+//! Subcommands of the `graphctx` binary.
+
+mod look;
+mod output;
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+
+use graphctx::index::{self, IndexOptions, CODE_GRAPH};
+use graphctx::store::lock::WriteLock;
+use graphctx::store::{Location, Store, DB_FILE, STORE_DIR};
+
+#[derive(Parser)]
+#[command(name = "graphctx", version, about = "Graphs in, token-budgeted LLM context out")]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Args, Clone)]
+pub struct Global {
+    /// Database to use: a file path, or `mem` for an in-memory run.
+    /// Default: `.graphctx/graph.db` of the repository.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db: Option<String>,
+    /// Graph name inside the database.
+    #[arg(long, global = true, default_value = CODE_GRAPH)]
+    pub graph: String,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Index a repository's Rust code (incrementally).
+    Index {
+        /// Repository root (default: the current directory).
+        path: Option<PathBuf>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Skip files larger than this many bytes.
+        #[arg(long, default_value_t = 4 * 1024 * 1024)]
+        max_file_size: u64,
+        /// Fail at once instead of waiting when another process is writing.
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// List entities with their keys.
+    Entities {
+        #[arg(long)]
+        file: Option<String>,
+        #[arg(long)]
+        kind: Option<String>,
+        #[arg(long)]
+        name: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the edges of an entity.
+    Edges {
+        key: String,
+        #[arg(long, value_enum, default_value = "both")]
+        direction: look::DirectionArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a Datalog script against the store (read-only unless --write).
+    Query {
+        script: String,
+        /// A parameter as name=value (value parsed as JSON, else taken as a string).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
+        /// Allow the script to modify the database.
+        #[arg(long)]
+        write: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(cli: Cli) -> Result<u8> {
+    let global = cli.global;
+    match cli.command {
+        Command::Index {
+            path,
+            json,
+            max_file_size,
+            no_wait,
+        } => {
+            let root = match path {
+                Some(p) => p,
+                None => std::env::current_dir().context("cannot read the current directory")?,
+            };
+            if !root.is_dir() {
+                bail!("{} is not a directory", root.display());
+            }
+            let root = root.canonicalize().unwrap_or(root);
+            let location = match &global.db {
+                Some(spec) => Location::parse(spec),
+                None => Location::default_for(&root),
+            };
+            let _lock = if no_wait {
+                WriteLock::try_acquire(&location)?
+            } else {
+                WriteLock::acquire(&location)?
+            };
+            let store = Store::open(&location)?;
+            let opts = IndexOptions {
+                graph: global.graph.clone(),
+                max_file_bytes: max_file_size,
+                progress: !json && std::io::stderr().is_terminal(),
+            };
+            let summary = index::index_repository(&store, &root, &opts)?;
+            output::print_index_summary(&summary, json)?;
+            Ok(if summary.files_skipped > 0 { 1 } else { 0 })
+        }
+        Command::Entities {
+            file,
+            kind,
+            name,
+            json,
+        } => look::entities(&open_existing(&global)?, &global.graph, file, kind, name, json),
+        Command::Edges {
+            key,
+            direction,
+            json,
+        } => look::edges(&open_existing(&global)?, &global.graph, &key, direction, json),
+        Command::Query {
+            script,
+            params,
+            write,
+            json,
+        } => look::query(&global, &script, &params, write, json),
+    }
+}
+
+/// The database to read: `--db`, or the `.graphctx/graph.db` of the
+/// nearest enclosing directory that has one.
+pub fn locate(global: &Global) -> Result<Location> {
+    if let Some(spec) = &global.db {
+        return Ok(Location::parse(spec));
+    }
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    find_index(&cwd).map(Location::Sqlite).with_context(|| {
+        format!(
+            "no index found in {} or its parents; run `graphctx index` first or pass --db",
+            cwd.display()
+        )
+    })
+}
+
+fn find_index(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|d| d.join(STORE_DIR).join(DB_FILE))
+        .find(|p| p.is_file())
+}
+
+/// Open an existing database (an in-memory one is new and empty).
+pub fn open_existing(global: &Global) -> Result<Store> {
+    let location = locate(global)?;
+    if let Location::Sqlite(p) = &location {
+        if !p.is_file() {
+            bail!("database {} does not exist; run `graphctx index` first", p.display());
+        }
+    }
+    Ok(Store::open(&location)?)
+}

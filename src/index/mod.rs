@@ -1,0 +1,8 @@
+//! Indexing: walk → hash → parse changed files → extract → resolve → store.
+pub mod keys;
+pub mod pipeline;
+pub mod resolve;
+pub mod rust_extract;
+pub mod walk;
+
+pub use pipeline::{index_repository, IndexError, IndexOptions, IndexSummary, CODE_GRAPH};

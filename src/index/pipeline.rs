@@ -1,0 +1,626 @@
+//! `graphctx index`: bring a repository's code graph up to date.
+//!
+//! 1. walk (gitignore-aware) and hash every `.rs` file with blake3;
+//! 2. parse new or changed files in parallel, one tree-sitter parser per
+//!    rayon thread, extracting everything from that one tree;
+//! 3. load the stored extracts of unchanged files and resolve the
+//!    references of all files together ([`super::resolve`]);
+//! 4. write the difference — entities of changed files, edges of files
+//!    whose resolved links changed, deletions — in one transaction.
+//!
+//! Because step 3 always sees every file, references from unchanged files
+//! into a changed file are re-resolved, and the stored graph equals what a
+//! full rebuild of the same tree would store.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+use std::path::Path;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::resolve::{self, FileLinks};
+use super::rust_extract::RustExtractor;
+use super::walk::{self, SourceFile};
+use crate::model::{FileContext, FileExtract, ParseStatus};
+use crate::store::value::{self, get_int, get_str, json, opt_str, str_list};
+use crate::store::{queries, Batch, Params, Store, StoreError};
+
+/// Name of the graph that holds a repository's code.
+pub const CODE_GRAPH: &str = "code";
+
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    pub graph: String,
+    /// Files larger than this are skipped (default 4 MiB).
+    pub max_file_bytes: u64,
+    /// Draw a progress bar on stderr.
+    pub progress: bool,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            graph: CODE_GRAPH.to_string(),
+            max_file_bytes: 4 * 1024 * 1024,
+            progress: false,
+        }
+    }
+}
+
+/// A file that was not indexed, or indexed only in part, and why.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FileNote {
+    pub path: String,
+    pub reason: String,
+}
+
+/// What an index run did; `--json` prints it as is.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct IndexSummary {
+    pub root: String,
+    pub files_seen: usize,
+    pub files_parsed: usize,
+    pub files_unchanged: usize,
+    pub files_deleted: usize,
+    pub files_skipped: usize,
+    pub files_partial: usize,
+    /// Totals in the graph after the run.
+    pub entities: i64,
+    pub edges: i64,
+    pub unresolved: i64,
+    /// Rows written (puts and deletes) in this run.
+    pub rows_written: usize,
+    pub skipped: Vec<FileNote>,
+    pub partial: Vec<FileNote>,
+    /// The graph's change sequence number after the run.
+    pub seq: i64,
+    pub elapsed_ms: f64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("{0} is not a directory")]
+    NotADirectory(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+struct StoredFile {
+    hash: String,
+    status: String,
+    edge_digest: String,
+}
+
+enum Outcome {
+    Unchanged,
+    Parsed {
+        hash: String,
+        extract: FileExtract,
+        note: Option<String>,
+    },
+    Skipped(String),
+}
+
+const FILE_HEADERS: [&str; 9] = [
+    "graph",
+    "path",
+    "hash",
+    "bytes",
+    "status",
+    "reason",
+    "crate_name",
+    "entities",
+    "edge_digest",
+];
+
+/// Index `root` into `store`. The caller holds the write lock.
+pub fn index_repository(
+    store: &Store,
+    root: &Path,
+    opts: &IndexOptions,
+) -> Result<IndexSummary, IndexError> {
+    let started = Instant::now();
+    if !root.is_dir() {
+        return Err(IndexError::NotADirectory(root.display().to_string()));
+    }
+    let graph = opts.graph.as_str();
+    let walked = walk::walk(root);
+    let stored = load_file_states(store, graph)?;
+
+    let bar = progress_bar(opts.progress, walked.files.len() as u64);
+    let outcomes: Vec<Outcome> = walked
+        .files
+        .par_iter()
+        .map_init(RustExtractor::new, |extractor, file| {
+            let o = examine(extractor, file, stored.get(&file.ctx.path), opts.max_file_bytes);
+            bar.inc(1);
+            o
+        })
+        .collect();
+    bar.finish_and_clear();
+
+    let mut summary = IndexSummary {
+        root: root.display().to_string(),
+        files_seen: walked.files.len() + walked.issues.len(),
+        ..IndexSummary::default()
+    };
+    let mut batch = Batch::new();
+    let mut extracts: BTreeMap<String, (FileContext, FileExtract)> = BTreeMap::new();
+    let mut unchanged: Vec<&SourceFile> = Vec::new();
+    // Files whose entities must be replaced: re-parsed, skipped now, or gone.
+    let mut replaced: BTreeSet<String> = BTreeSet::new();
+    let mut new_files: BTreeMap<String, (String, u64, String, String)> = BTreeMap::new();
+
+    for (file, outcome) in walked.files.iter().zip(outcomes) {
+        let path = file.ctx.path.clone();
+        match outcome {
+            Outcome::Unchanged => unchanged.push(file),
+            Outcome::Parsed {
+                hash,
+                extract,
+                note,
+            } => {
+                summary.files_parsed += 1;
+                let status = match extract.status {
+                    ParseStatus::Ok if note.is_none() => "ok",
+                    _ => "partial",
+                };
+                let reason = match (&note, extract.syntax_errors) {
+                    (Some(n), _) => n.clone(),
+                    (None, 0) => String::new(),
+                    (None, n) => format!("{n} syntax error(s); kept what parsed"),
+                };
+                if status == "partial" {
+                    summary.partial.push(FileNote {
+                        path: path.clone(),
+                        reason: reason.clone(),
+                    });
+                }
+                let data = serde_json::to_vec(&extract).unwrap_or_default();
+                batch.put(
+                    "code_extract",
+                    &["graph", "path", "data"],
+                    vec![graph.into(), path.as_str().into(), data.into()],
+                );
+                new_files.insert(
+                    path.clone(),
+                    (hash, file.bytes, status.to_string(), reason),
+                );
+                replaced.insert(path.clone());
+                extracts.insert(path, (file.ctx.clone(), extract));
+            }
+            Outcome::Skipped(reason) => {
+                summary.skipped.push(FileNote {
+                    path: path.clone(),
+                    reason: reason.clone(),
+                });
+                new_files.insert(
+                    path.clone(),
+                    (String::new(), file.bytes, "skipped".into(), reason),
+                );
+                replaced.insert(path);
+            }
+        }
+    }
+    for issue in &walked.issues {
+        summary.skipped.push(FileNote {
+            path: issue.path.clone(),
+            reason: issue.reason.clone(),
+        });
+    }
+    let current: BTreeSet<&str> = walked.files.iter().map(|f| f.ctx.path.as_str()).collect();
+    let deleted: Vec<String> = stored
+        .keys()
+        .filter(|p| !current.contains(p.as_str()))
+        .cloned()
+        .collect();
+    summary.files_deleted = deleted.len();
+    summary.files_skipped = summary.skipped.len();
+    summary.files_partial = summary.partial.len();
+    summary.files_unchanged = unchanged.len();
+
+    let nothing_changed = summary.files_parsed == 0
+        && deleted.is_empty()
+        && new_files.iter().all(|(p, (_, _, status, _))| {
+            stored.get(p).is_some_and(|s| &s.status == status)
+        });
+    if !nothing_changed {
+        // Stored extracts of unchanged files, so resolution sees every file.
+        let mut reparse: Vec<&SourceFile> = Vec::new();
+        let loaded = load_extracts(store, graph, unchanged.iter().map(|f| f.ctx.path.as_str()))?;
+        let mut loaded = loaded;
+        for file in &unchanged {
+            match loaded.remove(&file.ctx.path) {
+                Some(ex) => {
+                    extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), ex));
+                }
+                None => reparse.push(file),
+            }
+        }
+        // A missing or unreadable stored extract: parse the file again.
+        for file in reparse {
+            let mut extractor = RustExtractor::new();
+            if let Outcome::Parsed { extract, .. } =
+                examine(&mut extractor, file, None, opts.max_file_bytes)
+            {
+                let data = serde_json::to_vec(&extract).unwrap_or_default();
+                batch.put(
+                    "code_extract",
+                    &["graph", "path", "data"],
+                    vec![graph.into(), file.ctx.path.as_str().into(), data.into()],
+                );
+                extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), extract));
+            }
+        }
+
+        let inputs: Vec<(&FileContext, &FileExtract)> =
+            extracts.values().map(|(c, e)| (c, e)).collect();
+        let links = resolve::resolve(&inputs);
+
+        write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
+        write_links(store, graph, &mut batch, &links, &stored, &deleted)?;
+        write_files(
+            graph, &mut batch, &new_files, &links, &stored, &extracts, &deleted, &unchanged,
+        );
+        let seq = next_seq(store, graph)?;
+        batch.put(
+            "graph",
+            &["graph", "source", "seq"],
+            vec![graph.into(), root.display().to_string().into(), seq.into()],
+        );
+        summary.rows_written = batch.len();
+        store.apply(batch)?;
+    }
+
+    let counts = store.read(queries::CODE_COUNTS, Params::new().with("graph", graph))?;
+    if let Some(row) = counts.rows.first() {
+        summary.entities = get_int(row, 1);
+        summary.edges = get_int(row, 2);
+        summary.unresolved = get_int(row, 3);
+    }
+    summary.seq = current_seq(store, graph)?;
+    summary.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok(summary)
+}
+
+fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
+    if !enabled {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} indexing {pos}/{len} files {wide_bar}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// Read, hash and (if changed) parse one file. Never panics on content.
+fn examine(
+    extractor: &mut RustExtractor,
+    file: &SourceFile,
+    stored: Option<&StoredFile>,
+    max_bytes: u64,
+) -> Outcome {
+    if file.bytes > max_bytes {
+        return Outcome::Skipped(format!(
+            "larger than the {max_bytes}-byte limit ({} bytes)",
+            file.bytes
+        ));
+    }
+    let mut bytes = Vec::with_capacity(file.bytes as usize);
+    let read = std::fs::File::open(&file.abs_path)
+        .and_then(|f| f.take(max_bytes + 1).read_to_end(&mut bytes));
+    if let Err(e) = read {
+        return Outcome::Skipped(format!("unreadable: {e}"));
+    }
+    if bytes.len() as u64 > max_bytes {
+        return Outcome::Skipped(format!("larger than the {max_bytes}-byte limit"));
+    }
+    let hash = blake3::hash(&bytes).to_hex().to_string();
+    if let Some(s) = stored {
+        if s.hash == hash && s.status != "skipped" {
+            return Outcome::Unchanged;
+        }
+    }
+    if bytes.contains(&0) {
+        return Outcome::Skipped("binary file (contains NUL bytes)".into());
+    }
+    let (text, note) = match String::from_utf8(bytes) {
+        Ok(t) => (t, None),
+        Err(e) => (
+            String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            Some(format!(
+                "not valid UTF-8 (first bad byte at offset {}); invalid bytes replaced",
+                e.utf8_error().valid_up_to()
+            )),
+        ),
+    };
+    let extract = extractor.extract(&file.ctx, &text);
+    Outcome::Parsed {
+        hash,
+        extract,
+        note,
+    }
+}
+
+fn load_file_states(store: &Store, graph: &str) -> Result<BTreeMap<String, StoredFile>, StoreError> {
+    let rows = store.read(queries::FILE_STATES, Params::new().with("graph", graph))?;
+    Ok(rows
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                get_str(r, 0).to_string(),
+                StoredFile {
+                    hash: get_str(r, 1).to_string(),
+                    status: get_str(r, 2).to_string(),
+                    edge_digest: get_str(r, 3).to_string(),
+                },
+            )
+        })
+        .collect())
+}
+
+fn load_extracts<'p>(
+    store: &Store,
+    graph: &str,
+    paths: impl Iterator<Item = &'p str>,
+) -> Result<BTreeMap<String, FileExtract>, StoreError> {
+    let paths: Vec<&str> = paths.collect();
+    if paths.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let rows = store.read(
+        queries::EXTRACTS,
+        Params::new()
+            .with("graph", graph)
+            .with("paths", str_list(paths)),
+    )?;
+    Ok(rows
+        .rows
+        .par_iter()
+        .filter_map(|r| {
+            let ex: FileExtract = serde_json::from_slice(value::get_bytes(r, 1)).ok()?;
+            Some((get_str(r, 0).to_string(), ex))
+        })
+        .collect())
+}
+
+fn write_entities(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    replaced: &BTreeSet<String>,
+    deleted: &[String],
+    extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+) -> Result<(), StoreError> {
+    let files: Vec<&str> = replaced
+        .iter()
+        .map(String::as_str)
+        .chain(deleted.iter().map(String::as_str))
+        .collect();
+    if !files.is_empty() {
+        let old = store.read(
+            queries::ENTITY_KEYS_IN_FILES,
+            Params::new()
+                .with("graph", graph)
+                .with("files", str_list(files)),
+        )?;
+        for row in &old.rows {
+            let id = get_str(row, 0);
+            batch.delete("node", &["graph", "id"], vec![graph.into(), id.into()]);
+            batch.delete("code_entity", &["graph", "id"], vec![graph.into(), id.into()]);
+        }
+    }
+    for path in deleted {
+        batch.delete(
+            "code_extract",
+            &["graph", "path"],
+            vec![graph.into(), path.as_str().into()],
+        );
+    }
+    for path in replaced {
+        let Some((ctx, ex)) = extracts.get(path) else {
+            // Skipped now: drop its stored extract too.
+            batch.delete(
+                "code_extract",
+                &["graph", "path"],
+                vec![graph.into(), path.as_str().into()],
+            );
+            continue;
+        };
+        for e in &ex.entities {
+            batch.put(
+                "node",
+                &["graph", "id", "kind", "name", "doc"],
+                vec![
+                    graph.into(),
+                    e.key.as_str().into(),
+                    e.kind.as_str().into(),
+                    e.name.as_str().into(),
+                    e.doc.as_str().into(),
+                ],
+            );
+            batch.put(
+                "code_entity",
+                &[
+                    "graph",
+                    "id",
+                    "file",
+                    "crate_name",
+                    "module_path",
+                    "visibility",
+                    "start_line",
+                    "end_line",
+                    "signature",
+                    "is_test",
+                    "owner",
+                    "trait_name",
+                    "parent",
+                ],
+                vec![
+                    graph.into(),
+                    e.key.as_str().into(),
+                    e.file.as_str().into(),
+                    ctx.crate_name.as_str().into(),
+                    str_list(&e.module_path),
+                    e.visibility.as_str().into(),
+                    (e.start_line as i64).into(),
+                    (e.end_line as i64).into(),
+                    json(serde_json::to_value(&e.signature).unwrap_or_default()),
+                    e.is_test.into(),
+                    opt_str(e.owner.as_deref()),
+                    opt_str(e.trait_name.as_deref()),
+                    opt_str(e.parent.as_deref()),
+                ],
+            );
+        }
+    }
+    Ok(())
+}
+
+fn write_links(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    links: &BTreeMap<String, FileLinks>,
+    stored: &BTreeMap<String, StoredFile>,
+    deleted: &[String],
+) -> Result<(), StoreError> {
+    let mut changed: Vec<&str> = deleted.iter().map(String::as_str).collect();
+    for (path, l) in links {
+        if stored.get(path).map(|s| s.edge_digest.as_str()) != Some(l.digest().as_str()) {
+            changed.push(path);
+        }
+    }
+    if changed.is_empty() {
+        return Ok(());
+    }
+    let origins = str_list(changed.iter().copied());
+    let params = Params::new()
+        .with("graph", graph)
+        .with("origins", origins);
+    for row in store.read(queries::EDGES_FROM_ORIGINS, params.clone())?.rows {
+        batch.delete("edge", &["graph", "src", "rel", "dst", "origin"], row);
+    }
+    for row in store.read(queries::UNRESOLVED_FROM_ORIGINS, params)?.rows {
+        batch.delete(
+            "code_unresolved",
+            &["graph", "src", "rel", "text", "origin"],
+            row,
+        );
+    }
+    for path in changed {
+        let Some(l) = links.get(path) else { continue };
+        for ((src, rel, dst), weight) in &l.edges {
+            batch.put(
+                "edge",
+                &["graph", "src", "rel", "dst", "origin", "weight"],
+                vec![
+                    graph.into(),
+                    src.as_str().into(),
+                    (*rel).into(),
+                    dst.as_str().into(),
+                    path.into(),
+                    (*weight as f64).into(),
+                ],
+            );
+        }
+        for ((src, rel, text), (line, count)) in &l.unresolved {
+            batch.put(
+                "code_unresolved",
+                &["graph", "src", "rel", "text", "origin", "line", "count"],
+                vec![
+                    graph.into(),
+                    src.as_str().into(),
+                    (*rel).into(),
+                    text.as_str().into(),
+                    path.into(),
+                    (*line as i64).into(),
+                    (*count as i64).into(),
+                ],
+            );
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_files(
+    graph: &str,
+    batch: &mut Batch,
+    new_files: &BTreeMap<String, (String, u64, String, String)>,
+    links: &BTreeMap<String, FileLinks>,
+    stored: &BTreeMap<String, StoredFile>,
+    extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+    deleted: &[String],
+    unchanged: &[&SourceFile],
+) {
+    for path in deleted {
+        batch.delete(
+            "code_file",
+            &["graph", "path"],
+            vec![graph.into(), path.as_str().into()],
+        );
+    }
+    let digest_of = |p: &str| links.get(p).map(|l| l.digest()).unwrap_or_default();
+    let crate_of = |p: &str| {
+        extracts
+            .get(p)
+            .map(|(c, _)| c.crate_name.clone())
+            .unwrap_or_default()
+    };
+    let entities_of = |p: &str| {
+        extracts
+            .get(p)
+            .map(|(_, e)| e.entities.len() as i64)
+            .unwrap_or(0)
+    };
+    let mut put = |path: &str, hash: &str, bytes: u64, status: &str, reason: &str| {
+        batch.put(
+            "code_file",
+            &FILE_HEADERS,
+            vec![
+                graph.into(),
+                path.into(),
+                hash.into(),
+                (bytes as i64).into(),
+                status.into(),
+                reason.into(),
+                crate_of(path).into(),
+                entities_of(path).into(),
+                digest_of(path).into(),
+            ],
+        );
+    };
+    for (path, (hash, bytes, status, reason)) in new_files {
+        put(path, hash, *bytes, status, reason);
+    }
+    // Unchanged files whose resolved links changed: refresh the digest.
+    for file in unchanged {
+        let path = file.ctx.path.as_str();
+        let Some(s) = stored.get(path) else { continue };
+        if s.edge_digest != digest_of(path) {
+            let reason = extracts
+                .get(path)
+                .map(|(_, e)| match e.syntax_errors {
+                    0 => String::new(),
+                    n => format!("{n} syntax error(s); kept what parsed"),
+                })
+                .unwrap_or_default();
+            put(path, &s.hash, file.bytes, &s.status, &reason);
+        }
+    }
+}
+
+fn current_seq(store: &Store, graph: &str) -> Result<i64, StoreError> {
+    let rows = store.read(queries::GRAPH_SEQ, Params::new().with("graph", graph))?;
+    Ok(rows.rows.first().map(|r| get_int(r, 0)).unwrap_or(0))
+}
+
+fn next_seq(store: &Store, graph: &str) -> Result<i64, StoreError> {
+    Ok(current_seq(store, graph)? + 1)
+}

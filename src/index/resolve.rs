@@ -1,0 +1,715 @@
+//! Name resolution: raw references of all files → edges between entity keys.
+//!
+//! Resolution sees every file's extract at once and is a pure function of
+//! them, which is what lets an incremental index equal a full rebuild: the
+//! indexer re-runs it over stored extracts of unchanged files plus fresh
+//! extracts of changed ones and stores only the difference.
+//!
+//! It follows Rust's rules where they are knowable from syntax: module paths
+//! from the Cargo layout, `crate`/`self`/`super`/`Self`, items of the current
+//! module, `use` declarations (renames, groups, globs, re-exports), other
+//! workspace crates by name, associated items through the impl blocks of a
+//! type, enum variants to their enum. Method calls on unknown receivers
+//! resolve only when the method name is unambiguous (or all candidates
+//! implement the same trait method). Anything else becomes an unresolved
+//! reference with its text — never an edge to a key that does not exist.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::model::{Entity, EntityKind, FileContext, FileExtract, RawRef, RefKind, UseDecl};
+
+/// Relationship names stored in `edge.rel`.
+pub mod rel {
+    pub const CALLS: &str = "calls";
+    pub const USES_TYPE: &str = "uses_type";
+    pub const IMPLEMENTS: &str = "implements";
+    pub const CONTAINS: &str = "contains";
+    pub const IMPORTS: &str = "imports";
+    pub const TESTS: &str = "tests";
+    pub const REFERENCES: &str = "references";
+    pub const ALL: [&str; 7] = [
+        CALLS, USES_TYPE, IMPLEMENTS, CONTAINS, IMPORTS, TESTS, REFERENCES,
+    ];
+}
+
+/// Edges and unresolved references produced by the references of one file.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct FileLinks {
+    /// `(src, rel, dst)` → number of references that produced it.
+    pub edges: BTreeMap<(String, &'static str, String), u32>,
+    /// `(src, rel, text)` → (first line, count).
+    pub unresolved: BTreeMap<(String, &'static str, String), (u32, u32)>,
+}
+
+impl FileLinks {
+    fn edge(&mut self, src: &str, rel: &'static str, dst: &str) {
+        *self
+            .edges
+            .entry((src.to_string(), rel, dst.to_string()))
+            .or_insert(0) += 1;
+    }
+
+    fn unresolved(&mut self, src: &str, rel: &'static str, text: String, line: u32) {
+        let e = self
+            .unresolved
+            .entry((src.to_string(), rel, text))
+            .or_insert((line, 0));
+        e.0 = e.0.min(line);
+        e.1 += 1;
+    }
+
+    /// A fingerprint of the links, to skip rewriting unchanged ones.
+    pub fn digest(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        for ((s, r, d), w) in &self.edges {
+            for part in [s.as_str(), r, d.as_str(), &w.to_string()] {
+                h.update(part.as_bytes());
+                h.update(&[0]);
+            }
+            h.update(&[1]);
+        }
+        h.update(&[2]);
+        for ((s, r, t), (l, c)) in &self.unresolved {
+            for part in [s.as_str(), r, t.as_str(), &l.to_string(), &c.to_string()] {
+                h.update(part.as_bytes());
+                h.update(&[0]);
+            }
+            h.update(&[1]);
+        }
+        h.finalize().to_hex()[..32].to_string()
+    }
+}
+
+/// Resolve the references of every file. The result has an entry for each
+/// input file (possibly empty).
+pub fn resolve(files: &[(&FileContext, &FileExtract)]) -> BTreeMap<String, FileLinks> {
+    let table = SymbolTable::build(files);
+    let mut out: BTreeMap<String, FileLinks> = BTreeMap::new();
+    for (fi, (ctx, extract)) in files.iter().enumerate() {
+        let mut links = FileLinks::default();
+        let krate = ctx.crate_name.as_str();
+        // Containment from the syntax tree, and of a file's module by the
+        // module one level up (`mod a;` in lib.rs contains src/a.rs).
+        for e in &extract.entities {
+            match &e.parent {
+                Some(parent) => links.edge(parent, rel::CONTAINS, &e.key),
+                None => {
+                    if let Some(parent_key) = table.parent_module_key(krate, &ctx.module_path) {
+                        links.edge(parent_key, rel::CONTAINS, &e.key);
+                    }
+                }
+            }
+        }
+        // A type contains the methods of its impl blocks, wherever they are.
+        for e in &extract.entities {
+            for owner in table.owners_of_member(e) {
+                links.edge(owner, rel::CONTAINS, &e.key);
+            }
+        }
+        for r in &extract.refs {
+            table.resolve_ref(fi, krate, r, &mut links);
+        }
+        for u in &extract.uses {
+            table.resolve_use(krate, u, &mut links);
+        }
+        out.insert(extract.path.clone(), links);
+    }
+    out
+}
+
+type ModId = usize;
+type EntId = usize;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ns {
+    Type,
+    Value,
+    Macro,
+    Any,
+}
+
+fn in_ns(kind: EntityKind, ns: Ns) -> bool {
+    use EntityKind::*;
+    match ns {
+        Ns::Any => !matches!(kind, Impl | Method),
+        Ns::Type => matches!(kind, Struct | Enum | Union | Trait | TypeAlias | Module),
+        Ns::Value => matches!(kind, Function | Const | Static | Struct),
+        Ns::Macro => kind == Macro,
+    }
+}
+
+#[derive(Default)]
+struct Module<'a> {
+    key: Option<&'a str>,
+    parent: Option<ModId>,
+    items: HashMap<&'a str, Vec<EntId>>,
+    children: HashMap<&'a str, ModId>,
+    uses: Vec<&'a UseDecl>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Res {
+    Module(ModId),
+    Items(Vec<EntId>),
+}
+
+struct SymbolTable<'a> {
+    entities: Vec<(&'a Entity, &'a str)>, // entity, crate
+    key_to_ent: HashMap<&'a str, EntId>,
+    modules: Vec<Module<'a>>,
+    module_ids: HashMap<(&'a str, Vec<&'a str>), ModId>,
+    module_of_key: HashMap<&'a str, ModId>,
+    crate_roots: HashMap<&'a str, ModId>,
+    /// Associated items by owner entity (type or trait).
+    assoc: HashMap<EntId, HashMap<&'a str, Vec<EntId>>>,
+    methods_by_name: HashMap<&'a str, Vec<EntId>>,
+    macros_by_name: HashMap<&'a str, Vec<EntId>>,
+    /// Owner types resolved per impl block.
+    impl_owner: HashMap<EntId, Vec<EntId>>,
+}
+
+const MAX_DEPTH: u32 = 8;
+
+impl<'a> SymbolTable<'a> {
+    fn build(files: &[(&'a FileContext, &'a FileExtract)]) -> SymbolTable<'a> {
+        let mut t = SymbolTable {
+            entities: Vec::new(),
+            key_to_ent: HashMap::new(),
+            modules: Vec::new(),
+            module_ids: HashMap::new(),
+            module_of_key: HashMap::new(),
+            crate_roots: HashMap::new(),
+            assoc: HashMap::new(),
+            methods_by_name: HashMap::new(),
+            macros_by_name: HashMap::new(),
+            impl_owner: HashMap::new(),
+        };
+        // Pass 1: entities and the module tree.
+        for (ctx, ex) in files {
+            let krate = ctx.crate_name.as_str();
+            let file_mod: Vec<&str> = ctx.module_path.iter().map(String::as_str).collect();
+            let fm = t.module(krate, &file_mod);
+            if let Some(first) = ex.entities.first().filter(|e| e.kind == EntityKind::Module) {
+                t.modules[fm].key.get_or_insert(first.key.as_str());
+                t.module_of_key.insert(first.key.as_str(), fm);
+            }
+            for e in &ex.entities {
+                let id = t.entities.len();
+                t.entities.push((e, krate));
+                t.key_to_ent.insert(e.key.as_str(), id);
+                match e.kind {
+                    EntityKind::Method => t.methods_by_name.entry(&e.name).or_default().push(id),
+                    EntityKind::Macro => t.macros_by_name.entry(&e.name).or_default().push(id),
+                    _ => {}
+                }
+                if e.kind == EntityKind::Module && !t.module_of_key.contains_key(e.key.as_str())
+                {
+                    let mut own: Vec<&str> = e.module_path.iter().map(String::as_str).collect();
+                    own.push(&e.name);
+                    let m = t.module(krate, &own);
+                    t.modules[m].key.get_or_insert(e.key.as_str());
+                    t.module_of_key.insert(e.key.as_str(), m);
+                }
+            }
+        }
+        // Pass 2: module items (children of module entities) and uses.
+        for (ctx, ex) in files {
+            let krate = ctx.crate_name.as_str();
+            for e in &ex.entities {
+                let id = t.key_to_ent[e.key.as_str()];
+                let parent_mod = match &e.parent {
+                    Some(p) => t.module_of_key.get(p.as_str()).copied(),
+                    None => {
+                        // A file's module entity: an item of its parent module.
+                        let own: Vec<&str> = ctx.module_path.iter().map(String::as_str).collect();
+                        match own.split_last() {
+                            Some((_, parent)) => Some(t.module(krate, parent)),
+                            None => None,
+                        }
+                    }
+                };
+                if let Some(pm) = parent_mod {
+                    t.modules[pm].items.entry(&e.name).or_default().push(id);
+                }
+            }
+            for u in &ex.uses {
+                let scope: Vec<&str> = u.scope.iter().map(String::as_str).collect();
+                let m = t.module(krate, &scope);
+                t.modules[m].uses.push(u);
+            }
+        }
+        // Pass 3: owners of impl blocks, then associated items.
+        let mut owner_refs: Vec<(EntId, &'a str, &'a RawRef)> = Vec::new();
+        for (ctx, ex) in files {
+            for r in &ex.refs {
+                if r.kind == RefKind::ImplOwner {
+                    if let Some(&imp) = t.key_to_ent.get(r.from.as_str()) {
+                        owner_refs.push((imp, ctx.crate_name.as_str(), r));
+                    }
+                }
+            }
+        }
+        for (imp, krate, r) in owner_refs {
+            let scope = t.scope_of(krate, &r.scope);
+            let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
+            if let Some(Res::Items(items)) = t.resolve_path(krate, scope, &segs, Ns::Type, None, 0) {
+                let owners: Vec<EntId> = items
+                    .into_iter()
+                    .filter(|&i| t.entities[i].0.kind.is_type_like())
+                    .collect();
+                if !owners.is_empty() {
+                    t.impl_owner.insert(imp, owners);
+                }
+            }
+        }
+        for id in 0..t.entities.len() {
+            let e = t.entities[id].0;
+            let Some(parent) = e.parent.as_deref() else {
+                continue;
+            };
+            let Some(&pid) = t.key_to_ent.get(parent) else {
+                continue;
+            };
+            let owners: Vec<EntId> = match t.entities[pid].0.kind {
+                EntityKind::Impl => t.impl_owner.get(&pid).cloned().unwrap_or_default(),
+                EntityKind::Trait => vec![pid],
+                _ => continue,
+            };
+            for o in owners {
+                t.assoc.entry(o).or_default().entry(&e.name).or_default().push(id);
+            }
+        }
+        t
+    }
+
+    fn module(&mut self, krate: &'a str, path: &[&'a str]) -> ModId {
+        if let Some(&m) = self.module_ids.get(&(krate, path.to_vec())) {
+            return m;
+        }
+        let parent = match path.split_last() {
+            Some((_, p)) => Some(self.module(krate, p)),
+            None => None,
+        };
+        let id = self.modules.len();
+        self.modules.push(Module {
+            parent,
+            ..Module::default()
+        });
+        self.module_ids.insert((krate, path.to_vec()), id);
+        if let (Some(p), Some(last)) = (parent, path.last()) {
+            self.modules[p].children.insert(last, id);
+        }
+        if path.is_empty() {
+            self.crate_roots.insert(krate, id);
+        }
+        id
+    }
+
+    fn scope_of(&self, krate: &'a str, scope: &[String]) -> Option<ModId> {
+        let path: Vec<&str> = scope.iter().map(String::as_str).collect();
+        self.module_ids.get(&(krate, path)).copied()
+    }
+
+    fn key(&self, id: EntId) -> &'a str {
+        self.entities[id].0.key.as_str()
+    }
+
+    /// Look a single name up in a module: its own items and child modules,
+    /// then its `use` declarations (named, then globs).
+    fn lookup(&self, krate: &'a str, m: ModId, name: &str, ns: Ns, depth: u32) -> Option<Res> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let module = &self.modules[m];
+        if let Some(items) = module.items.get(name) {
+            let hits: Vec<EntId> = items
+                .iter()
+                .copied()
+                .filter(|&i| in_ns(self.entities[i].0.kind, ns))
+                .collect();
+            if !hits.is_empty() {
+                // A module item is better answered as the module itself.
+                if hits.len() == 1 && self.entities[hits[0]].0.kind == EntityKind::Module {
+                    if let Some(&cm) = module.children.get(name) {
+                        return Some(Res::Module(cm));
+                    }
+                }
+                return Some(Res::Items(hits));
+            }
+        }
+        if ns != Ns::Value && ns != Ns::Macro {
+            if let Some(&cm) = module.children.get(name) {
+                return Some(Res::Module(cm));
+            }
+        }
+        for u in module.uses.iter().filter(|u| !u.glob) {
+            let bound = match &u.alias {
+                Some(a) => a.as_str(),
+                None => u.path.last().map(String::as_str).unwrap_or(""),
+            };
+            let bound = if bound == "self" {
+                // `use a::b::{self}` binds `b`.
+                u.path.iter().rev().nth(1).map(String::as_str).unwrap_or("")
+            } else {
+                bound
+            };
+            if bound != name || bound == "_" {
+                continue;
+            }
+            let segs: Vec<&str> = u
+                .path
+                .iter()
+                .map(String::as_str)
+                .filter(|s| *s != "self" || u.path.len() == 1)
+                .collect();
+            if let Some(r) = self.resolve_path(krate, Some(m), &segs, ns, None, depth + 1) {
+                return Some(r);
+            }
+        }
+        for u in module.uses.iter().filter(|u| u.glob) {
+            let segs: Vec<&str> = u.path.iter().map(String::as_str).collect();
+            match self.resolve_path(krate, Some(m), &segs, Ns::Type, None, depth + 1) {
+                Some(Res::Module(gm)) if gm != m => {
+                    if let Some(r) = self.lookup(krate, gm, name, ns, depth + 1) {
+                        return Some(r);
+                    }
+                }
+                Some(Res::Items(items)) => {
+                    // `use Enum::*` brings variants: they resolve to the enum.
+                    if let Some(&en) = items
+                        .iter()
+                        .find(|&&i| self.entities[i].0.kind == EntityKind::Enum)
+                    {
+                        if self.enum_has_variant(en, name) {
+                            return Some(Res::Items(vec![en]));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn enum_has_variant(&self, en: EntId, name: &str) -> bool {
+        self.entities[en]
+            .0
+            .signature
+            .fields
+            .iter()
+            .any(|f| f.name == name)
+    }
+
+    /// Resolve a path in scope module `scope` of crate `krate`.
+    fn resolve_path(
+        &self,
+        krate: &'a str,
+        scope: Option<ModId>,
+        segs: &[&str],
+        ns: Ns,
+        self_type: Option<&str>,
+        depth: u32,
+    ) -> Option<Res> {
+        if depth > MAX_DEPTH || segs.is_empty() {
+            return None;
+        }
+        let last = segs.len() == 1;
+        let first_ns = if last { ns } else { Ns::Type };
+        let (mut cur, mut rest) = match segs[0] {
+            "crate" | "$crate" => (Res::Module(*self.crate_roots.get(krate)?), &segs[1..]),
+            "self" if !last => (Res::Module(scope?), &segs[1..]),
+            "super" => {
+                let mut m = scope?;
+                let mut i = 0;
+                while segs.get(i) == Some(&"super") {
+                    m = self.modules[m].parent?;
+                    i += 1;
+                }
+                (Res::Module(m), &segs[i..])
+            }
+            "Self" => {
+                let st = self_type?;
+                let r = self.resolve_path(krate, scope, &[st], Ns::Type, None, depth + 1)?;
+                (r, &segs[1..])
+            }
+            first => {
+                let found = scope.and_then(|m| self.lookup(krate, m, first, first_ns, depth));
+                match found {
+                    Some(r) => (r, &segs[1..]),
+                    None => {
+                        // Another crate of the workspace (or this one by name).
+                        let root = self.crate_roots.get(first).copied()?;
+                        if last {
+                            return None;
+                        }
+                        (Res::Module(root), &segs[1..])
+                    }
+                }
+            }
+        };
+        while let Some((&seg, tail)) = rest.split_first() {
+            let seg_ns = if tail.is_empty() { ns } else { Ns::Type };
+            cur = match cur {
+                Res::Module(m) => self.lookup(krate, m, seg, seg_ns, depth + 1)?,
+                Res::Items(items) => {
+                    let mut next = Vec::new();
+                    for &i in &items {
+                        if let Some(hits) = self.assoc.get(&i).and_then(|a| a.get(seg)) {
+                            next.extend(hits.iter().copied());
+                        }
+                    }
+                    if next.is_empty() {
+                        // An enum variant names its enum; stop there.
+                        let en = items.iter().copied().find(|&i| {
+                            self.entities[i].0.kind == EntityKind::Enum
+                                && self.enum_has_variant(i, seg)
+                        })?;
+                        return Some(Res::Items(vec![en]));
+                    }
+                    Res::Items(next)
+                }
+            };
+            rest = tail;
+        }
+        Some(cur)
+    }
+
+    /// Owner types of a member of an impl block (empty for anything else).
+    fn owners_of_member(&self, e: &Entity) -> Vec<&'a str> {
+        let Some(&pid) = e.parent.as_deref().and_then(|p| self.key_to_ent.get(p)) else {
+            return vec![];
+        };
+        self.impl_owner
+            .get(&pid)
+            .map(|owners| owners.iter().map(|&o| self.key(o)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Key of the module entity one level above a file's module.
+    fn parent_module_key(&self, krate: &'a str, module_path: &[String]) -> Option<&'a str> {
+        let (_, parent) = module_path.split_last()?;
+        let m = self.scope_of(krate, parent)?;
+        self.module_key(m)
+    }
+
+    fn module_key(&self, m: ModId) -> Option<&'a str> {
+        self.modules[m].key
+    }
+
+    fn res_keys(&self, r: &Res) -> Vec<EntId> {
+        match r {
+            Res::Module(m) => self
+                .module_key(*m)
+                .and_then(|k| self.key_to_ent.get(k).copied())
+                .into_iter()
+                .collect(),
+            Res::Items(items) => items.clone(),
+        }
+    }
+
+    fn resolve_use(&self, krate: &'a str, u: &'a UseDecl, links: &mut FileLinks) {
+        let segs: Vec<&str> = u
+            .path
+            .iter()
+            .map(String::as_str)
+            .filter(|s| *s != "self" || u.path.len() == 1)
+            .collect();
+        let scope = self.scope_of(krate, &u.scope);
+        let hits = self
+            .resolve_path(krate, scope, &segs, Ns::Any, None, 0)
+            .map(|r| self.res_keys(&r))
+            .unwrap_or_default();
+        if hits.is_empty() {
+            let mut text = u.path.join("::");
+            if u.glob {
+                text.push_str("::*");
+            }
+            links.unresolved(&u.from, rel::IMPORTS, text, u.line);
+        } else {
+            for h in hits {
+                links.edge(&u.from, rel::IMPORTS, self.key(h));
+            }
+        }
+    }
+
+    fn resolve_ref(&self, _file: usize, krate: &'a str, r: &'a RawRef, links: &mut FileLinks) {
+        let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
+        let scope = self.scope_of(krate, &r.scope);
+        let st = r.self_type.as_deref();
+        let from_ent = self.key_to_ent.get(r.from.as_str()).copied();
+        let from_is_test_fn = from_ent.is_some_and(|i| {
+            let e = self.entities[i].0;
+            e.is_test && matches!(e.kind, EntityKind::Function | EntityKind::Method)
+        });
+        let (rel, hits): (&'static str, Vec<EntId>) = match r.kind {
+            RefKind::ImplOwner => {
+                // The impl header names its type.
+                let hits = from_ent
+                    .and_then(|i| self.impl_owner.get(&i).cloned())
+                    .unwrap_or_default();
+                (rel::USES_TYPE, hits)
+            }
+            RefKind::Implements => {
+                let traits: Vec<EntId> = self
+                    .resolve_path(krate, scope, &segs, Ns::Type, st, 0)
+                    .map(|x| self.res_keys(&x))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|&i| self.entities[i].0.kind == EntityKind::Trait)
+                    .collect();
+                if traits.is_empty() {
+                    links.unresolved(&r.from, rel::IMPLEMENTS, r.path.join("::"), r.line);
+                    return;
+                }
+                // Type → trait when the type is ours, else impl block → trait.
+                let owners = from_ent
+                    .and_then(|i| self.impl_owner.get(&i).cloned())
+                    .unwrap_or_default();
+                for &tr in &traits {
+                    if owners.is_empty() {
+                        links.edge(&r.from, rel::IMPLEMENTS, self.key(tr));
+                    }
+                    for &o in &owners {
+                        links.edge(self.key(o), rel::IMPLEMENTS, self.key(tr));
+                    }
+                }
+                return;
+            }
+            RefKind::Type => (
+                rel::USES_TYPE,
+                self.resolve_path(krate, scope, &segs, Ns::Type, st, 0)
+                    .map(|x| self.res_keys(&x))
+                    .unwrap_or_default(),
+            ),
+            RefKind::Value => (
+                rel::REFERENCES,
+                self.resolve_path(krate, scope, &segs, Ns::Value, st, 0)
+                    .or_else(|| self.resolve_path(krate, scope, &segs, Ns::Type, st, 0))
+                    .map(|x| self.res_keys(&x))
+                    .unwrap_or_default(),
+            ),
+            RefKind::Call => {
+                let hits = self
+                    .resolve_path(krate, scope, &segs, Ns::Value, st, 0)
+                    .or_else(|| self.resolve_path(krate, scope, &segs, Ns::Type, st, 0))
+                    .map(|x| self.res_keys(&x))
+                    .unwrap_or_default();
+                let callable = hits.iter().all(|&i| {
+                    matches!(
+                        self.entities[i].0.kind,
+                        EntityKind::Function | EntityKind::Method | EntityKind::Macro
+                    )
+                });
+                (if callable { rel::CALLS } else { rel::USES_TYPE }, hits)
+            }
+            RefKind::MacroCall => (rel::CALLS, self.resolve_macro(krate, scope, &segs)),
+            RefKind::MethodCall => (rel::CALLS, self.resolve_method(krate, scope, r)),
+        };
+        if hits.is_empty() {
+            let text = match r.kind {
+                RefKind::MethodCall => format!(".{}()", r.path.join("::")),
+                RefKind::MacroCall => format!("{}!", r.path.join("::")),
+                _ => r.path.join("::"),
+            };
+            links.unresolved(&r.from, rel, text, r.line);
+            return;
+        }
+        for h in hits {
+            let dst = self.key(h);
+            links.edge(&r.from, rel, dst);
+            if rel == rel::CALLS && from_is_test_fn && !self.entities[h].0.is_test {
+                links.edge(&r.from, rel::TESTS, dst);
+            }
+        }
+    }
+
+    fn resolve_macro(&self, krate: &'a str, scope: Option<ModId>, segs: &[&str]) -> Vec<EntId> {
+        let Some(&name) = segs.last() else {
+            return vec![];
+        };
+        if segs.len() == 1 {
+            if let Some(Res::Items(i)) =
+                scope.and_then(|m| self.lookup(krate, m, name, Ns::Macro, 0))
+            {
+                return i;
+            }
+        }
+        let Some(all) = self.macros_by_name.get(name) else {
+            return vec![];
+        };
+        // `macro_rules!` is visible textually within its crate, exported ones everywhere.
+        let target_crate = match segs.first() {
+            Some(&first) if segs.len() > 1 && first != "crate" && first != "$crate" => first,
+            _ => krate,
+        };
+        let same: Vec<EntId> = all
+            .iter()
+            .copied()
+            .filter(|&i| self.entities[i].1 == target_crate)
+            .collect();
+        if !same.is_empty() {
+            return same;
+        }
+        if all.len() == 1 && segs.len() == 1 {
+            return all.clone();
+        }
+        vec![]
+    }
+
+    fn resolve_method(&self, krate: &'a str, scope: Option<ModId>, r: &RawRef) -> Vec<EntId> {
+        let Some(name) = r.path.last().map(String::as_str) else {
+            return vec![];
+        };
+        if r.on_self {
+            if let Some(st) = r.self_type.as_deref() {
+                if let Some(Res::Items(owners)) =
+                    self.resolve_path(krate, scope, &[st], Ns::Type, None, 0)
+                {
+                    let hits: Vec<EntId> = owners
+                        .iter()
+                        .filter_map(|o| self.assoc.get(o).and_then(|a| a.get(name)))
+                        .flatten()
+                        .copied()
+                        .filter(|&i| self.entities[i].0.kind == EntityKind::Method)
+                        .collect();
+                    if !hits.is_empty() {
+                        return hits;
+                    }
+                }
+            }
+        }
+        let Some(cands) = self.methods_by_name.get(name) else {
+            return vec![];
+        };
+        if cands.len() == 1 {
+            return cands.clone();
+        }
+        // Several methods of that name: one trait declaration plus impls of
+        // that same trait is a call of the trait method.
+        let decls: Vec<EntId> = cands
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let parent = self.entities[i].0.parent.as_deref();
+                parent
+                    .and_then(|p| self.key_to_ent.get(p))
+                    .is_some_and(|&p| self.entities[p].0.kind == EntityKind::Trait)
+            })
+            .collect();
+        if let [decl] = decls[..] {
+            let trait_name = self.entities[decl].0.owner.as_deref().unwrap_or("");
+            let all_impls_of_it = cands.iter().all(|&i| {
+                i == decl
+                    || self.entities[i]
+                        .0
+                        .trait_name
+                        .as_deref()
+                        .is_some_and(|t| t.rsplit("::").next() == Some(trait_name))
+            });
+            if all_impls_of_it {
+                return vec![decl];
+            }
+        }
+        vec![]
+    }
+}

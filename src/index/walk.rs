@@ -1,0 +1,289 @@
+//! Finding the files to index and where each sits in its crate.
+//!
+//! The walk honours `.gitignore`, `.ignore` and git's exclude files (also
+//! outside a git checkout), skips hidden directories and graphctx's own
+//! store, and follows symlinks so that a loop is reported instead of
+//! silently ignored. Crate and module of a file come from the Cargo layout
+//! alone (nearest `Cargo.toml` with a `[package]`, then the path under
+//! `src/`, `tests/`, `benches/` or `examples/`), so they are a function of
+//! the path and the manifests, never of another file's contents.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::model::FileContext;
+use crate::store::STORE_DIR;
+
+/// A Rust source file found by the walk.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub abs_path: PathBuf,
+    pub ctx: FileContext,
+    /// Size in bytes from the directory entry's metadata.
+    pub bytes: u64,
+}
+
+/// Something the walk could not look at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkIssue {
+    /// Repository-relative path, or the root when no path is known.
+    pub path: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Default)]
+pub struct WalkResult {
+    /// Sorted by path.
+    pub files: Vec<SourceFile>,
+    pub issues: Vec<WalkIssue>,
+}
+
+/// Walk `root` for `.rs` files.
+pub fn walk(root: &Path) -> WalkResult {
+    let mut rust_files: Vec<(String, PathBuf, u64)> = Vec::new();
+    let mut manifests: BTreeMap<String, String> = BTreeMap::new(); // package dir → crate name
+    let mut issues = Vec::new();
+
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .follow_links(true)
+        .require_git(false)
+        .filter_entry(|e| e.file_name() != STORE_DIR)
+        .build();
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                issues.push(WalkIssue {
+                    path: error_path(&err, root),
+                    reason: describe_walk_error(&err),
+                });
+                continue;
+            }
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let abs = entry.path();
+        let Some(rel) = relative(root, abs) else {
+            continue;
+        };
+        let name = entry.file_name().to_string_lossy();
+        if name == "Cargo.toml" {
+            if let Some(pkg) = std::fs::read_to_string(abs)
+                .ok()
+                .and_then(|t| package_name(&t))
+            {
+                let dir = rel.rsplit_once('/').map(|(d, _)| d).unwrap_or("").to_string();
+                manifests.insert(dir, pkg.replace('-', "_"));
+            }
+        } else if name.ends_with(".rs") {
+            let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            rust_files.push((rel, abs.to_path_buf(), bytes));
+        }
+    }
+
+    let mut files: Vec<SourceFile> = rust_files
+        .into_iter()
+        .map(|(rel, abs_path, bytes)| SourceFile {
+            ctx: file_context(&rel, &manifests),
+            abs_path,
+            bytes,
+        })
+        .collect();
+    files.sort_by(|a, b| a.ctx.path.cmp(&b.ctx.path));
+    issues.sort_by(|a, b| a.path.cmp(&b.path));
+    WalkResult { files, issues }
+}
+
+fn relative(root: &Path, abs: &Path) -> Option<String> {
+    let rel = abs.strip_prefix(root).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.is_empty() {
+        None
+    } else {
+        Some(parts.join("/"))
+    }
+}
+
+fn error_path(err: &ignore::Error, root: &Path) -> String {
+    fn find(err: &ignore::Error) -> Option<&Path> {
+        match err {
+            ignore::Error::WithPath { path, .. } => Some(path),
+            ignore::Error::Loop { child, .. } => Some(child),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                find(err)
+            }
+            _ => None,
+        }
+    }
+    find(err)
+        .and_then(|p| relative(root, p))
+        .unwrap_or_else(|| root.display().to_string())
+}
+
+fn describe_walk_error(err: &ignore::Error) -> String {
+    match err {
+        ignore::Error::Loop { ancestor, .. } => {
+            format!("symlink loop back to {}", ancestor.display())
+        }
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => describe_walk_error(err),
+        ignore::Error::Io(e) => format!("unreadable: {e}"),
+        other => other.to_string(),
+    }
+}
+
+/// The `name` of a manifest's `[package]` table, if it has one.
+pub fn package_name(manifest: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+            continue;
+        }
+        if !in_package {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("name") {
+            let rest = rest.trim_start();
+            if let Some(value) = rest.strip_prefix('=') {
+                let v = value.trim().trim_matches(|c| c == '"' || c == '\'');
+                if !v.is_empty() {
+                    return Some(v.to_string());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Crate and module of `rel` (a repository-relative `.rs` path).
+pub fn file_context(rel: &str, manifests: &BTreeMap<String, String>) -> FileContext {
+    // Nearest enclosing package directory.
+    let mut pkg: Option<(&str, &str)> = None;
+    let mut dir = rel;
+    while let Some((parent, _)) = dir.rsplit_once('/') {
+        if let Some(name) = manifests.get(parent) {
+            pkg = Some((parent, name));
+            break;
+        }
+        dir = parent;
+    }
+    if pkg.is_none() {
+        if let Some(name) = manifests.get("") {
+            pkg = Some(("", name));
+        }
+    }
+    let is_test_file = rel.split('/').any(|c| c == "tests");
+    let stem = |p: &str| -> String {
+        let file = p.rsplit('/').next().unwrap_or(p);
+        sanitize(file.strip_suffix(".rs").unwrap_or(file))
+    };
+
+    let Some((pkg_dir, pkg_name)) = pkg else {
+        // A loose file: its own crate root.
+        return FileContext {
+            path: rel.to_string(),
+            crate_name: stem(rel),
+            module_path: vec![],
+            is_test_file,
+        };
+    };
+    let inner = if pkg_dir.is_empty() {
+        rel
+    } else {
+        &rel[pkg_dir.len() + 1..]
+    };
+    let (top, rest) = inner.split_once('/').unwrap_or(("", inner));
+    match top {
+        "src" => FileContext {
+            path: rel.to_string(),
+            crate_name: pkg_name.to_string(),
+            module_path: module_path_of(rest, true),
+            is_test_file,
+        },
+        "tests" | "benches" | "examples" => {
+            // Each top-level file (or directory with main.rs/mod.rs) is its own crate.
+            let (target, inside) = rest.split_once('/').unwrap_or((rest, ""));
+            let crate_name = sanitize(target.strip_suffix(".rs").unwrap_or(target));
+            FileContext {
+                path: rel.to_string(),
+                crate_name,
+                module_path: if inside.is_empty() {
+                    vec![]
+                } else {
+                    module_path_of(inside, true)
+                },
+                is_test_file,
+            }
+        }
+        _ => FileContext {
+            // build.rs and other files outside the standard layout.
+            path: rel.to_string(),
+            crate_name: stem(rel),
+            module_path: vec![],
+            is_test_file,
+        },
+    }
+}
+
+/// Module path of a file below a crate's source directory:
+/// `lib.rs`/`main.rs` → `[]`, `a/mod.rs` → `[a]`, `a/b.rs` → `[a, b]`.
+fn module_path_of(under_src: &str, roots_allowed: bool) -> Vec<String> {
+    let mut parts: Vec<&str> = under_src.split('/').collect();
+    let last = parts.pop().unwrap_or("");
+    let stem = last.strip_suffix(".rs").unwrap_or(last);
+    let mut path: Vec<String> = parts.iter().map(|p| sanitize(p)).collect();
+    let is_root_file = roots_allowed && parts.is_empty() && (stem == "lib" || stem == "main");
+    if !(stem == "mod" || is_root_file || (stem == "main" && !parts.is_empty())) {
+        path.push(sanitize(stem));
+    }
+    path
+}
+
+fn sanitize(s: &str) -> String {
+    s.replace('-', "_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx(rel: &str) -> FileContext {
+        let mut m = BTreeMap::new();
+        m.insert(String::new(), "my_app".to_string());
+        m.insert("crates/core".to_string(), "app_core".to_string());
+        file_context(rel, &m)
+    }
+
+    #[test]
+    fn modules_follow_the_cargo_layout() {
+        assert_eq!(ctx("src/lib.rs").module_path, Vec::<String>::new());
+        assert_eq!(ctx("src/main.rs").module_path, Vec::<String>::new());
+        assert_eq!(ctx("src/a/mod.rs").module_path, vec!["a"]);
+        assert_eq!(ctx("src/a/b.rs").module_path, vec!["a", "b"]);
+        assert_eq!(ctx("src/bin/tool/main.rs").module_path, vec!["bin", "tool"]);
+        let c = ctx("crates/core/src/x.rs");
+        assert_eq!(c.crate_name, "app_core");
+        assert_eq!(c.module_path, vec!["x"]);
+        let t = ctx("tests/it.rs");
+        assert_eq!(t.crate_name, "it");
+        assert!(t.is_test_file);
+        assert!(t.module_path.is_empty());
+        assert_eq!(ctx("tests/common/mod.rs").crate_name, "common");
+        assert_eq!(ctx("build.rs").crate_name, "build");
+    }
+
+    #[test]
+    fn package_names_come_from_the_package_table() {
+        let m = "[workspace]\nmembers = []\n[package]\nname = \"serde-json\"\nversion = \"1\"\n";
+        assert_eq!(package_name(m).as_deref(), Some("serde-json"));
+        assert_eq!(package_name("[workspace]\nname = \"x\"\n"), None);
+    }
+}

@@ -1,0 +1,316 @@
+//! The code-graph vocabulary shared by every stage of the pipeline.
+//!
+//! The extractor turns one file into a [`FileExtract`] (entities, raw
+//! references, `use` declarations) without looking at any other file; the
+//! resolver turns the extracts of all files into edges. Keeping extraction
+//! file-local is what makes incremental indexing equal to a full rebuild: the
+//! stored graph is a pure function of the set of `(path, FileExtract)` pairs.
+
+use serde::{Deserialize, Serialize};
+
+/// What kind of Rust item an entity is. The string forms are stable and are
+/// what the store, the CLI (`--kind`) and the emitted context use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntityKind {
+    Function,
+    Method,
+    Struct,
+    Enum,
+    Union,
+    Trait,
+    Impl,
+    Module,
+    Const,
+    Static,
+    TypeAlias,
+    Macro,
+}
+
+impl EntityKind {
+    pub const ALL: [EntityKind; 12] = [
+        EntityKind::Function,
+        EntityKind::Method,
+        EntityKind::Struct,
+        EntityKind::Enum,
+        EntityKind::Union,
+        EntityKind::Trait,
+        EntityKind::Impl,
+        EntityKind::Module,
+        EntityKind::Const,
+        EntityKind::Static,
+        EntityKind::TypeAlias,
+        EntityKind::Macro,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntityKind::Function => "function",
+            EntityKind::Method => "method",
+            EntityKind::Struct => "struct",
+            EntityKind::Enum => "enum",
+            EntityKind::Union => "union",
+            EntityKind::Trait => "trait",
+            EntityKind::Impl => "impl",
+            EntityKind::Module => "module",
+            EntityKind::Const => "const",
+            EntityKind::Static => "static",
+            EntityKind::TypeAlias => "type_alias",
+            EntityKind::Macro => "macro",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<EntityKind> {
+        EntityKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// Items that live in Rust's type namespace (can be named in a type
+    /// position or as a path prefix).
+    pub fn is_type_like(self) -> bool {
+        matches!(
+            self,
+            EntityKind::Struct
+                | EntityKind::Enum
+                | EntityKind::Union
+                | EntityKind::Trait
+                | EntityKind::TypeAlias
+        )
+    }
+}
+
+/// Visibility as written: `pub` → `public`, `pub(crate)` → `crate`,
+/// `pub(super)`/`pub(in path)`/`pub(self)` → `restricted`, nothing → `private`.
+/// Trait methods and enum variants inherit their container's visibility.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    Public,
+    Crate,
+    Restricted,
+    Private,
+}
+
+impl Visibility {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Public => "public",
+            Visibility::Crate => "crate",
+            Visibility::Restricted => "restricted",
+            Visibility::Private => "private",
+        }
+    }
+}
+
+/// How a parameter is passed (seed 004 `pattern`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamPattern {
+    Owned,
+    Ref,
+    MutRef,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Field {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub visibility: Visibility,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Param {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub pattern: ParamPattern,
+}
+
+/// The interface of an entity, as seed 004's `interface_signature.signature`.
+/// Empty collections and `None` are skipped when serialised so a struct does
+/// not carry function fields and vice versa.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Signature {
+    /// Struct/union fields; for enums, one entry per variant (`type` holds
+    /// the variant's payload as written, empty for unit variants).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<Field>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<Param>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_type: Option<String>,
+    /// Generic parameters as written, e.g. `["T: Clone", "'a", "const N: usize"]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generics: Vec<String>,
+    /// `where` clause predicates as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub where_clause: Vec<String>,
+    /// Derived traits (`#[derive(...)]`) and, after resolution, traits
+    /// implemented by explicit impls. Extraction fills derives only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traits: Vec<String>,
+    /// For consts, statics and type aliases: the declared type / aliased type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "type")]
+    pub ty: Option<String>,
+    /// Supertraits for traits, e.g. `["Clone", "Send"]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supertraits: Vec<String>,
+    #[serde(default, rename = "async", skip_serializing_if = "is_false")]
+    pub is_async: bool,
+    #[serde(default, rename = "unsafe", skip_serializing_if = "is_false")]
+    pub is_unsafe: bool,
+    #[serde(default, rename = "const", skip_serializing_if = "is_false")]
+    pub is_const: bool,
+    /// `static mut`.
+    #[serde(default, rename = "mutable", skip_serializing_if = "is_false")]
+    pub is_mut: bool,
+    /// For impl blocks: the self type as written (`Vec<T>`); for methods: the owner type name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_type: Option<String>,
+    /// For trait impl blocks and their methods: the trait as written (`From<u8>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trait_ref: Option<String>,
+    /// A one-line rendering of the declaration head, e.g.
+    /// `pub async fn load(path: &Path) -> Result<Config>`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One item found in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entity {
+    /// ISGL1 key, unique in the repository; see `crate::index::keys`.
+    pub key: String,
+    pub kind: EntityKind,
+    pub name: String,
+    pub visibility: Visibility,
+    /// Repository-relative path with `/` separators.
+    pub file: String,
+    /// 1-based, inclusive.
+    pub start_line: u32,
+    pub end_line: u32,
+    /// Module path inside the crate, without the crate name; empty for the
+    /// crate root. `src/a/b.rs` items have `["a", "b"]`.
+    pub module_path: Vec<String>,
+    /// Doc comment text (`///`, `//!` for modules, `#[doc = "..."]`),
+    /// with the comment markers stripped and lines joined by `\n`.
+    pub doc: String,
+    pub signature: Signature,
+    /// `#[test]`-like attribute, inside a `#[cfg(test)]` module, or in a
+    /// `tests/` directory.
+    pub is_test: bool,
+    /// For methods and impl blocks: the owner type's last path segment
+    /// (`Vec` for `impl<T> Vec<T>`). For trait method declarations: the trait name.
+    pub owner: Option<String>,
+    /// For trait impl blocks and their methods: the trait's path as written,
+    /// without generic arguments (`fmt::Display`).
+    pub trait_name: Option<String>,
+    /// Key of the containing entity (module, impl or trait); `None` only for
+    /// a file's module entity.
+    pub parent: Option<String>,
+}
+
+/// What a reference means, which decides the namespace it resolves in and
+/// the edge it becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefKind {
+    /// `foo()`, `a::b::foo()`, `Type::new()` — a path in call position.
+    Call,
+    /// `x.foo()` — only the method name is known.
+    MethodCall,
+    /// `foo!()` — a macro invocation.
+    MacroCall,
+    /// A type named in a signature or body (`Foo`, `a::Foo`, `Foo<Bar>` gives two refs).
+    Type,
+    /// The trait of `impl Trait for Type` (from the impl block).
+    Implements,
+    /// The self type of an impl block (`impl Foo` / `impl T for Foo`),
+    /// from the impl block; becomes `contains` edges type → methods.
+    ImplOwner,
+    /// A path used as a value that is not called (`let f = foo;`, `Foo::CONST`, unit structs).
+    Value,
+}
+
+/// A name used somewhere in a file, not yet resolved to an entity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RawRef {
+    /// Key of the innermost entity in which the reference occurs
+    /// (function, method, const, struct, impl, ...; the file module at top level).
+    pub from: String,
+    pub kind: RefKind,
+    /// Path segments as written, generic arguments removed:
+    /// `crate::a::Foo::<T>::new` → `["crate", "a", "Foo", "new"]`;
+    /// `self.x.len()` (MethodCall) → `["len"]`; `Self::new` → `["Self", "new"]`.
+    pub path: Vec<String>,
+    /// 1-based line of the reference.
+    pub line: u32,
+    /// Module path in which the reference occurs (inline modules included).
+    pub scope: Vec<String>,
+    /// Self type name (last segment) of the enclosing impl or trait, if any,
+    /// so `Self::new` and `self.method()` can be resolved.
+    pub self_type: Option<String>,
+    /// For MethodCall: true when the receiver is literally `self`.
+    pub on_self: bool,
+}
+
+/// One `use` declaration, flattened: `use a::{b, c as d, e::*};` gives three.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UseDecl {
+    /// Key of the module entity that contains the `use`.
+    pub from: String,
+    /// Module path in which the `use` occurs.
+    pub scope: Vec<String>,
+    /// The imported path: `["crate", "a", "b"]`, `["super", "x"]`, `["std", "fmt"]`.
+    /// For a glob `use a::b::*`, the path of the module `["a", "b"]`.
+    /// `use a::{self}` gives `["a"]`.
+    pub path: Vec<String>,
+    /// `use x as y` → `Some("y")`; `use x as _` → `Some("_")`.
+    pub alias: Option<String>,
+    pub glob: bool,
+    /// `pub use` (any visibility other than private): a re-export.
+    pub is_pub: bool,
+    pub line: u32,
+}
+
+/// How completely a file was understood.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParseStatus {
+    /// Parsed without syntax errors.
+    Ok,
+    /// tree-sitter reported syntax errors; what parsed is kept.
+    Partial,
+}
+
+/// Everything learnt from one file, computed from its path and contents alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileExtract {
+    pub path: String,
+    pub status: ParseStatus,
+    /// Number of ERROR/MISSING nodes (0 when `status == Ok`).
+    pub syntax_errors: u32,
+    /// Entities in source order; the first is the file's module entity.
+    pub entities: Vec<Entity>,
+    pub refs: Vec<RawRef>,
+    pub uses: Vec<UseDecl>,
+}
+
+/// Where a file sits in the workspace: which crate and which module.
+/// Computed by the walker from Cargo layout, passed to the extractor.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FileContext {
+    /// Repository-relative path with `/` separators.
+    pub path: String,
+    /// Crate name with `-` replaced by `_` (`serde_json`).
+    pub crate_name: String,
+    /// Module path of the file inside its crate (empty for a crate root).
+    pub module_path: Vec<String>,
+    /// In a `tests/`, `benches/` directory or otherwise test-only location.
+    pub is_test_file: bool,
+}

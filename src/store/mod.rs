@@ -1,0 +1,248 @@
+//! The CozoDB store: opening, schema migration, parameterised queries and
+//! atomic bulk writes.
+//!
+//! Every script the engine runs is a file in `queries/` (see [`queries`]) or
+//! `schema/` (see [`schema`]); user input reaches Datalog only as
+//! `$parameters`. Writes go through [`Store::apply`], which lands a whole
+//! batch of puts and deletes across relations in one transaction — a crash
+//! leaves either the old or the new state, never half of a batch.
+
+pub mod lock;
+pub mod queries;
+pub mod schema;
+pub mod value;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use cozo::{DataValue, DbInstance, NamedRows, ScriptMutability};
+
+pub use value::{Params, Row};
+
+/// Directory inside an indexed repository that holds the default database.
+pub const STORE_DIR: &str = ".graphctx";
+/// File name of the default SQLite database inside [`STORE_DIR`].
+pub const DB_FILE: &str = "graph.db";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open database {path}: {message}")]
+    Open { path: String, message: String },
+    #[error(
+        "database {path} has schema version {found}, newer than the {supported} this graphctx \
+         understands; upgrade graphctx or index into a new database"
+    )]
+    NewerSchema {
+        path: String,
+        found: i64,
+        supported: i64,
+    },
+    #[error("query failed: {0}")]
+    Query(String),
+    #[error("write rejected: the script modifies the database; pass --write to allow it")]
+    ReadOnly,
+    #[error("{0}")]
+    Busy(String),
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Where a database lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    Memory,
+    Sqlite(PathBuf),
+}
+
+impl Location {
+    /// `mem` means an in-memory database; anything else is a file path.
+    pub fn parse(spec: &str) -> Location {
+        if spec == "mem" {
+            Location::Memory
+        } else {
+            Location::Sqlite(PathBuf::from(spec))
+        }
+    }
+
+    /// The default database of a repository: `ROOT/.graphctx/graph.db`.
+    pub fn default_for(root: &Path) -> Location {
+        Location::Sqlite(root.join(STORE_DIR).join(DB_FILE))
+    }
+
+    pub fn display(&self) -> String {
+        match self {
+            Location::Memory => "mem".to_string(),
+            Location::Sqlite(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// An open, migrated database.
+#[derive(Clone)]
+pub struct Store {
+    db: DbInstance,
+    location: Location,
+}
+
+impl Store {
+    /// Open (creating if needed) and migrate the database at `location`.
+    pub fn open(location: &Location) -> Result<Store> {
+        let db = match location {
+            Location::Memory => DbInstance::new("mem", "", ""),
+            Location::Sqlite(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
+                        path: dir.display().to_string(),
+                        source: e,
+                    })?;
+                }
+                DbInstance::new("sqlite", path, "")
+            }
+        }
+        .map_err(|e| StoreError::Open {
+            path: location.display(),
+            message: e.to_string(),
+        })?;
+        let store = Store {
+            db,
+            location: location.clone(),
+        };
+        schema::migrate(&store)?;
+        Ok(store)
+    }
+
+    /// An in-memory store, for tests and `--db mem`.
+    pub fn memory() -> Result<Store> {
+        Store::open(&Location::Memory)
+    }
+
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// Run a read-only script with parameters.
+    pub fn read(&self, script: &str, params: Params) -> Result<NamedRows> {
+        self.run(script, params, ScriptMutability::Immutable)
+    }
+
+    /// Run a script that may write.
+    pub fn write(&self, script: &str, params: Params) -> Result<NamedRows> {
+        self.run(script, params, ScriptMutability::Mutable)
+    }
+
+    fn run(&self, script: &str, params: Params, m: ScriptMutability) -> Result<NamedRows> {
+        self.db.run_script(script, params.into_map(), m).map_err(|e| {
+            let msg = format!("{e:?}");
+            if m == ScriptMutability::Immutable && is_write_rejection(&msg) {
+                StoreError::ReadOnly
+            } else {
+                StoreError::Query(format!("{e}{}", help_of(&msg)))
+            }
+        })
+    }
+
+    /// Land a batch of puts and deletes in one transaction. Keys of the map
+    /// are relation names; a leading `-` deletes the given rows (key columns
+    /// suffice). Deletes run before puts of the same relation.
+    pub fn apply(&self, batch: Batch) -> Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.db
+            .import_relations(batch.into_map())
+            .map_err(|e| StoreError::Query(e.to_string()))
+    }
+
+    /// Names of the relations in the database.
+    pub fn relations(&self) -> Result<Vec<String>> {
+        let rows = self.read("::relations", Params::new())?;
+        Ok(rows
+            .rows
+            .iter()
+            .filter_map(|r| r.first().and_then(|v| v.get_str()).map(str::to_string))
+            .collect())
+    }
+
+    /// Every row of `relation`, sorted, for comparisons in tests and dumps.
+    pub fn dump(&self, relation: &str) -> Result<Vec<Vec<DataValue>>> {
+        let exported = self
+            .db
+            .export_relations([relation].into_iter())
+            .map_err(|e| StoreError::Query(e.to_string()))?;
+        let mut rows = exported
+            .into_values()
+            .next()
+            .map(|r| r.rows)
+            .unwrap_or_default();
+        rows.sort();
+        Ok(rows)
+    }
+}
+
+fn is_write_rejection(debug: &str) -> bool {
+    debug.contains("eval::mutation_in_immutable") || debug.contains("read-only")
+}
+
+/// Cozo puts the useful part of some errors in the diagnostic's help.
+fn help_of(debug: &str) -> String {
+    match debug.find("help: Some(\"") {
+        Some(i) => {
+            let rest = &debug[i + 12..];
+            let end = rest.find("\")").unwrap_or(rest.len());
+            format!(" ({})", &rest[..end])
+        }
+        None => String::new(),
+    }
+}
+
+/// Rows to put into and delete from relations, applied atomically by
+/// [`Store::apply`].
+#[derive(Default)]
+pub struct Batch {
+    relations: BTreeMap<String, NamedRows>,
+}
+
+impl Batch {
+    pub fn new() -> Batch {
+        Batch::default()
+    }
+
+    fn entry(&mut self, name: String, headers: &[&str]) -> &mut NamedRows {
+        self.relations.entry(name).or_insert_with(|| {
+            NamedRows::new(headers.iter().map(|h| h.to_string()).collect(), vec![])
+        })
+    }
+
+    /// Queue `row` (values in `headers` order) for insertion into `relation`.
+    pub fn put(&mut self, relation: &str, headers: &[&str], row: Row) {
+        debug_assert_eq!(headers.len(), row.len());
+        self.entry(relation.to_string(), headers).rows.push(row);
+    }
+
+    /// Queue the row with these key values for deletion from `relation`.
+    pub fn delete(&mut self, relation: &str, key_headers: &[&str], key: Row) {
+        debug_assert_eq!(key_headers.len(), key.len());
+        self.entry(format!("-{relation}"), key_headers).rows.push(key);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.relations.values().all(|r| r.rows.is_empty())
+    }
+
+    /// Number of queued rows (puts and deletes).
+    pub fn len(&self) -> usize {
+        self.relations.values().map(|r| r.rows.len()).sum()
+    }
+
+    fn into_map(self) -> BTreeMap<String, NamedRows> {
+        self.relations
+            .into_iter()
+            .filter(|(_, r)| !r.rows.is_empty())
+            .collect()
+    }
+}

@@ -1,0 +1,63 @@
+//! Schema migrations: the scripts in `schema/`, applied in order.
+//!
+//! Each script is applied in one transaction together with the row that
+//! records its version in `schema_version`, so a database is always at a
+//! version it can name. A database whose version is newer than the last
+//! script here is refused rather than misread.
+
+use super::{Params, Result, Store, StoreError};
+
+/// `(version, name, script)`, in order. Append only: never edit a script
+/// that has shipped; add the next version instead.
+pub const MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "core",
+    include_str!("../../schema/001_core.cozo"),
+)];
+
+/// The version a fully migrated database has.
+pub fn latest_version() -> i64 {
+    MIGRATIONS.last().map(|m| m.0).unwrap_or(0)
+}
+
+/// The schema version recorded in the database (0 for an empty database).
+pub fn current_version(store: &Store) -> Result<i64> {
+    if !store.relations()?.iter().any(|r| r == "schema_version") {
+        return Ok(0);
+    }
+    let rows = store.read(
+        "?[v] := *schema_version{version: v}\n:order -v\n:limit 1",
+        Params::new(),
+    )?;
+    Ok(rows
+        .rows
+        .first()
+        .and_then(|r| r.first())
+        .and_then(|v| v.get_int())
+        .unwrap_or(0))
+}
+
+/// Bring the database to [`latest_version`].
+pub fn migrate(store: &Store) -> Result<()> {
+    let current = current_version(store)?;
+    if current > latest_version() {
+        return Err(StoreError::NewerSchema {
+            path: store.location().display(),
+            found: current,
+            supported: latest_version(),
+        });
+    }
+    for &(version, name, script) in MIGRATIONS.iter().filter(|m| m.0 > current) {
+        let record = "{?[version, name] <- [[$version, $name]] :put schema_version {version => name}}";
+        let full = format!("{script}\n{record}");
+        store
+            .write(
+                &full,
+                Params::new()
+                    .with("version", version)
+                    .with("name", name),
+            )
+            .map_err(|e| StoreError::Query(format!("migration {version} ({name}) failed: {e}")))?;
+    }
+    Ok(())
+}

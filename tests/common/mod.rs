@@ -1,0 +1,96 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use graphctx::index::{index_repository, IndexOptions, IndexSummary};
+use graphctx::store::value::display;
+use graphctx::store::Store;
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+/// Copy a directory tree (files only) into `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dst = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&dst).unwrap();
+            copy_dir(&entry.path(), &dst);
+        } else {
+            std::fs::copy(entry.path(), &dst).unwrap();
+        }
+    }
+}
+
+pub fn index(store: &Store, root: &Path) -> IndexSummary {
+    index_repository(store, root, &IndexOptions::default()).expect("index runs")
+}
+
+pub fn index_fresh(root: &Path) -> (Store, IndexSummary) {
+    let store = Store::memory().unwrap();
+    let s = index(&store, root);
+    (store, s)
+}
+
+/// The relations that make up a code graph, each sorted; `graph.seq`
+/// (how many runs it took) is left out on purpose.
+pub const GRAPH_RELATIONS: &[&str] = &[
+    "node",
+    "edge",
+    "code_entity",
+    "code_file",
+    "code_extract",
+    "code_unresolved",
+];
+
+pub fn dump(store: &Store) -> Vec<(String, Vec<String>)> {
+    GRAPH_RELATIONS
+        .iter()
+        .map(|r| {
+            let rows = store.dump(r).unwrap();
+            (
+                r.to_string(),
+                rows.iter()
+                    .map(|row| row.iter().map(display).collect::<Vec<_>>().join(" | "))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Compare with a golden file; `UPDATE_GOLDEN=1` rewrites it instead.
+pub fn assert_golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing golden file {}; run with UPDATE_GOLDEN=1", path.display()));
+    if expected != actual {
+        let diff: Vec<String> = diff_lines(&expected, actual);
+        panic!(
+            "{} differs from the golden file ({} lines differ):\n{}",
+            name,
+            diff.len(),
+            diff.join("\n")
+        );
+    }
+}
+
+fn diff_lines(expected: &str, actual: &str) -> Vec<String> {
+    let e: std::collections::BTreeSet<&str> = expected.lines().collect();
+    let a: std::collections::BTreeSet<&str> = actual.lines().collect();
+    e.difference(&a)
+        .map(|l| format!("- {l}"))
+        .chain(a.difference(&e).map(|l| format!("+ {l}")))
+        .collect()
+}
