@@ -55,11 +55,9 @@ fn copy_tree(from: &Path, to: &Path) {
         std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
         std::fs::copy(&f.abs_path, &dst).unwrap();
     }
-    for manifest in ["Cargo.toml"] {
-        let src = from.join(manifest);
-        if src.is_file() {
-            std::fs::copy(src, to.join(manifest)).unwrap();
-        }
+    let manifest = from.join("Cargo.toml");
+    if manifest.is_file() {
+        std::fs::copy(manifest, to.join("Cargo.toml")).unwrap();
     }
 }
 

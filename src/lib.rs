@@ -3,7 +3,11 @@
 //!
 //! The crate is organised along its pipelines (see ARCHITECTURE.md):
 //! [`index`] (repository → entities and references) → [`store`] (CozoDB
-//! relations, migrations, queries) → [`graph`] (reading the stored graph).
+//! relations, migrations, queries) → [`analyse`] (blast radius, relevance,
+//! cycles, history) → [`emit`] (CodeGraphContext.json, Format E, token
+//! budgets). [`graph`] reads the stored graph for the CLI.
+pub mod analyse;
+pub mod emit;
 pub mod graph;
 pub mod index;
 pub mod model;

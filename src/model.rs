@@ -257,6 +257,14 @@ pub struct RawRef {
     pub self_type: Option<String>,
     /// For MethodCall: true when the receiver is literally `self`.
     pub on_self: bool,
+    /// For MethodCall: the receiver's type path when the extractor can see it
+    /// from syntax alone (a parameter or `let` with a declared type, a
+    /// `Type::new(..)`/`Type { .. }` initialiser, `self.field` with the
+    /// field's declared type in the owner struct of the same file), with
+    /// references, generic arguments and smart-pointer wrappers removed:
+    /// `&mut Vec<Foo>` → `["Vec"]`, `Box<a::Foo>` / `Rc<..>` / `Arc<..>` → `["a", "Foo"]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_type: Option<Vec<String>>,
 }
 
 /// One `use` declaration, flattened: `use a::{b, c as d, e::*};` gives three.

@@ -89,26 +89,102 @@ fn resolution_covers_renames_globs_reexports_and_crates() {
     let (store, _) = index_fresh(&fixture("shapes"));
     let e = edge_set(&store);
     // `use crate::geometry::{Rect as Rectangle}` then `fn describe(r: &Rectangle)`.
-    assert!(has_edge(&e, "src/render.rs-render-describe", "uses_type", "src/geometry/mod.rs-geometry-Rect"));
+    assert!(has_edge(
+        &e,
+        "src/render.rs-render-describe",
+        "uses_type",
+        "src/geometry/mod.rs-geometry-Rect"
+    ));
     // `use util::*;` then `clamp_scale(..)` in lib.rs.
-    assert!(has_edge(&e, "src/lib.rs-crate-total_area", "calls", "src/util.rs-util-clamp_scale"));
+    assert!(has_edge(
+        &e,
+        "src/lib.rs-crate-total_area",
+        "calls",
+        "src/util.rs-util-clamp_scale"
+    ));
     // `pub use geometry::point::Point as Pt` used from another workspace crate.
-    assert!(has_edge(&e, "crates/shapes-cli/src/main.rs-crate-main", "calls", "src/geometry/point.rs-geometry::point-Point::origin"));
+    assert!(has_edge(
+        &e,
+        "crates/shapes-cli/src/main.rs-crate-main",
+        "calls",
+        "src/geometry/point.rs-geometry::point-Point::origin"
+    ));
     // `super::super::geometry::Rect` from a nested inline module.
-    assert!(has_edge(&e, "src/render.rs-render::ascii-draw", "uses_type", "src/geometry/mod.rs-geometry-Rect"));
+    assert!(has_edge(
+        &e,
+        "src/render.rs-render::ascii-draw",
+        "uses_type",
+        "src/geometry/mod.rs-geometry-Rect"
+    ));
     // `inner::repeat_line` in a nested inline module.
-    assert!(has_edge(&e, "src/render.rs-render::ascii-draw", "calls", "src/render.rs-render::ascii::inner-repeat_line"));
+    assert!(has_edge(
+        &e,
+        "src/render.rs-render::ascii-draw",
+        "calls",
+        "src/render.rs-render::ascii::inner-repeat_line"
+    ));
     // impl Trait for Type.
-    assert!(has_edge(&e, "src/geometry/mod.rs-geometry-Rect", "implements", "src/lib.rs-crate-Area"));
+    assert!(has_edge(
+        &e,
+        "src/geometry/mod.rs-geometry-Rect",
+        "implements",
+        "src/lib.rs-crate-Area"
+    ));
     // Methods belong to their type through the impl block.
-    assert!(has_edge(&e, "src/geometry/mod.rs-geometry-Rect", "contains", "src/geometry/mod.rs-geometry-<Rect as Area>::area"));
+    assert!(has_edge(
+        &e,
+        "src/geometry/mod.rs-geometry-Rect",
+        "contains",
+        "src/geometry/mod.rs-geometry-<Rect as Area>::area"
+    ));
+    // A method call on a typed parameter goes to that type's method, though
+    // several types have an `area` (`r: &Rectangle`, the renamed `Rect`).
+    assert!(has_edge(
+        &e,
+        "src/render.rs-render-describe",
+        "calls",
+        "src/geometry/mod.rs-geometry-<Rect as Area>::area"
+    ));
+    assert!(!has_edge(
+        &e,
+        "src/render.rs-render-describe",
+        "calls",
+        "src/geometry/mod.rs-geometry-<Circle as Area>::area"
+    ));
+    // ... and inside a macro's token tree: `format!(.., shape.area())` with `shape: &Shape`.
+    assert!(has_edge(
+        &e,
+        "src/render.rs-render-render",
+        "calls",
+        "src/geometry/mod.rs-geometry-Shape::area"
+    ));
     // A default method calling a required one: self.area() inside the trait.
-    assert!(has_edge(&e, "src/lib.rs-crate-Area::is_empty", "calls", "src/lib.rs-crate-Area::area"));
+    assert!(has_edge(
+        &e,
+        "src/lib.rs-crate-Area::is_empty",
+        "calls",
+        "src/lib.rs-crate-Area::area"
+    ));
     // Macros, and test functions → what they call.
-    assert!(has_edge(&e, "tests/area.rs-crate-total_area_adds_up", "calls", "src/lib.rs-crate-square"));
-    assert!(has_edge(&e, "tests/area.rs-crate-total_area_adds_up", "tests", "src/lib.rs-crate-total_area"));
+    assert!(has_edge(
+        &e,
+        "tests/area.rs-crate-total_area_adds_up",
+        "calls",
+        "src/lib.rs-crate-square"
+    ));
+    assert!(has_edge(
+        &e,
+        "tests/area.rs-crate-total_area_adds_up",
+        "tests",
+        "src/lib.rs-crate-total_area"
+    ));
     // The file module of point.rs sits inside geometry.
-    assert!(has_edge(&e, "src/geometry/mod.rs-crate-geometry", "contains", "src/geometry/point.rs-geometry-point"));
+    assert!(has_edge(
+        &e,
+        "src/geometry/mod.rs-crate-geometry",
+        "contains",
+        "src/geometry/point.rs-geometry-point"
+    ));
 }
 
 #[test]
@@ -121,7 +197,11 @@ fn every_edge_ends_at_an_existing_entity() {
             Params::new(),
         )
         .unwrap();
-    assert!(dangling.rows.is_empty(), "dangling edges: {:?}", dangling.rows);
+    assert!(
+        dangling.rows.is_empty(),
+        "dangling edges: {:?}",
+        dangling.rows
+    );
 }
 
 #[test]
@@ -146,7 +226,16 @@ fn test_code_is_marked() {
     let (store, _) = index_fresh(&fixture("shapes"));
     let all = graph::list_entities(&store, "code", &EntityFilter::default()).unwrap();
     let is_test = |key: &str| all.iter().find(|e| e.key == key).map(|e| e.is_test);
-    assert_eq!(is_test("src/geometry/point.rs-geometry::point::tests-distance_to_self_is_zero"), Some(true));
-    assert_eq!(is_test("tests/area.rs-crate-total_area_adds_up"), Some(true));
-    assert_eq!(is_test("src/geometry/point.rs-geometry::point-Point::distance"), Some(false));
+    assert_eq!(
+        is_test("src/geometry/point.rs-geometry::point::tests-distance_to_self_is_zero"),
+        Some(true)
+    );
+    assert_eq!(
+        is_test("tests/area.rs-crate-total_area_adds_up"),
+        Some(true)
+    );
+    assert_eq!(
+        is_test("src/geometry/point.rs-geometry::point-Point::distance"),
+        Some(false)
+    );
 }

@@ -1,5 +1,6 @@
 //! Subcommands of the `graphctx` binary.
 
+mod analyse;
 mod look;
 mod output;
 
@@ -48,6 +49,9 @@ pub enum Command {
         /// Fail at once instead of waiting when another process is writing.
         #[arg(long)]
         no_wait: bool,
+        /// Do not read co-change history from git.
+        #[arg(long)]
+        no_history: bool,
     },
     /// List entities with their keys.
     Entities {
@@ -65,6 +69,69 @@ pub enum Command {
         key: String,
         #[arg(long, value_enum, default_value = "both")]
         direction: look::DirectionArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Context around entities: CodeGraphContext.json or Format E, within a token budget.
+    Context {
+        /// Base entity keys.
+        keys: Vec<String>,
+        /// Take every entity of this file (repository-relative) as base.
+        #[arg(long)]
+        file: Option<String>,
+        /// Take every entity with this name as base.
+        #[arg(long)]
+        name: Option<String>,
+        /// Hop depth, 0 to 3.
+        #[arg(long, default_value_t = 2)]
+        hops: u32,
+        /// Token budget; the output never exceeds it.
+        #[arg(long, default_value_t = graphctx::emit::DEFAULT_BUDGET)]
+        budget: usize,
+        #[arg(long, value_enum, default_value = "json")]
+        format: analyse::FormatArg,
+        #[arg(long, value_enum, default_value = "edit")]
+        change_type: analyse::ChangeTypeArg,
+        #[arg(long, value_enum, default_value = "o200k")]
+        tokenizer: analyse::TokenizerArg,
+        /// Relevance strategy: blended (graph + history) or seed (seed 004's formula).
+        #[arg(long, value_enum, default_value = "blended")]
+        strategy: analyse::StrategyArg,
+        /// Write the document to FILE instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Fail with dependency_cycle_detected if the selection has a cycle.
+        #[arg(long)]
+        fail_on_cycles: bool,
+        /// Neither read nor write the context cache.
+        #[arg(long)]
+        no_cache: bool,
+        /// Print token and selection figures on stderr.
+        #[arg(long)]
+        stats: bool,
+    },
+    /// Entities within N hops of KEY, both directions.
+    Blast {
+        key: String,
+        #[arg(long, default_value_t = 2)]
+        hops: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Entities that call KEY.
+    Callers {
+        key: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Entities that KEY calls.
+    Callees {
+        key: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Dependency cycles (strongly connected components and self-loops).
+    Cycles {
         #[arg(long)]
         json: bool,
     },
@@ -90,6 +157,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             json,
             max_file_size,
             no_wait,
+            no_history,
         } => {
             let root = match path {
                 Some(p) => p,
@@ -113,6 +181,7 @@ pub fn run(cli: Cli) -> Result<u8> {
                 graph: global.graph.clone(),
                 max_file_bytes: max_file_size,
                 progress: !json && std::io::stderr().is_terminal(),
+                history: !no_history,
             };
             let summary = index::index_repository(&store, &root, &opts)?;
             output::print_index_summary(&summary, json)?;
@@ -129,6 +198,49 @@ pub fn run(cli: Cli) -> Result<u8> {
             direction,
             json,
         } => look::edges(&open_existing(&global)?, &global.graph, &key, direction, json),
+        Command::Context {
+            keys,
+            file,
+            name,
+            hops,
+            budget,
+            format,
+            change_type,
+            tokenizer,
+            strategy,
+            out,
+            fail_on_cycles,
+            no_cache,
+            stats,
+        } => analyse::context(
+            &open_existing(&global)?,
+            &global.graph,
+            analyse::ContextArgs {
+                keys,
+                file,
+                name,
+                hops,
+                budget,
+                format,
+                change_type,
+                tokenizer,
+                strategy,
+                out,
+                fail_on_cycles,
+                no_cache,
+                stats,
+            },
+        ),
+        Command::Blast { key, hops, json } => {
+            analyse::blast(&open_existing(&global)?, &global.graph, &key, hops, json)
+        }
+        Command::Callers { key, json } => {
+            analyse::calls(&open_existing(&global)?, &global.graph, &key, true, json)
+        }
+        Command::Callees { key, json } => {
+            analyse::calls(&open_existing(&global)?, &global.graph, &key, false, json)
+        }
+        Command::Cycles { json } => analyse::cycles(&open_existing(&global)?, &global.graph, json),
         Command::Query {
             script,
             params,

@@ -37,6 +37,8 @@ pub struct IndexOptions {
     pub max_file_bytes: u64,
     /// Draw a progress bar on stderr.
     pub progress: bool,
+    /// Read co-change history from git (when the root is in a repository).
+    pub history: bool,
 }
 
 impl Default for IndexOptions {
@@ -45,6 +47,7 @@ impl Default for IndexOptions {
             graph: CODE_GRAPH.to_string(),
             max_file_bytes: 4 * 1024 * 1024,
             progress: false,
+            history: true,
         }
     }
 }
@@ -77,6 +80,8 @@ pub struct IndexSummary {
     /// The graph's change sequence number after the run.
     pub seq: i64,
     pub elapsed_ms: f64,
+    /// Milliseconds per phase: walk, parse, load, resolve, diff, write, history.
+    pub phases_ms: BTreeMap<&'static str, f64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -126,8 +131,10 @@ pub fn index_repository(
         return Err(IndexError::NotADirectory(root.display().to_string()));
     }
     let graph = opts.graph.as_str();
+    let mut phases = Phases::new();
     let walked = walk::walk(root);
     let stored = load_file_states(store, graph)?;
+    phases.lap("walk");
 
     let bar = progress_bar(opts.progress, walked.files.len() as u64);
     let outcomes: Vec<Outcome> = walked
@@ -140,6 +147,7 @@ pub fn index_repository(
         })
         .collect();
     bar.finish_and_clear();
+    phases.lap("parse");
 
     let mut summary = IndexSummary {
         root: root.display().to_string(),
@@ -178,7 +186,7 @@ pub fn index_repository(
                         reason: reason.clone(),
                     });
                 }
-                let data = serde_json::to_vec(&extract).unwrap_or_default();
+                let data = encode_extract(&extract);
                 batch.put(
                     "code_extract",
                     &["graph", "path", "data"],
@@ -245,7 +253,7 @@ pub fn index_repository(
             if let Outcome::Parsed { extract, .. } =
                 examine(&mut extractor, file, None, opts.max_file_bytes)
             {
-                let data = serde_json::to_vec(&extract).unwrap_or_default();
+                let data = encode_extract(&extract);
                 batch.put(
                     "code_extract",
                     &["graph", "path", "data"],
@@ -255,14 +263,28 @@ pub fn index_repository(
             }
         }
 
+        phases.lap("load");
         let inputs: Vec<(&FileContext, &FileExtract)> =
             extracts.values().map(|(c, e)| (c, e)).collect();
         let links = resolve::resolve(&inputs);
+        phases.lap("resolve");
 
         write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
         write_links(store, graph, &mut batch, &links, &stored, &deleted)?;
         write_files(
             graph, &mut batch, &new_files, &links, &stored, &extracts, &deleted, &unchanged,
+        );
+        let count = |f: fn(&FileLinks) -> usize| links.values().map(f).sum::<usize>() as i64;
+        batch.put(
+            "code_stats",
+            &["graph", "files", "entities", "edges", "unresolved"],
+            vec![
+                graph.into(),
+                (walked.files.len() as i64).into(),
+                (extracts.values().map(|(_, e)| e.entities.len()).sum::<usize>() as i64).into(),
+                count(|l| l.edges.len()).into(),
+                count(|l| l.unresolved.len()).into(),
+            ],
         );
         let seq = next_seq(store, graph)?;
         batch.put(
@@ -271,7 +293,25 @@ pub fn index_repository(
             vec![graph.into(), root.display().to_string().into(), seq.into()],
         );
         summary.rows_written = batch.len();
+        phases.lap("diff");
         store.apply(batch)?;
+        phases.lap("write");
+    }
+
+    if opts.history && crate::analyse::history::refresh(store, graph, root)? {
+        // History feeds relevance: cached contexts must not outlive it.
+        let mut batch = Batch::new();
+        batch.put(
+            "graph",
+            &["graph", "source", "seq"],
+            vec![
+                graph.into(),
+                root.display().to_string().into(),
+                next_seq(store, graph)?.into(),
+            ],
+        );
+        store.apply(batch)?;
+        phases.lap("history");
     }
 
     let counts = store.read(queries::CODE_COUNTS, Params::new().with("graph", graph))?;
@@ -282,7 +322,29 @@ pub fn index_repository(
     }
     summary.seq = current_seq(store, graph)?;
     summary.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    summary.phases_ms = phases.done;
     Ok(summary)
+}
+
+/// Wall-clock time per pipeline phase, reported in the summary.
+struct Phases {
+    last: Instant,
+    done: BTreeMap<&'static str, f64>,
+}
+
+impl Phases {
+    fn new() -> Phases {
+        Phases {
+            last: Instant::now(),
+            done: BTreeMap::new(),
+        }
+    }
+
+    fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        *self.done.entry(name).or_insert(0.0) += (now - self.last).as_secs_f64() * 1000.0;
+        self.last = now;
+    }
 }
 
 fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
@@ -346,6 +408,16 @@ fn examine(
     }
 }
 
+/// Stored form of an extract: MessagePack with named fields.
+fn encode_extract(extract: &FileExtract) -> Vec<u8> {
+    rmp_serde::to_vec_named(extract).unwrap_or_default()
+}
+
+/// `None` for a blob this version cannot read; the file is then re-parsed.
+fn decode_extract(bytes: &[u8]) -> Option<FileExtract> {
+    rmp_serde::from_slice(bytes).ok()
+}
+
 fn load_file_states(store: &Store, graph: &str) -> Result<BTreeMap<String, StoredFile>, StoreError> {
     let rows = store.read(queries::FILE_STATES, Params::new().with("graph", graph))?;
     Ok(rows
@@ -383,7 +455,7 @@ fn load_extracts<'p>(
         .rows
         .par_iter()
         .filter_map(|r| {
-            let ex: FileExtract = serde_json::from_slice(value::get_bytes(r, 1)).ok()?;
+            let ex = decode_extract(value::get_bytes(r, 1))?;
             Some((get_str(r, 0).to_string(), ex))
         })
         .collect())

@@ -9,10 +9,14 @@
 //! from the Cargo layout, `crate`/`self`/`super`/`Self`, items of the current
 //! module, `use` declarations (renames, groups, globs, re-exports), other
 //! workspace crates by name, associated items through the impl blocks of a
-//! type, enum variants to their enum. Method calls on unknown receivers
-//! resolve only when the method name is unambiguous (or all candidates
-//! implement the same trait method). Anything else becomes an unresolved
-//! reference with its text — never an edge to a key that does not exist.
+//! type, enum variants to their enum. Method calls go to the methods of the
+//! receiver's type when the extractor saw it (`self`, a typed parameter or
+//! `let`, a constructor, a struct field); a receiver of a type that is not
+//! ours only reaches methods our impl blocks add to that type. Method calls
+//! on unknown receivers resolve only when the method name is unambiguous (or
+//! all candidates implement the same trait method). Anything else becomes an
+//! unresolved reference with its text — never an edge to a key that does not
+//! exist.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -166,6 +170,9 @@ struct SymbolTable<'a> {
     macros_by_name: HashMap<&'a str, Vec<EntId>>,
     /// Owner types resolved per impl block.
     impl_owner: HashMap<EntId, Vec<EntId>>,
+    /// Impl blocks whose self type is not ours (`impl Ext for String`), by
+    /// the type's last segment, with the traits they implement.
+    ext_impls: HashMap<&'a str, Vec<(EntId, Vec<EntId>)>>,
 }
 
 const MAX_DEPTH: u32 = 8;
@@ -183,6 +190,7 @@ impl<'a> SymbolTable<'a> {
             methods_by_name: HashMap::new(),
             macros_by_name: HashMap::new(),
             impl_owner: HashMap::new(),
+            ext_impls: HashMap::new(),
         };
         // Pass 1: entities and the module tree.
         for (ctx, ex) in files {
@@ -202,8 +210,7 @@ impl<'a> SymbolTable<'a> {
                     EntityKind::Macro => t.macros_by_name.entry(&e.name).or_default().push(id),
                     _ => {}
                 }
-                if e.kind == EntityKind::Module && !t.module_of_key.contains_key(e.key.as_str())
-                {
+                if e.kind == EntityKind::Module && !t.module_of_key.contains_key(e.key.as_str()) {
                     let mut own: Vec<&str> = e.module_path.iter().map(String::as_str).collect();
                     own.push(&e.name);
                     let m = t.module(krate, &own);
@@ -222,10 +229,7 @@ impl<'a> SymbolTable<'a> {
                     None => {
                         // A file's module entity: an item of its parent module.
                         let own: Vec<&str> = ctx.module_path.iter().map(String::as_str).collect();
-                        match own.split_last() {
-                            Some((_, parent)) => Some(t.module(krate, parent)),
-                            None => None,
-                        }
+                        own.split_last().map(|(_, parent)| t.module(krate, parent))
                     }
                 };
                 if let Some(pm) = parent_mod {
@@ -240,19 +244,24 @@ impl<'a> SymbolTable<'a> {
         }
         // Pass 3: owners of impl blocks, then associated items.
         let mut owner_refs: Vec<(EntId, &'a str, &'a RawRef)> = Vec::new();
+        let mut trait_refs: Vec<(EntId, &'a str, &'a RawRef)> = Vec::new();
         for (ctx, ex) in files {
             for r in &ex.refs {
-                if r.kind == RefKind::ImplOwner {
-                    if let Some(&imp) = t.key_to_ent.get(r.from.as_str()) {
-                        owner_refs.push((imp, ctx.crate_name.as_str(), r));
-                    }
+                let list = match r.kind {
+                    RefKind::ImplOwner => &mut owner_refs,
+                    RefKind::Implements => &mut trait_refs,
+                    _ => continue,
+                };
+                if let Some(&imp) = t.key_to_ent.get(r.from.as_str()) {
+                    list.push((imp, ctx.crate_name.as_str(), r));
                 }
             }
         }
         for (imp, krate, r) in owner_refs {
             let scope = t.scope_of(krate, &r.scope);
             let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-            if let Some(Res::Items(items)) = t.resolve_path(krate, scope, &segs, Ns::Type, None, 0) {
+            if let Some(Res::Items(items)) = t.resolve_path(krate, scope, &segs, Ns::Type, None, 0)
+            {
                 let owners: Vec<EntId> = items
                     .into_iter()
                     .filter(|&i| t.entities[i].0.kind.is_type_like())
@@ -260,6 +269,32 @@ impl<'a> SymbolTable<'a> {
                 if !owners.is_empty() {
                     t.impl_owner.insert(imp, owners);
                 }
+            }
+        }
+        let mut ext_traits: HashMap<EntId, Vec<EntId>> = HashMap::new();
+        for (imp, krate, r) in trait_refs {
+            if t.impl_owner.contains_key(&imp) {
+                continue;
+            }
+            let scope = t.scope_of(krate, &r.scope);
+            let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
+            if let Some(Res::Items(items)) = t.resolve_path(krate, scope, &segs, Ns::Type, None, 0)
+            {
+                ext_traits.entry(imp).or_default().extend(
+                    items
+                        .into_iter()
+                        .filter(|&i| t.entities[i].0.kind == EntityKind::Trait),
+                );
+            }
+        }
+        for id in 0..t.entities.len() {
+            let e = t.entities[id].0;
+            if e.kind != EntityKind::Impl || t.impl_owner.contains_key(&id) {
+                continue;
+            }
+            if let Some(owner) = e.owner.as_deref().filter(|o| !o.is_empty()) {
+                let traits = ext_traits.remove(&id).unwrap_or_default();
+                t.ext_impls.entry(owner).or_default().push((id, traits));
             }
         }
         for id in 0..t.entities.len() {
@@ -276,7 +311,12 @@ impl<'a> SymbolTable<'a> {
                 _ => continue,
             };
             for o in owners {
-                t.assoc.entry(o).or_default().entry(&e.name).or_default().push(id);
+                t.assoc
+                    .entry(o)
+                    .or_default()
+                    .entry(&e.name)
+                    .or_default()
+                    .push(id);
             }
         }
         t
@@ -286,10 +326,7 @@ impl<'a> SymbolTable<'a> {
         if let Some(&m) = self.module_ids.get(&(krate, path.to_vec())) {
             return m;
         }
-        let parent = match path.split_last() {
-            Some((_, p)) => Some(self.module(krate, p)),
-            None => None,
-        };
+        let parent = path.split_last().map(|(_, p)| self.module(krate, p));
         let id = self.modules.len();
         self.modules.push(Module {
             parent,
@@ -656,6 +693,42 @@ impl<'a> SymbolTable<'a> {
         vec![]
     }
 
+    /// Methods named `name` that our impl blocks give a type that is not
+    /// ours (last segment `owner`): their own, else the default methods of
+    /// the traits they implement.
+    fn extension_methods(&self, owner: &str, name: &str) -> Vec<EntId> {
+        let Some(impls) = self.ext_impls.get(owner) else {
+            return vec![];
+        };
+        let Some(cands) = self.methods_by_name.get(name) else {
+            return vec![];
+        };
+        let own: Vec<EntId> = cands
+            .iter()
+            .copied()
+            .filter(|&c| {
+                let parent = self.entities[c].0.parent.as_deref();
+                parent
+                    .and_then(|p| self.key_to_ent.get(p))
+                    .is_some_and(|p| impls.iter().any(|(i, _)| i == p))
+            })
+            .collect();
+        if !own.is_empty() {
+            return own;
+        }
+        let mut defaults: Vec<EntId> = impls
+            .iter()
+            .flat_map(|(_, traits)| traits)
+            .filter_map(|t| self.assoc.get(t).and_then(|a| a.get(name)))
+            .flatten()
+            .copied()
+            .filter(|&i| self.entities[i].0.kind == EntityKind::Method)
+            .collect();
+        defaults.sort_unstable();
+        defaults.dedup();
+        defaults
+    }
+
     fn resolve_method(&self, krate: &'a str, scope: Option<ModId>, r: &RawRef) -> Vec<EntId> {
         let Some(name) = r.path.last().map(String::as_str) else {
             return vec![];
@@ -677,6 +750,34 @@ impl<'a> SymbolTable<'a> {
                     }
                 }
             }
+        }
+        if let Some(rt) = r.receiver_type.as_ref().filter(|t| !t.is_empty()) {
+            let segs: Vec<&str> = rt.iter().map(String::as_str).collect();
+            let types: Vec<EntId> =
+                match self.resolve_path(krate, scope, &segs, Ns::Type, r.self_type.as_deref(), 0) {
+                    Some(Res::Items(items)) => items
+                        .into_iter()
+                        .filter(|&i| self.entities[i].0.kind.is_type_like())
+                        .collect(),
+                    _ => vec![],
+                };
+            if types.is_empty() {
+                // A type that is not ours (`String`, `Vec`): only methods
+                // our impl blocks add to that very type can be meant.
+                return self.extension_methods(segs.last().copied().unwrap_or(""), name);
+            }
+            let hits: Vec<EntId> = types
+                .iter()
+                .filter_map(|t| self.assoc.get(t).and_then(|a| a.get(name)))
+                .flatten()
+                .copied()
+                .filter(|&i| self.entities[i].0.kind == EntityKind::Method)
+                .collect();
+            if !hits.is_empty() {
+                return hits;
+            }
+            // Ours, but the method is not among its own or its impls'
+            // (a trait's default method, a derive): fall back to the name.
         }
         let Some(cands) = self.methods_by_name.get(name) else {
             return vec![];
@@ -711,5 +812,111 @@ impl<'a> SymbolTable<'a> {
             }
         }
         vec![]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::rust_extract::RustExtractor;
+
+    /// Links of a one-file crate `demo` at `src/lib.rs`.
+    fn links(src: &str) -> FileLinks {
+        let ctx = FileContext {
+            path: "src/lib.rs".to_string(),
+            crate_name: "demo".to_string(),
+            module_path: vec![],
+            is_test_file: false,
+        };
+        let ex = RustExtractor::new().extract(&ctx, src);
+        resolve(&[(&ctx, &ex)]).remove("src/lib.rs").unwrap()
+    }
+
+    /// Items (key without the `src/lib.rs-crate-` prefix) called by `from`.
+    fn calls(l: &FileLinks, from: &str) -> Vec<String> {
+        let src = format!("src/lib.rs-crate-{from}");
+        l.edges
+            .keys()
+            .filter(|(s, r, _)| *s == src && *r == rel::CALLS)
+            .map(|(_, _, d)| d.trim_start_matches("src/lib.rs-crate-").to_string())
+            .collect()
+    }
+
+    fn unresolved_calls(l: &FileLinks, from: &str) -> Vec<String> {
+        let src = format!("src/lib.rs-crate-{from}");
+        l.unresolved
+            .keys()
+            .filter(|(s, r, _)| *s == src && *r == rel::CALLS)
+            .map(|(_, _, t)| t.clone())
+            .collect()
+    }
+
+    const SHAPES: &str = r#"
+trait Area { fn area(&self) -> f64; fn is_empty(&self) -> bool { self.area() == 0.0 } }
+struct Rect;
+struct Circle;
+struct Holder { shape: Box<Circle> }
+impl Area for Rect { fn area(&self) -> f64 { 1.0 } }
+impl Area for Circle { fn area(&self) -> f64 { 2.0 } }
+impl Rect { fn width(&self) -> f64 { 1.0 } }
+mod alias { pub use super::Rect as Rectangle; }
+"#;
+
+    #[test]
+    fn method_calls_follow_the_receiver_type() {
+        let src = format!(
+            "{SHAPES}
+fn describe(r: &alias::Rectangle) -> f64 {{ r.area() }}
+fn made() -> f64 {{ let c = Circle {{}}; c.area() }}
+impl Holder {{ fn total(&self) -> f64 {{ self.shape.area() }} }}
+fn unknown(x: u8) -> f64 {{ y.area() }}
+"
+        );
+        let l = links(&src);
+        assert_eq!(calls(&l, "describe"), vec!["<Rect as Area>::area"]);
+        assert_eq!(calls(&l, "made"), vec!["<Circle as Area>::area"]);
+        assert_eq!(calls(&l, "Holder::total"), vec!["<Circle as Area>::area"]);
+        // No hint: as before, all candidates implement one trait method.
+        assert_eq!(calls(&l, "unknown"), vec!["Area::area"]);
+    }
+
+    #[test]
+    fn methods_the_type_lacks_fall_back_to_the_name() {
+        // `is_empty` is a default method of `Area`, not in `Rect`'s impls.
+        let src = format!("{SHAPES}\nfn f(r: Rect) -> bool {{ r.is_empty() }}\n");
+        let l = links(&src);
+        assert_eq!(calls(&l, "f"), vec!["Area::is_empty"]);
+    }
+
+    #[test]
+    fn receivers_of_foreign_types_do_not_guess_our_methods() {
+        let src = r#"
+struct Mine;
+impl Mine { fn len(&self) -> usize { 0 } }
+fn f(s: String, v: &Vec<u8>) -> usize { s.len() + v.len() }
+fn g() -> usize { unknown.len() }
+"#;
+        let l = links(src);
+        assert_eq!(calls(&l, "f"), Vec::<String>::new());
+        assert_eq!(unresolved_calls(&l, "f"), vec![".len()"]);
+        // Without a hint the unique name still resolves.
+        assert_eq!(calls(&l, "g"), vec!["Mine::len"]);
+    }
+
+    #[test]
+    fn extension_methods_of_foreign_types_resolve() {
+        let src = r#"
+trait Shout { fn shout(&self) -> String; fn twice(&self) -> String { self.shout() } }
+impl Shout for String { fn shout(&self) -> String { self.twice() } }
+struct Other;
+impl Other { fn shout(&self) -> String { String::new() } }
+fn f(s: String) { s.shout(); s.twice(); }
+"#;
+        let l = links(src);
+        assert_eq!(
+            calls(&l, "f"),
+            vec!["<String as Shout>::shout", "Shout::twice"]
+        );
+        assert_eq!(calls(&l, "<String as Shout>::shout"), vec!["Shout::twice"]);
     }
 }

@@ -14,8 +14,12 @@
 //! * attributes and doc comments are siblings of the item they annotate in
 //!   tree-sitter-rust, so every child loop remembers where the current run of
 //!   attributes/comments started and hands that range to the next item;
-//! * refs are deduplicated per `(from, kind, on_self, path)` with a hash of
-//!   the borrowed path segments, so duplicates cost no allocation;
+//! * refs are deduplicated per `(from, kind, on_self, path, receiver)` with a
+//!   hash of the borrowed path segments, so duplicates cost no allocation;
+//! * method-call receivers get a type hint from the local bindings of the
+//!   enclosing function (typed parameters and `let`s, constructor
+//!   initialisers; later bindings shadow earlier ones in source order) and
+//!   from the owner struct's field types for `self.field`;
 //! * recursion depth is bounded so pathological inputs cannot overflow the
 //!   (2 MiB) stack of a worker thread; subtrees below the bound are skipped.
 
@@ -207,6 +211,14 @@ enum K {
     WherePredicate,
     MutableSpecifier,
     Primitive,
+    // bindings and receiver types of method calls
+    LetDecl,
+    Closure,
+    ForExpr,
+    MatchArm,
+    LetCondition,
+    TryExpr,
+    RefExpr,
     // anonymous tokens
     TColonColon,
     TBang,
@@ -306,6 +318,13 @@ impl K {
             "where_predicate" => K::WherePredicate,
             "mutable_specifier" => K::MutableSpecifier,
             "primitive_type" => K::Primitive,
+            "let_declaration" => K::LetDecl,
+            "closure_expression" => K::Closure,
+            "for_expression" => K::ForExpr,
+            "match_arm" => K::MatchArm,
+            "let_condition" => K::LetCondition,
+            "try_expression" => K::TryExpr,
+            "reference_expression" => K::RefExpr,
             "lifetime"
             | "label"
             | "string_literal"
@@ -373,6 +392,9 @@ struct Fields {
 struct Tables {
     kinds: Vec<K>,
     f: Fields,
+    /// Kind id of `shorthand_field_identifier` (a binding in `Foo { x }`
+    /// patterns; otherwise uninteresting, so it stays `K::Skip`).
+    shorthand_field: u16,
 }
 
 fn tables() -> &'static Tables {
@@ -394,6 +416,7 @@ fn tables() -> &'static Tables {
         let fid = |n: &str| lang.field_id_for_name(n).map(|f| f.get()).unwrap_or(0);
         Tables {
             kinds,
+            shorthand_field: lang.id_for_node_kind("shorthand_field_identifier", true),
             f: Fields {
                 name: fid("name"),
                 body: fid("body"),
@@ -713,6 +736,61 @@ impl<'t> TokPath<'t> {
     }
 }
 
+/// A type path stored in `Walker::ty_segs` (segment index range).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct TyRange {
+    start: u32,
+    end: u32,
+}
+
+impl TyRange {
+    fn range(self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// What is known about the receiver of a method call.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Recv<'t> {
+    None,
+    /// The receiver's type path.
+    Ty(TyRange),
+    /// `self.<field>` inside an impl block (entity index of the impl, module
+    /// index of the call): looked up in the owner struct's fields once the
+    /// whole file has been walked, since the struct may come after the impl.
+    SelfField(u32, u32, &'t str),
+}
+
+/// A struct (or union) of this file, for `self.field.method()`.
+struct StructInfo {
+    /// Entity index.
+    entity: u32,
+    /// Index into `Walker::mods`.
+    module: u32,
+    /// Range in `Walker::sfields`.
+    fields: Range<u32>,
+}
+
+/// Wrappers that method calls see through (auto-deref), so a receiver of
+/// type `Box<T>`/`Rc<T>`/`Arc<T>` is hinted as `T`.
+fn is_smart_pointer(last: &str) -> bool {
+    matches!(last, "Box" | "Rc" | "Arc")
+}
+
+/// Traits whose associated constructors are often called through the trait
+/// (`Default::default()`): the path before the function is not the type.
+fn is_ctor_trait(name: &str) -> bool {
+    matches!(
+        name,
+        "Default" | "From" | "TryFrom" | "FromStr" | "FromIterator"
+    )
+}
+
+/// Names of tuple-struct fields, so they can be borrowed like named ones.
+const TUPLE_FIELDS: [&str; 16] = [
+    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
+];
+
 /// The token before something in a token tree.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Tok {
@@ -813,6 +891,9 @@ struct Walker<'t, 'x> {
     entities: Vec<Entity>,
     refs: Vec<RawRef>,
     ref_from: Vec<u32>,
+    /// Receiver of each ref (parallel to `refs`), for dedupe and for the
+    /// `self.field` lookups done in `finish`.
+    ref_recv: Vec<Recv<'t>>,
     uses: Vec<UseDecl>,
     mods: Vec<ModInfo>,
     impls: Vec<ImplInfo>,
@@ -820,6 +901,18 @@ struct Walker<'t, 'x> {
     seen: FxMap<u64, u32>,
     path_buf: Vec<&'t str>,
     depth: u32,
+    /// Segments of type paths referenced by [`TyRange`]s; only grows.
+    ty_segs: Vec<&'t str>,
+    /// Local bindings of the function being walked, in source order: name →
+    /// declared type (`None`: unknown, shadows an earlier binding).
+    locals: Vec<(&'t str, Option<TyRange>)>,
+    /// Start of the current item's bindings in `locals`.
+    locals_base: usize,
+    /// Self type path of the enclosing impl block, for `self` and `Self`.
+    impl_path: Option<TyRange>,
+    /// Structs of this file and their fields' type paths.
+    structs: Vec<StructInfo>,
+    sfields: Vec<(&'t str, Option<TyRange>)>,
 }
 
 impl<'t, 'x> Walker<'t, 'x> {
@@ -839,6 +932,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             entities: Vec::new(),
             refs: Vec::new(),
             ref_from: Vec::new(),
+            ref_recv: Vec::new(),
             uses: Vec::new(),
             mods: Vec::new(),
             impls: Vec::new(),
@@ -846,6 +940,12 @@ impl<'t, 'x> Walker<'t, 'x> {
             seen: FxMap::default(),
             path_buf: Vec::new(),
             depth: 0,
+            ty_segs: Vec::new(),
+            locals: Vec::new(),
+            locals_base: 0,
+            impl_path: None,
+            structs: Vec::new(),
+            sfields: Vec::new(),
         }
     }
 
@@ -854,6 +954,7 @@ impl<'t, 'x> Walker<'t, 'x> {
         for e in &mut self.entities {
             trim_doc_end(&mut e.doc);
         }
+        self.resolve_self_fields();
         FileExtract {
             path: self.ctx.path.clone(),
             status: if errors > 0 {
@@ -1118,8 +1219,384 @@ impl<'t, 'x> Walker<'t, 'x> {
                     self.walk(v, cx);
                 }
             }
+            // Bindings: the initialiser / scrutinee still sees the old
+            // names, so bind after walking it.
+            K::LetDecl => {
+                self.walk_children(n, cx);
+                self.bind_let(n);
+            }
+            K::LetCondition => {
+                self.walk_children(n, cx);
+                if let Some(p) = self.field(n, f.pattern) {
+                    self.shadow_pattern(p);
+                }
+            }
+            K::ForExpr => {
+                let (pat, val, body) = (
+                    self.field(n, f.pattern),
+                    self.field(n, f.value),
+                    self.field(n, f.body),
+                );
+                if let Some(v) = val {
+                    self.walk(v, cx);
+                }
+                if let Some(p) = pat {
+                    self.shadow_pattern(p);
+                    self.walk(p, cx);
+                }
+                if let Some(b) = body {
+                    self.walk(b, cx);
+                }
+            }
+            K::Closure => {
+                if let Some(p) = self.field(n, f.parameters) {
+                    self.shadow_pattern(p);
+                }
+                self.walk_children(n, cx);
+            }
+            K::MatchArm => {
+                // `match_pattern` is the pattern plus an optional guard.
+                if let Some(p) = self.field(n, f.pattern).and_then(|mp| mp.named_child(0)) {
+                    self.shadow_pattern(p);
+                }
+                self.walk_children(n, cx);
+            }
             _ => self.walk_children(n, cx),
         }
+    }
+
+    // -- local bindings and receiver types ------------------------------------
+
+    /// Type of the latest binding of `name` in the current function.
+    fn lookup_local(&self, name: &str) -> Option<TyRange> {
+        self.locals[self.locals_base..]
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .and_then(|(_, t)| *t)
+    }
+
+    /// Records a binding whose type is not known: it hides an earlier
+    /// binding of the same name (only needed when that one had a type).
+    fn shadow(&mut self, name: &'t str) {
+        if self.lookup_local(name).is_some() {
+            self.locals.push((name, None));
+        }
+    }
+
+    fn push_ty(&mut self, segs: &[&'t str]) -> TyRange {
+        let start = self.ty_segs.len() as u32;
+        self.ty_segs.extend_from_slice(segs);
+        TyRange {
+            start,
+            end: self.ty_segs.len() as u32,
+        }
+    }
+
+    /// `let <pattern>[: T] [= value];` — binds an identifier to its declared
+    /// type or the type its initialiser evidently constructs; any other
+    /// pattern only hides earlier bindings of the names it binds.
+    #[inline(never)]
+    fn bind_let(&mut self, n: Node<'t>) {
+        let f = &self.t.f;
+        let Some(pat) = self.field(n, f.pattern) else {
+            return;
+        };
+        if self.kind(pat) != K::Ident {
+            self.shadow_pattern(pat);
+            return;
+        }
+        let name = self.text(pat);
+        let ty = match (self.field(n, f.ty), self.field(n, f.value)) {
+            (Some(t), _) => self.type_path(t),
+            (None, Some(v)) => self.init_type(v),
+            (None, None) => None,
+        };
+        match ty {
+            Some(_) => self.locals.push((name, ty)),
+            None => self.shadow(name),
+        }
+    }
+
+    /// Hides earlier bindings of every name a pattern binds (over-approximated:
+    /// every identifier in it that is not a path).
+    fn shadow_pattern(&mut self, p: Node<'t>) {
+        if self.locals.len() > self.locals_base {
+            self.shadow_walk(p, 0);
+        }
+    }
+
+    fn shadow_walk(&mut self, p: Node<'t>, depth: u32) {
+        match self.kind(p) {
+            K::Ident => {
+                let t = self.text(p);
+                self.shadow(t);
+                return;
+            }
+            K::ScopedIdent | K::TypeIdent | K::ScopedTypeIdent | K::GenericType => return,
+            _ if p.kind_id() == self.t.shorthand_field => {
+                let t = self.text(p);
+                self.shadow(t);
+                return;
+            }
+            _ => {}
+        }
+        if depth >= 32 || p.named_child_count() == 0 {
+            return;
+        }
+        let range = self.load_children(p);
+        let start = range.start;
+        for i in range {
+            let c = self.buf[i];
+            if c.is_named() {
+                self.shadow_walk(c, depth + 1);
+            }
+        }
+        self.buf.truncate(start);
+    }
+
+    /// The path of a type for method lookup: references, `dyn`/`impl` and
+    /// `Box`/`Rc`/`Arc` removed, generic arguments dropped, `Self` replaced
+    /// by the impl's self type. `None` for generic parameters and types that
+    /// are not paths (tuples, slices, pointers, function types).
+    #[inline(never)]
+    fn type_path(&mut self, ty: Node<'t>) -> Option<TyRange> {
+        let f = &self.t.f;
+        let mut cur = ty;
+        for _ in 0..16 {
+            let k = self.kind(cur);
+            match k {
+                K::ReferenceType => cur = self.field(cur, f.ty)?,
+                K::DynamicType | K::AbstractType => cur = self.field(cur, f.trait_)?,
+                K::Primitive => {
+                    let t = self.text(cur);
+                    return Some(self.push_ty(&[t]));
+                }
+                K::TypeIdent | K::ScopedTypeIdent | K::GenericType => {
+                    let start = self.ty_segs.len();
+                    let mut segs = std::mem::take(&mut self.ty_segs);
+                    let ok = self.collect_path(cur, &mut segs);
+                    self.ty_segs = segs;
+                    if !ok || self.ty_segs.len() == start {
+                        return None;
+                    }
+                    let (first, last, len) = (
+                        self.ty_segs[start],
+                        self.ty_segs[self.ty_segs.len() - 1],
+                        self.ty_segs.len() - start,
+                    );
+                    if k == K::GenericType && is_smart_pointer(last) {
+                        self.ty_segs.truncate(start);
+                        let args = self.field(cur, f.type_arguments)?;
+                        cur = self.first_type_arg(args)?;
+                        continue;
+                    }
+                    return self.finish_ty(start, first, len);
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// Checks the path just pushed at `start` of `ty_segs`: generic
+    /// parameters give `None`, a bare `Self` the impl's self type.
+    fn finish_ty(&mut self, start: usize, first: &'t str, len: usize) -> Option<TyRange> {
+        if len == 1 && first == "Self" {
+            self.ty_segs.truncate(start);
+            return Some(match self.impl_path {
+                Some(p) => p,
+                None => self.push_ty(&["Self"]),
+            });
+        }
+        if self.is_generic(first) {
+            self.ty_segs.truncate(start);
+            return None;
+        }
+        Some(TyRange {
+            start: start as u32,
+            end: self.ty_segs.len() as u32,
+        })
+    }
+
+    fn first_type_arg(&mut self, args: Node<'t>) -> Option<Node<'t>> {
+        let range = self.load_children(args);
+        let start = range.start;
+        let found = self.buf[range].iter().copied().find(|&c| {
+            c.is_named() && !matches!(self.kind(c), K::Skip | K::LineComment | K::BlockComment)
+        });
+        self.buf.truncate(start);
+        found
+    }
+
+    /// The type an initialiser evidently has: `T::f(..)` (a CamelCase `T`,
+    /// through `Box::new`/`Rc::new`/`Arc::new`), `T { .. }`, another local,
+    /// each possibly under `&` or `?`.
+    #[inline(never)]
+    fn init_type(&mut self, v: Node<'t>) -> Option<TyRange> {
+        let f = &self.t.f;
+        let mut cur = v;
+        for _ in 0..16 {
+            match self.kind(cur) {
+                K::TryExpr => cur = cur.named_child(0)?,
+                K::RefExpr => cur = self.field(cur, f.value)?,
+                K::Ident | K::PathKw => return self.lookup_local(self.text(cur)),
+                K::StructExpr => {
+                    let name = self.field(cur, f.name)?;
+                    return self.ctor_type(name);
+                }
+                K::Call => {
+                    let mut func = self.field(cur, f.function)?;
+                    if self.kind(func) == K::GenericFunction {
+                        func = self.field(func, f.function)?;
+                    }
+                    if self.kind(func) != K::ScopedIdent {
+                        return None;
+                    }
+                    let prefix = self.field(func, f.path)?;
+                    let ty = self.ctor_type(prefix)?;
+                    let last = self.ty_segs[ty.end as usize - 1];
+                    if !is_smart_pointer(last) {
+                        return Some(ty);
+                    }
+                    // `Box::new(x)`: the type of `x`.
+                    self.ty_segs.truncate(ty.start as usize);
+                    let name = self.field(func, f.name).map(|x| self.text(x));
+                    let args = self.field(cur, f.arguments)?;
+                    if name != Some("new") {
+                        return None;
+                    }
+                    cur = args.named_child(0)?;
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The type named by the path before a constructor (`a::Foo` of
+    /// `a::Foo::new`, the name of `Foo { .. }`), when it looks like a type.
+    fn ctor_type(&mut self, n: Node<'t>) -> Option<TyRange> {
+        let f = &self.t.f;
+        // `<X as Tr>::f()`: the path's segments name the trait, not the type.
+        let mut cur = n;
+        loop {
+            match self.kind(cur) {
+                K::ScopedIdent | K::ScopedTypeIdent => match self.field(cur, f.path) {
+                    Some(p) => cur = p,
+                    None => break,
+                },
+                K::GenericType | K::GenericTypeTurbofish => cur = self.field(cur, f.ty)?,
+                K::BracketedType => return None,
+                _ => break,
+            }
+        }
+        let start = self.ty_segs.len();
+        let mut segs = std::mem::take(&mut self.ty_segs);
+        let ok = self.collect_path(n, &mut segs);
+        self.ty_segs = segs;
+        if !ok || self.ty_segs.len() == start {
+            return None;
+        }
+        let (first, last, len) = (
+            self.ty_segs[start],
+            self.ty_segs[self.ty_segs.len() - 1],
+            self.ty_segs.len() - start,
+        );
+        let camel = last.bytes().next().is_some_and(|b| b.is_ascii_uppercase());
+        if !camel || (len == 1 && is_ctor_trait(last)) {
+            self.ty_segs.truncate(start);
+            return None;
+        }
+        self.finish_ty(start, first, len)
+    }
+
+    /// What is known about the receiver `v` of a method call.
+    fn receiver(&self, v: Node<'t>, cx: &Cx) -> Recv<'t> {
+        match self.kind(v) {
+            K::Ident | K::PathKw => self.lookup_local(self.text(v)).map_or(Recv::None, Recv::Ty),
+            K::FieldExpr => {
+                let f = &self.t.f;
+                let (inner, field) = (self.field(v, f.value), self.field(v, f.field));
+                let on_self =
+                    inner.is_some_and(|i| self.kind(i) == K::PathKw && self.text(i) == "self");
+                match (on_self, field, cx.self_ty) {
+                    (true, Some(field), Some(imp))
+                        if self.entities[imp as usize].kind == EntityKind::Impl =>
+                    {
+                        Recv::SelfField(imp, cx.module, self.text(field))
+                    }
+                    _ => Recv::None,
+                }
+            }
+            _ => Recv::None,
+        }
+    }
+
+    /// Type path of `field` in the struct an impl block is for: the struct
+    /// of that name in the impl's module, else the only one in the file.
+    fn self_field_type(&self, imp: u32, module: u32, field: &str) -> Option<TyRange> {
+        let owner = self.entities[imp as usize].owner.as_deref()?;
+        let mut same_module = None;
+        let mut elsewhere = None;
+        let mut elsewhere_count = 0;
+        for s in &self.structs {
+            if self.entities[s.entity as usize].name != owner {
+                continue;
+            }
+            if s.module == module {
+                same_module = Some(s);
+                break;
+            }
+            elsewhere = Some(s);
+            elsewhere_count += 1;
+        }
+        let s = same_module.or(if elsewhere_count == 1 {
+            elsewhere
+        } else {
+            None
+        })?;
+        self.sfields[s.fields.start as usize..s.fields.end as usize]
+            .iter()
+            .find(|(n, _)| *n == field)
+            .and_then(|(_, t)| *t)
+    }
+
+    /// Fills in the receiver types of `self.field.method()` calls, now that
+    /// every struct of the file is known, and drops refs that became equal.
+    #[inline(never)]
+    fn resolve_self_fields(&mut self) {
+        if !self
+            .ref_recv
+            .iter()
+            .any(|r| matches!(r, Recv::SelfField(..)))
+        {
+            return;
+        }
+        for i in 0..self.refs.len() {
+            if let Recv::SelfField(imp, module, field) = self.ref_recv[i] {
+                let ty = self.self_field_type(imp, module, field);
+                self.refs[i].receiver_type = ty.map(|t| self.ty_strings(t));
+            }
+        }
+        let mut seen: std::collections::HashSet<_, BuildHasherDefault<FxHasher>> =
+            Default::default();
+        let keep: Vec<bool> = self
+            .refs
+            .iter()
+            .zip(&self.ref_from)
+            .map(|(r, from)| seen.insert((*from, r.kind, r.on_self, &r.path, &r.receiver_type)))
+            .collect();
+        drop(seen);
+        let mut keep = keep.into_iter();
+        self.refs.retain(|_| keep.next().unwrap_or(true));
+    }
+
+    fn ty_strings(&self, t: TyRange) -> Vec<String> {
+        self.ty_segs[t.range()]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     }
 
     /// The function part of a call expression.
@@ -1140,7 +1617,11 @@ impl<'t, 'x> Walker<'t, 'x> {
                     if t.bytes().next().is_some_and(|b| !b.is_ascii_digit()) {
                         let on_self = value
                             .is_some_and(|v| self.kind(v) == K::PathKw && self.text(v) == "self");
-                        self.emit(RefKind::MethodCall, &[t], name, cx, on_self);
+                        let recv = match value {
+                            Some(v) => self.receiver(v, cx),
+                            None => Recv::None,
+                        };
+                        self.emit_ref(RefKind::MethodCall, &[t], name, cx, on_self, recv);
                     }
                 }
                 if let Some(v) = value {
@@ -1276,8 +1757,27 @@ impl<'t, 'x> Walker<'t, 'x> {
         self.walk_path_extras(n, cx);
     }
 
-    #[inline(never)]
     fn emit(&mut self, kind: RefKind, path: &[&str], n: Node<'_>, cx: &Cx, on_self: bool) {
+        self.emit_ref(kind, path, n, cx, on_self, Recv::None);
+    }
+
+    fn same_recv(&self, a: Recv<'t>, b: Recv<'t>) -> bool {
+        match (a, b) {
+            (Recv::Ty(x), Recv::Ty(y)) => self.ty_segs[x.range()] == self.ty_segs[y.range()],
+            _ => a == b,
+        }
+    }
+
+    #[inline(never)]
+    fn emit_ref(
+        &mut self,
+        kind: RefKind,
+        path: &[&str],
+        n: Node<'_>,
+        cx: &Cx,
+        on_self: bool,
+        recv: Recv<'t>,
+    ) {
         if path.is_empty() || path.iter().any(|s| s.is_empty()) {
             return;
         }
@@ -1288,6 +1788,21 @@ impl<'t, 'x> Walker<'t, 'x> {
         for s in path {
             s.hash(&mut h);
         }
+        match recv {
+            Recv::None => {}
+            Recv::Ty(t) => {
+                1u8.hash(&mut h);
+                for s in &self.ty_segs[t.range()] {
+                    s.hash(&mut h);
+                }
+            }
+            Recv::SelfField(imp, module, field) => {
+                2u8.hash(&mut h);
+                imp.hash(&mut h);
+                module.hash(&mut h);
+                field.hash(&mut h);
+            }
+        }
         match self.seen.entry(h.finish()) {
             Entry::Occupied(e) => {
                 let i = *e.get() as usize;
@@ -1297,6 +1812,7 @@ impl<'t, 'x> Walker<'t, 'x> {
                     && r.on_self == on_self
                     && r.path.len() == path.len()
                     && r.path.iter().zip(path).all(|(a, b)| a == b)
+                    && self.same_recv(self.ref_recv[i], recv)
                 {
                     return;
                 }
@@ -1318,8 +1834,13 @@ impl<'t, 'x> Walker<'t, 'x> {
             scope: self.mods[cx.module as usize].path.clone(),
             self_type,
             on_self,
+            receiver_type: match recv {
+                Recv::Ty(t) => Some(self.ty_strings(t)),
+                _ => None,
+            },
         });
         self.ref_from.push(cx.from);
+        self.ref_recv.push(recv);
     }
 
     /// Cheap heuristic over a macro's token tree: `path(` → Call,
@@ -1339,6 +1860,10 @@ impl<'t, 'x> Walker<'t, 'x> {
         // The path started after `.` whose receiver was `self`.
         let mut path_self = false;
         let mut self_dot = false;
+        // What is known about the receiver before the last `.`, and about
+        // the receiver of the current path when it started after a `.`.
+        let mut dot_recv = Recv::None;
+        let mut path_recv = Recv::None;
         // The last token ended in `>` / the current path continues one
         // (`Vec::<u8>::new`, `<X as Tr>::f`): its segments are incomplete.
         let mut prev_gt = false;
@@ -1357,6 +1882,11 @@ impl<'t, 'x> Walker<'t, 'x> {
                             tainted = false;
                         }
                         path_self = prev == Tok::Dot && self_dot;
+                        path_recv = if prev == Tok::Dot {
+                            dot_recv
+                        } else {
+                            Recv::None
+                        };
                         path.clear();
                         path.push(t);
                     }
@@ -1373,6 +1903,20 @@ impl<'t, 'x> Walker<'t, 'x> {
                 }
                 K::TDot => {
                     self_dot = prev == Tok::Ident && path.as_slice() == ["self"];
+                    dot_recv = match path.as_slice() {
+                        // `x.` with `x` not itself after a `.`: a local.
+                        [name] if prev == Tok::Ident && before_path != Tok::Dot => {
+                            self.lookup_local(name).map_or(Recv::None, Recv::Ty)
+                        }
+                        // `self.field.`
+                        [field] if prev == Tok::Ident && path_self => match cx.self_ty {
+                            Some(imp) if self.entities[imp as usize].kind == EntityKind::Impl => {
+                                Recv::SelfField(imp, cx.module, field)
+                            }
+                            _ => Recv::None,
+                        },
+                        _ => Recv::None,
+                    };
                     path.clear();
                     prev = Tok::Dot;
                 }
@@ -1398,7 +1942,15 @@ impl<'t, 'x> Walker<'t, 'x> {
                         if prev == Tok::Ident && paren {
                             if before_path == Tok::Dot {
                                 if segs.len() == 1 {
-                                    self.emit(RefKind::MethodCall, segs, c, cx, path_self);
+                                    let recv = path_recv;
+                                    self.emit_ref(
+                                        RefKind::MethodCall,
+                                        segs,
+                                        c,
+                                        cx,
+                                        path_self,
+                                        recv,
+                                    );
                                 }
                             } else if before_path != Tok::Fn && plain {
                                 self.emit(RefKind::Call, segs, c, cx, false);
@@ -1707,6 +2259,21 @@ impl<'t, 'x> Walker<'t, 'x> {
     /// so only this small frame stays on the stack while nested items and
     /// bodies are walked.
     fn item(&mut self, n: Node<'t>, k: K, attrs: Range<usize>, cx: &Cx) {
+        // An item does not see the local bindings around it; `Self` means
+        // something else inside a nested type, trait or module.
+        let (saved_base, saved_len, saved_impl) =
+            (self.locals_base, self.locals.len(), self.impl_path);
+        self.locals_base = saved_len;
+        if matches!(k, K::Struct | K::Union | K::Enum | K::Trait | K::Mod) {
+            self.impl_path = None;
+        }
+        self.item_inner(n, k, attrs, cx);
+        self.locals.truncate(saved_len);
+        self.locals_base = saved_base;
+        self.impl_path = saved_impl;
+    }
+
+    fn item_inner(&mut self, n: Node<'t>, k: K, attrs: Range<usize>, cx: &Cx) {
         let plan = match k {
             K::Use => {
                 self.use_decl(n, cx);
@@ -1769,7 +2336,7 @@ impl<'t, 'x> Walker<'t, 'x> {
         }
         let mut sig = Signature::default();
         if let Some(p) = params {
-            sig.parameters = self.params(p);
+            sig.parameters = self.params(p, body.is_some());
         }
         sig.return_type = ret.map(|r| self.one_line(r));
         if let Some(tp) = tp {
@@ -1824,8 +2391,10 @@ impl<'t, 'x> Walker<'t, 'x> {
         plan
     }
 
+    /// The parameters of a function; with `bind`, parameters with declared
+    /// types also become local bindings of the body.
     #[inline(never)]
-    fn params(&mut self, p: Node<'t>) -> Vec<Param> {
+    fn params(&mut self, p: Node<'t>, bind: bool) -> Vec<Param> {
         let f = &self.t.f;
         let range = self.load_children(p);
         let start = range.start;
@@ -1849,9 +2418,24 @@ impl<'t, 'x> Walker<'t, 'x> {
                         ty: ty.to_string(),
                         pattern,
                     });
+                    if bind {
+                        if let Some(ip) = self.impl_path {
+                            self.locals.push(("self", Some(ip)));
+                        }
+                    }
                 }
                 K::Parameter => {
                     let (pat, ty) = (self.field(c, f.pattern), self.field(c, f.ty));
+                    if bind {
+                        if let (Some(p), Some(t)) = (pat, ty) {
+                            if matches!(self.kind(p), K::Ident | K::PathKw) {
+                                if let Some(tr) = self.type_path(t) {
+                                    let name = self.text(p);
+                                    self.locals.push((name, Some(tr)));
+                                }
+                            }
+                        }
+                    }
                     let name = match pat {
                         Some(p) if matches!(self.kind(p), K::Ident | K::PathKw) => {
                             self.text(p).to_string()
@@ -1911,6 +2495,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             sig.where_clause = self.child_texts(w, Some(K::WherePredicate));
         }
         sig.traits = a.derives;
+        let sf_start = self.sfields.len() as u32;
         if let Some(b) = body {
             sig.fields = self.fields(b);
         }
@@ -1926,6 +2511,11 @@ impl<'t, 'x> Walker<'t, 'x> {
         e.signature = sig;
         e.is_test = cx.is_test || a.cfg_test;
         let idx = self.add(e, name);
+        self.structs.push(StructInfo {
+            entity: idx,
+            module: cx.module,
+            fields: sf_start..self.sfields.len() as u32,
+        });
         let mut plan = Plan::new(*cx, mark);
         plan.part_cx.from = idx;
         plan.parts = [tp, body, wc, None];
@@ -1952,6 +2542,10 @@ impl<'t, 'x> Walker<'t, 'x> {
                     pending_vis = classify_visibility(self.text(c));
                     continue;
                 }
+                if let Some(&name) = TUPLE_FIELDS.get(out.len()) {
+                    let ty = self.type_path(c);
+                    self.sfields.push((name, ty));
+                }
                 out.push(Field {
                     name: out.len().to_string(),
                     ty: self.one_line(c),
@@ -1961,6 +2555,11 @@ impl<'t, 'x> Walker<'t, 'x> {
             } else if k == K::FieldDecl {
                 let (nm, ty) = (self.field(c, f.name), self.field(c, f.ty));
                 let vis = self.visibility(c);
+                if let Some(nm) = nm {
+                    let tr = ty.and_then(|t| self.type_path(t));
+                    let name = self.text(nm);
+                    self.sfields.push((name, tr));
+                }
                 out.push(Field {
                     name: nm.map(|x| self.text(x).to_string()).unwrap_or_default(),
                     ty: ty.map(|t| self.one_line(t)).unwrap_or_default(),
@@ -2209,6 +2808,7 @@ impl<'t, 'x> Walker<'t, 'x> {
                 self.emit(RefKind::ImplOwner, &p, base, &icx, false);
             }
             self.path_buf = p;
+            self.impl_path = self.type_path(t);
             if is_path {
                 self.walk_path_extras(base, &icx);
             } else {
@@ -3120,6 +3720,261 @@ fn body(x: Foo) {
         assert!(x.refs.iter().all(|r| r.from == "src/lib.rs-crate-body"));
         let line = x.refs.iter().find(|r| r.path == ["Target"]).map(|r| r.line);
         assert_eq!(line, Some(11));
+    }
+
+    /// Receiver types of the method calls `.method()` made from `from`, in
+    /// source order (`None`: no hint).
+    fn recvs<'a>(x: &'a FileExtract, from: &str, method: &str) -> Vec<Option<Vec<&'a str>>> {
+        x.refs
+            .iter()
+            .filter(|r| r.kind == RefKind::MethodCall && r.path == [method])
+            .filter(|r| r.from.ends_with(&format!("-{from}")))
+            .map(|r| {
+                r.receiver_type
+                    .as_ref()
+                    .map(|t| t.iter().map(String::as_str).collect())
+            })
+            .collect()
+    }
+
+    fn recv<'a>(x: &'a FileExtract, from: &str, method: &str) -> Option<Vec<&'a str>> {
+        let all = recvs(x, from, method);
+        assert_eq!(all.len(), 1, "calls of .{method}() from {from}: {all:?}");
+        all.into_iter().next().flatten()
+    }
+
+    #[test]
+    fn receiver_types_from_parameters() {
+        let src = r#"
+fn f<T: Tr>(
+    a: &mut Vec<Foo>,
+    b: Box<a::Foo>,
+    c: std::rc::Rc<Bar>,
+    d: Arc<&'static Baz>,
+    e: &dyn Tr,
+    g: T,
+    mut h: u32,
+    (p, q): (A, B),
+    i: &[Foo],
+    j: impl Iterator<Item = u8>,
+    k: Box<dyn Fn()>,
+) {
+    a.m1(); b.m2(); c.m3(); d.m4(); e.m5(); g.m6(); h.m7(); p.m8(); i.m9(); j.m10(); k.m11();
+    undeclared.m12();
+}
+trait Decl { fn sig(x: Foo); }
+"#;
+        let x = run(src);
+        assert_eq!(recv(&x, "f", "m1"), Some(vec!["Vec"]));
+        assert_eq!(recv(&x, "f", "m2"), Some(vec!["a", "Foo"]));
+        assert_eq!(recv(&x, "f", "m3"), Some(vec!["Bar"]));
+        assert_eq!(recv(&x, "f", "m4"), Some(vec!["Baz"]));
+        assert_eq!(recv(&x, "f", "m5"), Some(vec!["Tr"]));
+        assert_eq!(recv(&x, "f", "m6"), None, "generic parameter");
+        assert_eq!(recv(&x, "f", "m7"), Some(vec!["u32"]));
+        assert_eq!(recv(&x, "f", "m8"), None, "tuple pattern");
+        assert_eq!(recv(&x, "f", "m9"), None, "slice");
+        assert_eq!(recv(&x, "f", "m10"), Some(vec!["Iterator"]));
+        assert_eq!(recv(&x, "f", "m11"), None, "function type");
+        assert_eq!(recv(&x, "f", "m12"), None);
+        // Serialised only when present.
+        let json = serde_json::to_string(&x.refs).unwrap();
+        assert_eq!(json.matches("receiver_type").count(), 7, "{json}");
+    }
+
+    #[test]
+    fn receiver_types_from_let_bindings() {
+        let src = r#"
+fn f<T: Default>(p: &Path) {
+    let a: Foo = make();
+    let b = Foo::new();
+    let c = m::Bar::with(1);
+    let d = Baz { x: 1 };
+    let e = Vec::<u8>::new();
+    let g = lower::func();
+    let h = <Q as Tr>::make();
+    let i = Default::default();
+    let j = T::default();
+    let k = Box::new(Qux::new());
+    let l = Config::load(p)?;
+    let n = &Wrap::new();
+    let o = b;
+    let s = Shape::Circle(1.0);
+    let mut u: &mut dyn Tr = get();
+    let w = Arc::clone(&k);
+    a.m1(); b.m2(); c.m3(); d.m4(); e.m5(); g.m6(); h.m7(); i.m8(); j.m9();
+    k.m10(); l.m11(); n.m12(); o.m13(); s.m14(); u.m15(); w.m16(); p.m17();
+}
+"#;
+        let x = run(src);
+        assert_eq!(recv(&x, "f", "m1"), Some(vec!["Foo"]));
+        assert_eq!(recv(&x, "f", "m2"), Some(vec!["Foo"]));
+        assert_eq!(recv(&x, "f", "m3"), Some(vec!["m", "Bar"]));
+        assert_eq!(recv(&x, "f", "m4"), Some(vec!["Baz"]));
+        assert_eq!(recv(&x, "f", "m5"), Some(vec!["Vec"]));
+        assert_eq!(recv(&x, "f", "m6"), None, "not a type");
+        assert_eq!(recv(&x, "f", "m7"), None, "qualified path");
+        assert_eq!(recv(&x, "f", "m8"), None, "trait constructor");
+        assert_eq!(recv(&x, "f", "m9"), None, "generic parameter");
+        assert_eq!(recv(&x, "f", "m10"), Some(vec!["Qux"]));
+        assert_eq!(recv(&x, "f", "m11"), Some(vec!["Config"]));
+        assert_eq!(recv(&x, "f", "m12"), Some(vec!["Wrap"]));
+        assert_eq!(recv(&x, "f", "m13"), Some(vec!["Foo"]));
+        assert_eq!(recv(&x, "f", "m14"), Some(vec!["Shape"]));
+        assert_eq!(recv(&x, "f", "m15"), Some(vec!["Tr"]));
+        assert_eq!(recv(&x, "f", "m16"), None);
+        assert_eq!(recv(&x, "f", "m17"), Some(vec!["Path"]));
+    }
+
+    #[test]
+    fn receiver_types_of_self_and_self_fields() {
+        let src = r#"
+impl S {
+    fn m(&self, other: &Self) {
+        self.go();
+        other.go2();
+        self.inner.run();
+        self.list.len();
+        self.boxed.run_boxed();
+        self.generic.g();
+        self.missing.x();
+        format!("{}", self.inner.in_macro());
+        assert!(self.go3());
+        let s = Self::new();
+        s.go4();
+    }
+}
+struct S<G> {
+    inner: Inner,
+    list: Vec<Item>,
+    boxed: Box<crate::a::Deep>,
+    generic: G,
+}
+struct W(u8, Inner2);
+impl W {
+    fn m(self: Box<Self>) { self.1.run2(); self.go5(); }
+}
+impl<T> Gen<T> {
+    fn m(&self, t: T) { t.b(); self.c(); }
+}
+trait Tr {
+    fn d(&self, o: &Self) { self.e(); o.f(); }
+}
+mod other {
+    impl super::S {
+        fn n(&self) { self.inner.run3(); }
+    }
+}
+"#;
+        let x = run(src);
+        assert_eq!(recv(&x, "S::m", "go"), Some(vec!["S"]));
+        assert_eq!(recv(&x, "S::m", "go2"), Some(vec!["S"]));
+        assert_eq!(recv(&x, "S::m", "run"), Some(vec!["Inner"]));
+        assert_eq!(recv(&x, "S::m", "len"), Some(vec!["Vec"]));
+        assert_eq!(
+            recv(&x, "S::m", "run_boxed"),
+            Some(vec!["crate", "a", "Deep"])
+        );
+        assert_eq!(recv(&x, "S::m", "g"), None, "generic field");
+        assert_eq!(recv(&x, "S::m", "x"), None, "unknown field");
+        assert_eq!(recv(&x, "S::m", "in_macro"), Some(vec!["Inner"]));
+        assert_eq!(recv(&x, "S::m", "go3"), Some(vec!["S"]));
+        assert_eq!(recv(&x, "S::m", "go4"), Some(vec!["S"]));
+        assert_eq!(recv(&x, "W::m", "run2"), Some(vec!["Inner2"]));
+        assert_eq!(recv(&x, "W::m", "go5"), Some(vec!["W"]));
+        assert_eq!(recv(&x, "Gen::m", "b"), None);
+        assert_eq!(recv(&x, "Gen::m", "c"), Some(vec!["Gen"]));
+        // In a trait, `self` has no known type; `Self` is left to the resolver.
+        assert_eq!(recv(&x, "Tr::d", "e"), None);
+        assert_eq!(recv(&x, "Tr::d", "f"), Some(vec!["Self"]));
+        // `impl super::S` in another module: the only struct `S` of the file.
+        assert_eq!(recv(&x, "S::n", "run3"), Some(vec!["Inner"]));
+        let go = x.refs.iter().find(|r| r.path == ["go"]).unwrap();
+        assert!(go.on_self);
+    }
+
+    #[test]
+    fn later_bindings_shadow_earlier_ones() {
+        let src = r#"
+fn f(r: Rect, items: Vec<Circle>, o: Option<Rect>) {
+    r.a();
+    for r in r.iter_all() { r.d(); }
+    r.after_for();
+}
+fn g(r: Rect) {
+    let r = Circle::new();
+    r.b();
+    let r = compute();
+    r.c();
+    let r: Rect = r.convert();
+    r.e();
+}
+fn h(r: Rect, o: Option<Rect>) {
+    let f = |r| r.cl();
+    r.after_closure();
+}
+fn i(r: Rect, o: Option<Rect>) {
+    match o { Some(r) => r.arm(), None => {} }
+}
+fn j(r: Rect, o: Option<Rect>) {
+    if let Some(r) = o.or(r.keep()) { r.iflet(); }
+}
+fn k(r: Rect, pair: (u8, u8)) {
+    let (r, _) = pair;
+    r.tuple();
+}
+fn l(r: Rect) {
+    let Wrapper { r, .. } = w;
+    r.shorthand();
+}
+fn outer(r: Rect) {
+    fn inner() { r.nested(); }
+    r.after_nested();
+}
+"#;
+        let x = run(src);
+        assert_eq!(recv(&x, "f", "a"), Some(vec!["Rect"]));
+        // The iterated expression still sees the parameter; the loop variable hides it.
+        assert_eq!(recv(&x, "f", "iter_all"), Some(vec!["Rect"]));
+        assert_eq!(recv(&x, "f", "d"), None);
+        // Block scoping is ignored: the hidden binding stays hidden.
+        assert_eq!(recv(&x, "f", "after_for"), None);
+        assert_eq!(recv(&x, "g", "b"), Some(vec!["Circle"]));
+        assert_eq!(recv(&x, "g", "c"), None);
+        // The initialiser sees the previous binding (no type: `compute()`).
+        assert_eq!(recv(&x, "g", "convert"), None);
+        assert_eq!(recv(&x, "g", "e"), Some(vec!["Rect"]));
+        assert_eq!(recv(&x, "h", "cl"), None);
+        assert_eq!(recv(&x, "h", "after_closure"), None);
+        assert_eq!(recv(&x, "i", "arm"), None);
+        assert_eq!(recv(&x, "j", "keep"), Some(vec!["Rect"]));
+        assert_eq!(recv(&x, "j", "iflet"), None);
+        assert_eq!(recv(&x, "k", "tuple"), None);
+        assert_eq!(recv(&x, "l", "shorthand"), None);
+        assert_eq!(recv(&x, "inner", "nested"), None, "items do not see locals");
+        assert_eq!(recv(&x, "outer", "after_nested"), Some(vec!["Rect"]));
+    }
+
+    #[test]
+    fn method_refs_are_deduplicated_per_receiver_type() {
+        let src = r#"
+struct S { a: Vec<u8>, b: Vec<u16>, c: Other }
+impl S {
+    fn m(&self, x: A, y: B) {
+        x.go(); y.go(); x.go(); z.go(); z.go();
+        self.a.len(); self.b.len(); self.c.len();
+    }
+}
+"#;
+        let x = run(src);
+        assert_eq!(
+            recvs(&x, "S::m", "go"),
+            vec![Some(vec!["A"]), Some(vec!["B"]), None]
+        );
+        assert_eq!(
+            recvs(&x, "S::m", "len"),
+            vec![Some(vec!["Vec"]), Some(vec!["Other"])]
+        );
     }
 
     #[test]

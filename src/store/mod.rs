@@ -101,6 +101,7 @@ impl Store {
                         source: e,
                     })?;
                 }
+                prepare_sqlite_file(path)?;
                 DbInstance::new("sqlite", path, "")
             }
         }
@@ -182,6 +183,28 @@ impl Store {
         rows.sort();
         Ok(rows)
     }
+}
+
+/// Put the database file in WAL mode (a persistent setting of the file):
+/// readers in other processes keep reading while a writer writes, and a
+/// large index transaction spills to the log instead of rewriting pages.
+fn prepare_sqlite_file(path: &Path) -> Result<()> {
+    let err = |e: sqlite::Error| StoreError::Open {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    let mut conn = sqlite::Connection::open(path).map_err(err)?;
+    conn.set_busy_timeout(5000).map_err(err)?;
+    let mut mode = String::new();
+    conn.iterate("PRAGMA journal_mode", |pairs| {
+        mode = pairs.first().and_then(|p| p.1).unwrap_or("").to_string();
+        true
+    })
+    .map_err(err)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        conn.execute("PRAGMA journal_mode=WAL").map_err(err)?;
+    }
+    Ok(())
 }
 
 fn is_write_rejection(debug: &str) -> bool {

@@ -129,3 +129,4 @@ pub fn to_json(v: &DataValue) -> serde_json::Value {
         other => serde_json::Value::String(format!("{other:?}")),
     }
 }
+

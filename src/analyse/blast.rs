@@ -1,0 +1,125 @@
+//! Blast radius: what lies within N hops of some base entities.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::store::value::{get_int, get_str, str_list};
+use crate::store::{queries, Params, Store, StoreError};
+
+/// Hop depths the engine accepts (seed 004: 0 = base only … 3 = deep).
+pub const MAX_HOPS: u32 = 3;
+
+/// One edge through which an entity was reached from the layer before.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Via {
+    /// `out`: the entity is a dependency of `from` (edge from → entity);
+    /// `in`: the entity depends on `from` (edge entity → from).
+    pub direction: &'static str,
+    pub rel: String,
+    pub from: String,
+}
+
+/// An entity in the blast radius.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reached {
+    pub key: String,
+    /// Minimum hop distance from the base set (0 for base entities).
+    pub distance: u32,
+    /// Empty for base entities.
+    pub via: Vec<Via>,
+}
+
+impl Reached {
+    /// Distinct directions through which the entity was reached.
+    pub fn directions(&self) -> Vec<&'static str> {
+        let mut d: Vec<&'static str> = self.via.iter().map(|v| v.direction).collect();
+        d.sort();
+        d.dedup();
+        d
+    }
+
+    /// Distinct relationship types through which the entity was reached.
+    pub fn rels(&self) -> Vec<&str> {
+        let mut r: Vec<&str> = self.via.iter().map(|v| v.rel.as_str()).collect();
+        r.sort();
+        r.dedup();
+        r
+    }
+}
+
+/// Entities within `hops` of `bases` in `graph`, base entities first, then
+/// by distance and key. Base keys that do not exist are ignored here (the
+/// caller reports them).
+pub fn blast_radius(
+    store: &Store,
+    graph: &str,
+    bases: &[String],
+    hops: u32,
+) -> Result<Vec<Reached>, StoreError> {
+    let rows = store.read(
+        queries::BLAST_RADIUS,
+        Params::new()
+            .with("graph", graph)
+            .with("bases", str_list(bases))
+            .with("hops", hops.min(MAX_HOPS) as i64),
+    )?;
+    let mut by_key: BTreeMap<String, Reached> = BTreeMap::new();
+    for r in &rows.rows {
+        let key = get_str(r, 0);
+        let distance = get_int(r, 1) as u32;
+        let entry = by_key.entry(key.to_string()).or_insert_with(|| Reached {
+            key: key.to_string(),
+            distance,
+            via: Vec::new(),
+        });
+        let direction = match get_str(r, 2) {
+            "out" => "out",
+            "in" => "in",
+            _ => continue,
+        };
+        entry.via.push(Via {
+            direction,
+            rel: get_str(r, 3).to_string(),
+            from: get_str(r, 4).to_string(),
+        });
+    }
+    let mut out: Vec<Reached> = by_key.into_values().collect();
+    for r in &mut out {
+        r.via.sort();
+        r.via.dedup();
+    }
+    out.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.key.cmp(&b.key)));
+    Ok(out)
+}
+
+/// A caller or callee of an entity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallLink {
+    pub key: String,
+    /// The file whose reference produced the edge.
+    pub origin: String,
+    /// How many call sites.
+    pub count: i64,
+}
+
+fn call_links(store: &Store, graph: &str, key: &str, script: &str) -> Result<Vec<CallLink>, StoreError> {
+    let rows = store.read(script, Params::new().with("graph", graph).with("key", key))?;
+    Ok(rows
+        .rows
+        .iter()
+        .map(|r| CallLink {
+            key: get_str(r, 0).to_string(),
+            origin: get_str(r, 1).to_string(),
+            count: r.get(2).and_then(|v| v.get_float()).unwrap_or(0.0) as i64,
+        })
+        .collect())
+}
+
+pub fn callers(store: &Store, graph: &str, key: &str) -> Result<Vec<CallLink>, StoreError> {
+    call_links(store, graph, key, queries::CALLERS)
+}
+
+pub fn callees(store: &Store, graph: &str, key: &str) -> Result<Vec<CallLink>, StoreError> {
+    call_links(store, graph, key, queries::CALLEES)
+}

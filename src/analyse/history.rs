@@ -1,0 +1,153 @@
+//! Co-change history: files that changed together in the repository's past
+//! commits are likely needed together.
+//!
+//! Read with `git log --name-only` (the repository's own history, nothing
+//! fetched), from the indexed root: for each non-merge commit touching
+//! between 2 and [`MAX_FILES_PER_COMMIT`] `.rs` files, every pair of its
+//! files gains `1 / (n - 1)` — a commit of two files ties them strongly, a
+//! sweeping refactor barely. Stored per file pair in `code_cochange` and
+//! recomputed only when HEAD moves (the HEAD it was computed for is kept in
+//! `code_history`), so it costs nothing on an unchanged checkout.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::process::Command;
+
+use crate::store::value::{get_float, get_str, str_list};
+use crate::store::{queries, Batch, Params, Store, StoreError};
+
+/// Commits read from history, newest first.
+pub const MAX_COMMITS: usize = 2000;
+/// Larger commits (mass renames, formatting sweeps) say little about coupling.
+pub const MAX_FILES_PER_COMMIT: usize = 30;
+
+/// Pairwise co-change weights: `(file, other) → weight`, both directions.
+pub type CoChange = BTreeMap<(String, String), (f64, i64)>;
+
+/// HEAD of the git repository at `root`, if it is one.
+pub fn git_head(root: &Path) -> Option<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Co-change weights from the last `max_commits` commits reachable from HEAD.
+/// Paths are relative to `root` (which may be a subdirectory of the checkout).
+pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args([
+            "log",
+            "--no-merges",
+            "--relative",
+            "--name-only",
+            "--format=%x00",
+            "-n",
+        ])
+        .arg(max_commits.to_string())
+        .args(["--", "*.rs"])
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut pairs: CoChange = BTreeMap::new();
+    for commit in text.split('\0') {
+        let mut files: Vec<&str> = commit
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.ends_with(".rs"))
+            .collect();
+        files.sort();
+        files.dedup();
+        let n = files.len();
+        if !(2..=MAX_FILES_PER_COMMIT).contains(&n) {
+            continue;
+        }
+        let w = 1.0 / (n as f64 - 1.0);
+        for (i, a) in files.iter().enumerate() {
+            for b in &files[i + 1..] {
+                for (x, y) in [(a, b), (b, a)] {
+                    let e = pairs
+                        .entry((x.to_string(), y.to_string()))
+                        .or_insert((0.0, 0));
+                    e.0 += w;
+                    e.1 += 1;
+                }
+            }
+        }
+    }
+    Some(pairs)
+}
+
+/// Bring `code_cochange` up to date with HEAD. Returns whether it was
+/// recomputed. Without git or outside a repository, history is empty.
+pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreError> {
+    let head = git_head(root).unwrap_or_default();
+    let stored = store.read(queries::HISTORY_HEAD, Params::new().with("graph", graph))?;
+    let stored_head = stored.rows.first().map(|r| get_str(r, 0).to_string());
+    if stored_head.as_deref() == Some(head.as_str()) {
+        return Ok(false);
+    }
+    let pairs = if head.is_empty() {
+        BTreeMap::new()
+    } else {
+        read_cochange(root, MAX_COMMITS).unwrap_or_default()
+    };
+    let mut batch = Batch::new();
+    for r in store
+        .read(queries::COCHANGE_ALL, Params::new().with("graph", graph))?
+        .rows
+    {
+        batch.delete("code_cochange", &["graph", "file", "other"], r);
+    }
+    for ((a, b), (w, n)) in &pairs {
+        batch.put(
+            "code_cochange",
+            &["graph", "file", "other", "weight", "commits"],
+            vec![
+                graph.into(),
+                a.as_str().into(),
+                b.as_str().into(),
+                (*w).into(),
+                (*n).into(),
+            ],
+        );
+    }
+    batch.put(
+        "code_history",
+        &["graph", "head", "pairs"],
+        vec![graph.into(), head.into(), (pairs.len() as i64).into()],
+    );
+    store.apply(batch)?;
+    Ok(true)
+}
+
+/// Co-change weight of every file with the given files (summed over them).
+pub fn cochanged_with(
+    store: &Store,
+    graph: &str,
+    files: &[String],
+) -> Result<HashMap<String, f64>, StoreError> {
+    let rows = store.read(
+        queries::COCHANGE_OF,
+        Params::new().with("graph", graph).with("files", str_list(files)),
+    )?;
+    let mut out: HashMap<String, f64> = HashMap::new();
+    for r in &rows.rows {
+        let other = get_str(r, 0);
+        if files.iter().any(|f| f == other) {
+            continue;
+        }
+        *out.entry(other.to_string()).or_insert(0.0) += get_float(r, 1);
+    }
+    Ok(out)
+}

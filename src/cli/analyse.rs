@@ -1,0 +1,227 @@
+//! `context`, `blast`, `callers`, `callees`, `cycles`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::ValueEnum;
+
+use graphctx::analyse::blast::{self, MAX_HOPS};
+use graphctx::analyse::cycles;
+use graphctx::analyse::relevance::Strategy;
+use graphctx::analyse::select::BaseSpec;
+use graphctx::emit::tokens::{Encoding, TokenCounter};
+use graphctx::emit::{self, ChangeType, ContextError, ContextRequest, Format};
+use graphctx::graph;
+use graphctx::store::lock::WriteLock;
+use graphctx::store::Store;
+
+use super::output::{print_json, print_table};
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    Json,
+    E,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ChangeTypeArg {
+    Edit,
+    Create,
+    Delete,
+    Refactor,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum TokenizerArg {
+    O200k,
+    Cl100k,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum StrategyArg {
+    Blended,
+    Seed,
+}
+
+pub struct ContextArgs {
+    pub keys: Vec<String>,
+    pub file: Option<String>,
+    pub name: Option<String>,
+    pub hops: u32,
+    pub budget: usize,
+    pub format: FormatArg,
+    pub change_type: ChangeTypeArg,
+    pub tokenizer: TokenizerArg,
+    pub strategy: StrategyArg,
+    pub out: Option<PathBuf>,
+    pub fail_on_cycles: bool,
+    pub no_cache: bool,
+    pub stats: bool,
+}
+
+fn check_hops(hops: u32) -> Result<()> {
+    if hops > MAX_HOPS {
+        bail!("--hops must be between 0 and {MAX_HOPS}, got {hops}");
+    }
+    Ok(())
+}
+
+/// Errors of `context` are seed 004 error objects on stdout, exit code 2.
+pub fn context(store: &Store, graph_name: &str, a: ContextArgs) -> Result<u8> {
+    check_hops(a.hops)?;
+    let base = match (a.keys.is_empty(), &a.file, &a.name) {
+        (false, None, None) => BaseSpec::Keys(a.keys.clone()),
+        (true, Some(f), None) => BaseSpec::File(f.clone()),
+        (true, None, Some(n)) => BaseSpec::Name(n.clone()),
+        _ => bail!("give base entities as KEY..., or --file PATH, or --name NAME (exactly one of them)"),
+    };
+    if a.budget == 0 {
+        bail!("--budget must be a positive number of tokens");
+    }
+    let req = ContextRequest {
+        graph: graph_name.to_string(),
+        base,
+        hops: a.hops,
+        budget: a.budget,
+        format: match a.format {
+            FormatArg::Json => Format::Json,
+            FormatArg::E => Format::E,
+        },
+        change_type: match a.change_type {
+            ChangeTypeArg::Edit => ChangeType::Edit,
+            ChangeTypeArg::Create => ChangeType::Create,
+            ChangeTypeArg::Delete => ChangeType::Delete,
+            ChangeTypeArg::Refactor => ChangeType::Refactor,
+        },
+        encoding: match a.tokenizer {
+            TokenizerArg::O200k => Encoding::O200k,
+            TokenizerArg::Cl100k => Encoding::Cl100k,
+        },
+        strategy: match a.strategy {
+            StrategyArg::Blended => Strategy::Blended,
+            StrategyArg::Seed => Strategy::Seed,
+        },
+        fail_on_cycles: a.fail_on_cycles,
+    };
+    let counter = TokenCounter::new(req.encoding);
+    // Caching writes to the store: only when no other writer is busy.
+    let lock = if a.no_cache {
+        None
+    } else {
+        WriteLock::try_acquire(store.location()).ok()
+    };
+    let result = if a.no_cache {
+        emit::build_context(store, &req, &counter)
+    } else {
+        emit::cached_context(store, &req, &counter, lock.is_some())
+    };
+    drop(lock);
+    match result {
+        Ok(out) => {
+            match &a.out {
+                Some(path) => {
+                    std::fs::write(path, &out.text)
+                        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+                }
+                None => {
+                    let mut stdout = std::io::stdout().lock();
+                    stdout.write_all(out.text.as_bytes())?;
+                }
+            }
+            if a.stats {
+                eprintln!(
+                    "graphctx: {} tokens ({}), {} entities included, {} excluded, {} relationships, {} cycles{}{}",
+                    out.token_count,
+                    req.encoding.name(),
+                    out.entities_included,
+                    out.entities_excluded,
+                    out.relationships,
+                    out.cycles,
+                    if out.steps.is_empty() { String::new() } else { format!(", truncation: {}", out.steps.join(", ")) },
+                    if out.from_cache { ", from cache" } else { "" }
+                );
+            }
+            Ok(0)
+        }
+        Err(ContextError::Store(e)) => Err(e.into()),
+        Err(e) => {
+            print_json(&e.to_json())?;
+            Ok(2)
+        }
+    }
+}
+
+pub fn blast(store: &Store, graph_name: &str, key: &str, hops: u32, json: bool) -> Result<u8> {
+    check_hops(hops)?;
+    require(store, graph_name, key)?;
+    let reached = blast::blast_radius(store, graph_name, &[key.to_string()], hops)?;
+    if json {
+        print_json(&reached)?;
+    } else {
+        let rows: Vec<Vec<String>> = reached
+            .iter()
+            .map(|r| {
+                vec![
+                    r.distance.to_string(),
+                    r.directions().join(","),
+                    r.rels().join(","),
+                    r.key.clone(),
+                ]
+            })
+            .collect();
+        print_table(&["HOPS", "DIRECTION", "VIA", "KEY"], &rows)?;
+    }
+    Ok(0)
+}
+
+pub fn calls(store: &Store, graph_name: &str, key: &str, callers: bool, json: bool) -> Result<u8> {
+    require(store, graph_name, key)?;
+    let links = if callers {
+        blast::callers(store, graph_name, key)?
+    } else {
+        blast::callees(store, graph_name, key)?
+    };
+    if json {
+        print_json(&links)?;
+    } else {
+        let rows: Vec<Vec<String>> = links
+            .iter()
+            .map(|l| vec![l.count.to_string(), l.key.clone()])
+            .collect();
+        print_table(&["CALLS", if callers { "CALLER" } else { "CALLEE" }], &rows)?;
+    }
+    Ok(0)
+}
+
+pub fn cycles(store: &Store, graph_name: &str, json: bool) -> Result<u8> {
+    let found = cycles::find_cycles(store, graph_name)?;
+    if json {
+        print_json(&found)?;
+    } else if found.is_empty() {
+        println!("no dependency cycles");
+    } else {
+        for c in &found {
+            println!(
+                "{} ({} members): {}",
+                c.kind,
+                c.members.len(),
+                c.cycle_path.join(" -> ")
+            );
+        }
+    }
+    Ok(0)
+}
+
+fn require(store: &Store, graph_name: &str, key: &str) -> Result<()> {
+    if !graph::entity_exists(store, graph_name, key)? {
+        let suggestions = graphctx::analyse::select::suggest(store, graph_name, &[key.to_string()])?;
+        let hint = if suggestions.is_empty() {
+            "list keys with `graphctx entities`".to_string()
+        } else {
+            format!("did you mean: {}", suggestions.join(", "))
+        };
+        bail!("no entity with key '{key}' in graph '{graph_name}' ({hint})");
+    }
+    Ok(())
+}

@@ -1,0 +1,267 @@
+//! Fitting a selection into a token budget, in seed 004's truncation order:
+//!
+//! 1. remove priority 3 entities;
+//! 2. compress signatures;
+//! 3. truncate documentation;
+//! 4. keep only the strongest relationships (at most a tenth of the budget);
+//!
+//! and then, when that is not enough, reduce the lowest-priority entities
+//! to their minimal form and drop them, lowest priority first. Entities the
+//! caller named explicitly are never dropped: if they do not fit, that is a
+//! `context_size_exceeded` error. After the cuts, excluded entities that
+//! still fit are added back, so a document that had to be cut uses as much
+//! of the budget as it can.
+//!
+//! The fitter works on estimates — the sum of per-piece token counts, each
+//! counted once and cached — and the emitter then counts the assembled
+//! document exactly and trims further if the estimate was short.
+
+use super::entity::{Detail, DETAILS};
+
+/// One entity as the fitter sees it.
+#[derive(Debug, Clone)]
+pub struct FitItem {
+    /// Token count at each [`Detail`].
+    pub tokens: [usize; 4],
+    pub tier: u8,
+    /// A base entity of the query.
+    pub base: bool,
+    /// Never dropped (explicitly requested base entities).
+    pub protected: bool,
+}
+
+/// One relationship between two items.
+#[derive(Debug, Clone)]
+pub struct FitRel {
+    pub tokens: usize,
+    pub strength: f64,
+    pub a: usize,
+    pub b: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub included: Vec<bool>,
+    pub detail: Vec<Detail>,
+    pub rel_kept: Vec<bool>,
+    /// Names of the steps applied, in order.
+    pub steps: Vec<&'static str>,
+}
+
+impl Plan {
+    pub fn excluded(&self) -> impl Iterator<Item = usize> + '_ {
+        self.included
+            .iter()
+            .enumerate()
+            .filter(|(_, inc)| !**inc)
+            .map(|(i, _)| i)
+    }
+}
+
+/// Estimated size of a plan: fixed overhead + included pieces.
+pub fn estimate(items: &[FitItem], rels: &[FitRel], plan: &Plan, overhead: usize) -> usize {
+    let e: usize = items
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| plan.included[*i])
+        .map(|(i, it)| it.tokens[plan.detail[i] as usize])
+        .sum();
+    let r: usize = rels
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| plan.rel_kept[*i] && plan.included[r.a] && plan.included[r.b])
+        .map(|(_, r)| r.tokens)
+        .sum();
+    overhead + e + r
+}
+
+/// Items are given in priority order (best first). Returns the plan, or the
+/// estimated size of the smallest document that keeps every protected item.
+pub fn fit(
+    items: &[FitItem],
+    rels: &[FitRel],
+    budget: usize,
+    overhead: usize,
+    derived_base_share: Option<f64>,
+) -> Result<Plan, usize> {
+    let n = items.len();
+    let mut plan = Plan {
+        included: vec![true; n],
+        detail: vec![Detail::Full; n],
+        rel_kept: vec![true; rels.len()],
+        steps: vec![],
+    };
+    let over = |plan: &Plan| estimate(items, rels, plan, overhead) > budget;
+
+    // A derived base (every entity of a file) may take only a share of the
+    // budget: the context is about what surrounds the file.
+    if let Some(share) = derived_base_share {
+        let cap = (budget as f64 * share) as usize;
+        let mut used = 0usize;
+        let mut capped = false;
+        for (i, it) in items.iter().enumerate() {
+            if it.base && !it.protected {
+                used += it.tokens[Detail::ShortDoc as usize];
+                if used > cap {
+                    plan.included[i] = false;
+                    capped = true;
+                }
+            }
+        }
+        if capped {
+            plan.steps.push("capped_base_entities");
+        }
+    }
+
+    if over(&plan) && items.iter().any(|it| it.tier >= 3 && !it.protected) {
+        for (i, it) in items.iter().enumerate() {
+            if it.tier >= 3 && !it.protected {
+                plan.included[i] = false;
+            }
+        }
+        plan.steps.push("removed_priority_3");
+    }
+    for (detail, step) in [
+        (Detail::CompressedSignature, "compressed_signatures"),
+        (Detail::ShortDoc, "truncated_documentation"),
+    ] {
+        if over(&plan) {
+            for d in plan.detail.iter_mut() {
+                *d = (*d).max(detail);
+            }
+            plan.steps.push(step);
+        }
+    }
+    if over(&plan) && !rels.is_empty() {
+        let mut order: Vec<usize> = (0..rels.len()).collect();
+        order.sort_by(|&a, &b| rels[b].strength.total_cmp(&rels[a].strength).then(a.cmp(&b)));
+        let allowance = budget / 10;
+        let mut used = 0;
+        for i in order {
+            plan.rel_kept[i] = used + rels[i].tokens <= allowance;
+            if plan.rel_kept[i] {
+                used += rels[i].tokens;
+            }
+        }
+        plan.steps.push("limited_relationships");
+    }
+    if over(&plan) {
+        for i in (0..n).rev() {
+            if !over(&plan) {
+                break;
+            }
+            if plan.included[i] && !items[i].protected {
+                plan.detail[i] = Detail::Minimal;
+            }
+        }
+        plan.steps.push("minimized_low_priority_entities");
+    }
+    if over(&plan) {
+        for i in (0..n).rev() {
+            if !over(&plan) {
+                break;
+            }
+            if plan.included[i] && !items[i].protected {
+                plan.included[i] = false;
+            }
+        }
+        plan.steps.push("dropped_low_relevance_entities");
+    }
+    if over(&plan) {
+        // Only protected items are left: try them minimal before giving up.
+        for d in plan.detail.iter_mut() {
+            *d = Detail::Minimal;
+        }
+        if over(&plan) {
+            return Err(estimate(items, rels, &plan, overhead));
+        }
+    }
+    refill(items, rels, budget, overhead, &mut plan);
+    Ok(plan)
+}
+
+/// Add back excluded items (best first), at the most detailed level that
+/// still fits, so a cut document uses as much of the budget as it can.
+pub fn refill(items: &[FitItem], rels: &[FitRel], budget: usize, overhead: usize, plan: &mut Plan) {
+    let excluded: Vec<usize> = plan.excluded().collect();
+    let floor = plan.detail.iter().copied().min().unwrap_or(Detail::Full);
+    for i in excluded {
+        for &d in DETAILS.iter().filter(|&&d| d >= floor) {
+            plan.included[i] = true;
+            plan.detail[i] = d;
+            if estimate(items, rels, plan, overhead) <= budget {
+                break;
+            }
+            plan.included[i] = false;
+        }
+    }
+}
+
+/// Drop the lowest-priority droppable item; false when none is left.
+pub fn drop_one(items: &[FitItem], plan: &mut Plan) -> bool {
+    for i in (0..items.len()).rev() {
+        if plan.included[i] && !items[i].protected {
+            plan.included[i] = false;
+            if !plan.steps.contains(&"dropped_low_relevance_entities") {
+                plan.steps.push("dropped_low_relevance_entities");
+            }
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(t: [usize; 4], tier: u8, protected: bool) -> FitItem {
+        FitItem {
+            tokens: t,
+            tier,
+            base: protected,
+            protected,
+        }
+    }
+
+    #[test]
+    fn everything_fits_untouched() {
+        let items = vec![item([10, 8, 6, 3], 1, true), item([10, 8, 6, 3], 3, false)];
+        let plan = fit(&items, &[], 100, 5, None).unwrap();
+        assert!(plan.steps.is_empty());
+        assert_eq!(plan.included, vec![true, true]);
+    }
+
+    #[test]
+    fn steps_follow_the_seed_order() {
+        let items = vec![
+            item([40, 30, 20, 5], 1, true),
+            item([40, 30, 20, 5], 2, false),
+            item([40, 30, 20, 5], 3, false),
+        ];
+        let plan = fit(&items, &[], 60, 0, None).unwrap();
+        assert_eq!(
+            &plan.steps[..3],
+            &["removed_priority_3", "compressed_signatures", "truncated_documentation"]
+        );
+        assert!(estimate(&items, &[], &plan, 0) <= 60);
+    }
+
+    #[test]
+    fn protected_items_that_cannot_fit_are_an_error() {
+        let items = vec![item([40, 30, 20, 15], 1, true), item([40, 30, 20, 15], 1, true)];
+        assert_eq!(fit(&items, &[], 20, 0, None), Err(30));
+    }
+
+    #[test]
+    fn refill_uses_the_room_left() {
+        let items = vec![
+            item([50, 40, 30, 5], 1, true),
+            item([50, 40, 30, 5], 3, false),
+            item([50, 40, 30, 5], 3, false),
+        ];
+        let plan = fit(&items, &[], 70, 0, None).unwrap();
+        let used = estimate(&items, &[], &plan, 0);
+        assert!(used <= 70 && used >= 63, "{used} {plan:?}");
+    }
+}

@@ -1,0 +1,761 @@
+//! Emitting context: a selection of entities (see [`crate::analyse`]) →
+//! CodeGraphContext.json (seed 004) or Format E, within a token budget.
+//!
+//! Pieces (one entity or relationship per line) are counted once with the
+//! real tokenizer and cached by content; the fitter plans with those
+//! counts; the assembled document is then counted exactly, and
+//! `token_count` is that exact count — never above the budget.
+
+pub mod entity;
+pub mod fit;
+pub mod format_e;
+pub mod time;
+pub mod tokens;
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::analyse::cycles;
+use crate::analyse::relevance::{rel_weight, Strategy};
+use crate::analyse::select::{self, BaseSpec, Candidate, SelectError, Selection};
+use crate::store::value::{get_float, get_str, str_list};
+use crate::store::{queries, Batch, Params, Store, StoreError};
+use entity::{Details, Detail, Usage, DETAILS};
+use fit::{FitItem, FitRel, Plan};
+use tokens::{Encoding, TokenCounter};
+
+/// Default budget (seed 004: 100k tokens, hard limit).
+pub const DEFAULT_BUDGET: usize = 100_000;
+/// Share of the budget the base entities of a `--file` query may take.
+pub const FILE_BASE_SHARE: f64 = 0.25;
+/// Excluded keys listed in `optimization_info` (the count is always given).
+const EXCLUDED_LISTED: usize = 20;
+/// Stands for the list of included base keys in the pre-rendered query context.
+/// Cycle paths listed in the document (the ones among included entities).
+const CYCLES_LISTED: usize = 10;
+const BASE_PLACEHOLDER: &str = "\u{1}base\u{1}";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    #[default]
+    Json,
+    E,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeType {
+    #[default]
+    Edit,
+    Create,
+    Delete,
+    Refactor,
+}
+
+impl ChangeType {
+    pub fn name(self) -> &'static str {
+        match self {
+            ChangeType::Edit => "edit",
+            ChangeType::Create => "create",
+            ChangeType::Delete => "delete",
+            ChangeType::Refactor => "refactor",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ContextRequest {
+    pub graph: String,
+    pub base: BaseSpec,
+    pub hops: u32,
+    pub budget: usize,
+    pub format: Format,
+    pub change_type: ChangeType,
+    pub encoding: Encoding,
+    pub strategy: Strategy,
+    pub fail_on_cycles: bool,
+}
+
+impl ContextRequest {
+    pub fn new(graph: &str, base: BaseSpec) -> ContextRequest {
+        ContextRequest {
+            graph: graph.to_string(),
+            base,
+            hops: 2,
+            budget: DEFAULT_BUDGET,
+            format: Format::Json,
+            change_type: ChangeType::Edit,
+            encoding: Encoding::O200k,
+            strategy: Strategy::Blended,
+            fail_on_cycles: false,
+        }
+    }
+
+    /// Seed 004's cache key (`ctx_{entities}_{hops}_{change}_{limit}`),
+    /// extended with everything else that changes the output.
+    pub fn cache_key(&self) -> String {
+        let base = serde_json::to_string(&self.base).unwrap_or_default();
+        let h = blake3::hash(base.as_bytes()).to_hex();
+        format!(
+            "ctx_{}_{}_{}_{}_{:?}_{}_{}_{}",
+            &h[..16],
+            self.hops,
+            self.change_type.name(),
+            self.budget,
+            self.format,
+            self.encoding.name(),
+            self.strategy.name(),
+            self.fail_on_cycles
+        )
+    }
+}
+
+/// Errors in seed 004's shapes; [`ContextError::to_json`] gives the object.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    #[error("base entity not found: {}", missing.join(", "))]
+    EntityNotFound {
+        missing: Vec<String>,
+        suggestions: Vec<String>,
+        message: String,
+    },
+    #[error("context needs {attempted_size} tokens, over the {budget}-token limit")]
+    SizeExceeded { attempted_size: usize, budget: usize },
+    #[error("dependency cycle: {}", cycle_path.join(" -> "))]
+    Cycle { cycle_path: Vec<String> },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl ContextError {
+    /// The error object of seed 004.
+    pub fn to_json(&self) -> Value {
+        match self {
+            ContextError::EntityNotFound {
+                missing,
+                suggestions,
+                message,
+            } => json!({
+                "error": "entity_not_found",
+                "message": message,
+                "missing_entities": missing,
+                "suggestions": suggestions,
+                "suggestion": "Check ISGL1 key format and entity existence (graphctx entities lists keys)",
+            }),
+            ContextError::SizeExceeded {
+                attempted_size,
+                budget,
+            } => json!({
+                "error": "context_size_exceeded",
+                "message": format!("Context generation exceeded {budget} token limit"),
+                "attempted_size": attempted_size,
+                "size_limit": budget,
+                "suggestion": "Reduce hop_depth or limit query scope (fewer base entities), or raise --budget",
+            }),
+            ContextError::Cycle { cycle_path } => json!({
+                "error": "dependency_cycle_detected",
+                "message": "Circular dependency detected in relationship graph",
+                "cycle_path": cycle_path,
+                "suggestion": "Resolve circular dependencies before context generation",
+            }),
+            ContextError::Store(e) => json!({
+                "error": "storage_error",
+                "message": e.to_string(),
+            }),
+        }
+    }
+}
+
+impl From<SelectError> for ContextError {
+    fn from(e: SelectError) -> Self {
+        match e {
+            SelectError::NotFound {
+                missing,
+                suggestions,
+            } => ContextError::EntityNotFound {
+                missing,
+                suggestions,
+                message: "Base entity not found in codebase".into(),
+            },
+            SelectError::NoEntities(msg) => ContextError::EntityNotFound {
+                missing: vec![],
+                suggestions: vec![],
+                message: msg,
+            },
+            SelectError::Store(e) => ContextError::Store(e),
+        }
+    }
+}
+
+/// What came out, with figures for reports and benchmarks.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContextOutput {
+    pub text: String,
+    pub token_count: usize,
+    pub entities_included: usize,
+    pub entities_excluded: usize,
+    pub relationships: usize,
+    pub steps: Vec<&'static str>,
+    pub cycles: usize,
+    pub from_cache: bool,
+}
+
+/// Build a context document. `counter` may be shared across calls (it
+/// caches piece counts).
+pub fn build_context(
+    store: &Store,
+    req: &ContextRequest,
+    counter: &TokenCounter,
+) -> Result<ContextOutput, ContextError> {
+    let selection = select::select(store, &req.graph, &req.base, req.hops, req.strategy)?;
+    emit_selection(store, req, &selection, counter)
+}
+
+/// Like [`build_context`], answered from `context_cache` when a document for
+/// the same request was computed at the graph's current change sequence
+/// number, and stored there otherwise (when `store_result`).
+pub fn cached_context(
+    store: &Store,
+    req: &ContextRequest,
+    counter: &TokenCounter,
+    store_result: bool,
+) -> Result<ContextOutput, ContextError> {
+    let key = req.cache_key();
+    let rows = store.read(
+        queries::CONTEXT_CACHE_GET,
+        Params::new()
+            .with("graph", req.graph.as_str())
+            .with("key", key.as_str()),
+    )?;
+    if let Some(row) = rows.rows.first() {
+        if let Ok(mut out) = serde_json::from_str::<ContextOutput>(get_str(row, 0)) {
+            out.from_cache = true;
+            return Ok(out);
+        }
+    }
+    let out = build_context(store, req, counter)?;
+    if store_result {
+        let seq = store
+            .read(queries::GRAPH_SEQ, Params::new().with("graph", req.graph.as_str()))?
+            .rows
+            .first()
+            .and_then(|r| r.first().and_then(|v| v.get_int()))
+            .unwrap_or(0);
+        let mut batch = Batch::new();
+        batch.put(
+            "context_cache",
+            &["graph", "cache_key", "seq", "output"],
+            vec![
+                req.graph.as_str().into(),
+                key.as_str().into(),
+                seq.into(),
+                serde_json::to_string(&out).unwrap_or_default().into(),
+            ],
+        );
+        store.apply(batch)?;
+    }
+    Ok(out)
+}
+
+impl<'de> serde::Deserialize<'de> for ContextOutput {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct Stored {
+            text: String,
+            token_count: usize,
+            entities_included: usize,
+            entities_excluded: usize,
+            relationships: usize,
+            steps: Vec<String>,
+            cycles: usize,
+        }
+        let s = Stored::deserialize(d)?;
+        Ok(ContextOutput {
+            text: s.text,
+            token_count: s.token_count,
+            entities_included: s.entities_included,
+            entities_excluded: s.entities_excluded,
+            relationships: s.relationships,
+            steps: s.steps.iter().map(|x| step_name(x)).collect(),
+            cycles: s.cycles,
+            from_cache: false,
+        })
+    }
+}
+
+fn step_name(s: &str) -> &'static str {
+    const ALL: [&str; 7] = [
+        "capped_base_entities",
+        "removed_priority_3",
+        "compressed_signatures",
+        "truncated_documentation",
+        "limited_relationships",
+        "minimized_low_priority_entities",
+        "dropped_low_relevance_entities",
+    ];
+    ALL.iter().find(|x| **x == s).copied().unwrap_or("unknown")
+}
+
+/// A relationship between two selected entities.
+#[derive(Debug, Clone)]
+pub struct Relationship {
+    pub src: usize,
+    pub dst: usize,
+    pub rel: String,
+    pub weight: f64,
+    pub origin: String,
+}
+
+impl Relationship {
+    /// `rel_weight` plus a little per extra reference, at most 1.0.
+    pub fn strength(&self) -> f64 {
+        let s = rel_weight(&self.rel) + 0.05 * self.weight.max(1.0).ln();
+        (s.min(1.0) * 100.0).round() / 100.0
+    }
+}
+
+/// Everything the renderers need about the selected entities.
+pub struct Loaded {
+    pub candidates: Vec<Candidate>,
+    pub details: Vec<Details>,
+    pub usage: Vec<Usage>,
+    pub rels: Vec<Relationship>,
+}
+
+fn load(store: &Store, graph: &str, selection: &Selection, limit: usize) -> Result<Loaded, StoreError> {
+    let candidates: Vec<Candidate> = selection.candidates.iter().take(limit).cloned().collect();
+    let keys: Vec<&str> = candidates.iter().map(|c| c.key.as_str()).collect();
+    let params = Params::new()
+        .with("graph", graph)
+        .with("keys", str_list(keys.iter().copied()));
+    let mut by_key: HashMap<String, Details> = store
+        .read(queries::ENTITY_DETAILS, params.clone())?
+        .rows
+        .iter()
+        .map(|r| {
+            let d = Details::from_row(r);
+            (d.key.clone(), d)
+        })
+        .collect();
+    let edges = store.read(queries::EDGES_TOUCHING, params.clone())?;
+    let member_tests = store.read(queries::MEMBER_TESTS, params.clone())?;
+    let mut usage_map = entity::usage_from_edges(&edges, &member_tests);
+    let among = store.read(queries::EDGES_AMONG, params)?;
+
+    let mut kept = Vec::new();
+    let mut details = Vec::new();
+    let mut usage = Vec::new();
+    for c in candidates {
+        if let Some(d) = by_key.remove(&c.key) {
+            usage.push(usage_map.remove(&c.key).unwrap_or_default());
+            details.push(d);
+            kept.push(c);
+        }
+    }
+    let index: HashMap<&str, usize> = kept
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.key.as_str(), i))
+        .collect();
+    let mut rels: Vec<Relationship> = among
+        .rows
+        .iter()
+        .filter_map(|r| {
+            let (s, d) = (index.get(get_str(r, 0))?, index.get(get_str(r, 2))?);
+            Some(Relationship {
+                src: *s,
+                dst: *d,
+                rel: get_str(r, 1).to_string(),
+                weight: get_float(r, 3),
+                origin: get_str(r, 4).to_string(),
+            })
+        })
+        .collect();
+    rels.sort_by(|a, b| (a.src, a.dst, &a.rel).cmp(&(b.src, b.dst, &b.rel)));
+    // The same edge can come from several origins; keep one, summed.
+    let mut merged: Vec<Relationship> = Vec::new();
+    for r in rels {
+        match merged.last_mut() {
+            Some(m) if m.src == r.src && m.dst == r.dst && m.rel == r.rel => m.weight += r.weight,
+            _ => merged.push(r),
+        }
+    }
+    Ok(Loaded {
+        candidates: kept,
+        details,
+        usage,
+        rels: merged,
+    })
+}
+
+fn emit_selection(
+    store: &Store,
+    req: &ContextRequest,
+    selection: &Selection,
+    counter: &TokenCounter,
+) -> Result<ContextOutput, ContextError> {
+    // No entity renders in fewer than ~12 tokens: never load more than can fit.
+    let limit = selection
+        .candidates
+        .iter()
+        .filter(|c| c.is_base && selection.explicit)
+        .count()
+        .max(req.budget / 12 + 8);
+    let loaded = load(store, &req.graph, selection, limit)?;
+    let not_loaded = selection.candidates.len() - loaded.candidates.len();
+
+    // Cycles among the selection (every loaded relationship, before any
+    // is cut for the budget); reported are those whose members all made it.
+    let cycle_edges: Vec<(String, String, String)> = loaded
+        .rels
+        .iter()
+        .map(|r| {
+            (
+                loaded.candidates[r.src].key.clone(),
+                r.rel.clone(),
+                loaded.candidates[r.dst].key.clone(),
+            )
+        })
+        .collect();
+    let found_cycles = cycles::cycles_in(&cycle_edges);
+    if req.fail_on_cycles {
+        if let Some(c) = found_cycles.first() {
+            return Err(ContextError::Cycle {
+                cycle_path: c.cycle_path.clone(),
+            });
+        }
+    }
+    let index_of: HashMap<&str, usize> = loaded
+        .candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.key.as_str(), i))
+        .collect();
+    let cycle_members: Vec<Vec<usize>> = found_cycles
+        .iter()
+        .map(|c| c.members.iter().filter_map(|m| index_of.get(m.as_str()).copied()).collect())
+        .collect();
+    let cycles_included = |plan: &Plan| -> Vec<&Vec<String>> {
+        found_cycles
+            .iter()
+            .zip(&cycle_members)
+            .filter(|(_, m)| m.iter().all(|&i| plan.included[i]))
+            .map(|(c, _)| &c.cycle_path)
+            .take(CYCLES_LISTED)
+            .collect()
+    };
+
+    let doc = JsonDoc::new(req, selection);
+    let pieces: Vec<[String; 4]> = (0..loaded.candidates.len())
+        .map(|i| {
+            DETAILS.map(|d| match req.format {
+                Format::Json => entity::render(&loaded.details[i], &loaded.usage[i], &loaded.candidates[i], d),
+                Format::E => format_e::node_line(&loaded.details[i], &loaded.candidates[i], d),
+            })
+        })
+        .collect();
+    let rel_texts: Vec<String> = loaded
+        .rels
+        .iter()
+        .map(|r| match req.format {
+            Format::Json => render_relationship(&loaded, r),
+            Format::E => format_e::edge_line(&loaded, r),
+        })
+        .collect();
+    let items: Vec<FitItem> = loaded
+        .candidates
+        .iter()
+        .zip(&pieces)
+        .map(|(c, p)| FitItem {
+            // A base entity also costs its key in query_context.base_entities.
+            tokens: p.clone().map(|t| {
+                counter.count(&t)
+                    + 1
+                    + if c.is_base && req.format == Format::Json {
+                        counter.count(&c.key) + 2
+                    } else {
+                        0
+                    }
+            }),
+            tier: c.tier,
+            base: c.is_base,
+            protected: c.is_base && selection.explicit,
+        })
+        .collect();
+    let fit_rels: Vec<FitRel> = loaded
+        .rels
+        .iter()
+        .zip(&rel_texts)
+        .map(|(r, t)| FitRel {
+            tokens: counter.count(t) + 1,
+            strength: r.strength(),
+            a: r.src,
+            b: r.dst,
+        })
+        .collect();
+
+    let assemble = |plan: &Plan, token_count: usize| -> String {
+        let excluded: Vec<&str> = plan
+            .excluded()
+            .map(|i| loaded.candidates[i].key.as_str())
+            .chain(
+                selection
+                    .candidates
+                    .iter()
+                    .skip(loaded.candidates.len())
+                    .map(|c| c.key.as_str()),
+            )
+            .collect();
+        let ents: Vec<&str> = (0..pieces.len())
+            .filter(|&i| plan.included[i])
+            .map(|i| pieces[i][plan.detail[i] as usize].as_str())
+            .collect();
+        let rels: Vec<&str> = loaded
+            .rels
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| plan.rel_kept[*i] && plan.included[r.src] && plan.included[r.dst])
+            .map(|(i, _)| rel_texts[i].as_str())
+            .collect();
+        match req.format {
+            Format::Json => {
+                let bases: Vec<&str> = (0..pieces.len())
+                    .filter(|&i| plan.included[i] && loaded.candidates[i].is_base)
+                    .map(|i| loaded.candidates[i].key.as_str())
+                    .collect();
+                doc.assemble(&bases, &ents, &rels, plan, &excluded, &cycles_included(plan), token_count)
+            }
+            Format::E => format_e::assemble(req, selection, &ents, &rels, plan, &excluded, token_count),
+        }
+    };
+
+    // Overhead: the document with nothing in it, plus room for the
+    // excluded list and the digits of token_count.
+    let empty = Plan {
+        included: vec![false; items.len()],
+        detail: vec![Detail::Full; items.len()],
+        rel_kept: vec![false; fit_rels.len()],
+        steps: vec!["removed_priority_3"; 4],
+    };
+    let overhead = counter.count_exact(&assemble(&empty, req.budget)) + 8;
+    let mut plan = match fit::fit(
+        &items,
+        &fit_rels,
+        req.budget,
+        overhead,
+        (!selection.explicit).then_some(FILE_BASE_SHARE),
+    ) {
+        Ok(p) => p,
+        Err(attempted) => {
+            return Err(ContextError::SizeExceeded {
+                attempted_size: attempted,
+                budget: req.budget,
+            })
+        }
+    };
+    if not_loaded > 0 && !plan.steps.contains(&"dropped_low_relevance_entities") {
+        plan.steps.push("dropped_low_relevance_entities");
+    }
+
+    // Exact count of the assembled document; trim if the estimate was short.
+    loop {
+        let (text, n) = settle_token_count(&assemble, &plan, counter);
+        if n <= req.budget {
+            let included = plan.included.iter().filter(|x| **x).count();
+            let relationships = loaded
+                .rels
+                .iter()
+                .enumerate()
+                .filter(|(i, r)| plan.rel_kept[*i] && plan.included[r.src] && plan.included[r.dst])
+                .count();
+            return Ok(ContextOutput {
+                text,
+                token_count: n,
+                entities_included: included,
+                entities_excluded: selection.candidates.len() - included,
+                relationships,
+                steps: plan.steps.clone(),
+                cycles: found_cycles.len(),
+                from_cache: false,
+            });
+        }
+        if !fit::drop_one(&items, &mut plan) {
+            return Err(ContextError::SizeExceeded {
+                attempted_size: n,
+                budget: req.budget,
+            });
+        }
+    }
+}
+
+/// Render with a `token_count` equal to the document's own exact count.
+fn settle_token_count(
+    assemble: &dyn Fn(&Plan, usize) -> String,
+    plan: &Plan,
+    counter: &TokenCounter,
+) -> (String, usize) {
+    let mut guess = counter.count_exact(&assemble(plan, 0));
+    for _ in 0..6 {
+        let text = assemble(plan, guess);
+        let n = counter.count_exact(&text);
+        if n == guess {
+            return (text, n);
+        }
+        guess = n;
+    }
+    // Oscillating between two digit counts: take the larger, which the
+    // smaller document then undercuts by at most a token.
+    let text = assemble(plan, guess);
+    let n = counter.count_exact(&text);
+    let text = assemble(plan, n);
+    (text, n)
+}
+
+fn render_relationship(loaded: &Loaded, r: &Relationship) -> String {
+    let mut context = serde_json::Map::new();
+    context.insert("origin".into(), json!(r.origin));
+    context.insert("references".into(), json!(r.weight as i64));
+    if r.rel == "implements" {
+        // The trait's methods among the selection.
+        let tr = &loaded.details[r.dst];
+        let methods: Vec<&str> = loaded
+            .rels
+            .iter()
+            .filter(|x| x.src == r.dst && x.rel == "contains")
+            .map(|x| loaded.details[x.dst].name.as_str())
+            .collect();
+        context.insert(
+            "implementation_location".into(),
+            json!(format!("{}:{}-{}", loaded.details[r.src].file, tr.start_line, tr.end_line)),
+        );
+        context.insert("trait_methods".into(), json!(methods));
+    }
+    serde_json::to_string(&json!({
+        "dependent": loaded.candidates[r.src].key,
+        "dependency": loaded.candidates[r.dst].key,
+        "relationship_type": r.rel,
+        "strength": r.strength(),
+        "context": Value::Object(context),
+    }))
+    .unwrap_or_default()
+}
+
+/// The fixed parts of a CodeGraphContext.json document.
+struct JsonDoc {
+    generated_at: String,
+    query_context: Value,
+    strategy: &'static str,
+}
+
+impl JsonDoc {
+    fn new(req: &ContextRequest, selection: &Selection) -> JsonDoc {
+        let focus: Vec<&str> = {
+            let tests = selection.candidates.iter().any(|c| c.is_test);
+            let non_tests = selection.candidates.iter().any(|c| !c.is_test);
+            let mut f = vec![];
+            if tests {
+                f.push("test_interfaces");
+            }
+            if non_tests {
+                f.push("non_test_interfaces");
+            }
+            f
+        };
+        JsonDoc {
+            generated_at: time::now_rfc3339(),
+            query_context: json!({
+                "base_entities": BASE_PLACEHOLDER,
+                "hop_depth": selection.hops,
+                "change_type": req.change_type.name(),
+                "focus_areas": focus,
+                "size_limit": req.budget,
+                "optimization_strategy": "blast_radius",
+            }),
+            strategy: req.strategy.name(),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        &self,
+        bases: &[&str],
+        ents: &[&str],
+        rels: &[&str],
+        plan: &Plan,
+        excluded: &[&str],
+        cycles: &[&Vec<String>],
+        token_count: usize,
+    ) -> String {
+        let size_status = if plan.steps.is_empty() {
+            "optimal"
+        } else if excluded.is_empty() {
+            "compressed"
+        } else {
+            "truncated"
+        };
+        let query_context = self.query_context.to_string().replace(
+            &json!(BASE_PLACEHOLDER).to_string(),
+            &json!(bases).to_string(),
+        );
+        let head = format!(
+            "{{\"version\":\"1.0\",\"generated_at\":{},\"token_count\":{},\"size_status\":{},\"query_context\":{},",
+            json!(self.generated_at),
+            token_count,
+            json!(size_status),
+            query_context
+        );
+        let info = json!({
+            "excluded_entities": excluded.iter().take(EXCLUDED_LISTED).collect::<Vec<_>>(),
+            "excluded_count": excluded.len(),
+            "truncation_applied": !plan.steps.is_empty(),
+            "truncation_steps": plan.steps,
+            "prioritization_strategy": self.strategy,
+        });
+        let mut out = String::with_capacity(head.len() + ents.iter().map(|e| e.len() + 2).sum::<usize>() + 256);
+        out.push_str(&head);
+        out.push_str("\n\"entities\":[\n");
+        out.push_str(&ents.join(",\n"));
+        out.push_str("\n],\n\"relationships\":[\n");
+        out.push_str(&rels.join(",\n"));
+        out.push_str("\n],\n\"optimization_info\":");
+        out.push_str(&info.to_string());
+        out.push_str(",\"cycles\":");
+        out.push_str(&json!(cycles).to_string());
+        out.push_str("}\n");
+        out
+    }
+}
+
+/// Token reduction of Format E against the JSON form of the same selection.
+#[derive(Debug, Clone, Serialize)]
+pub struct FormatComparison {
+    pub json_tokens: usize,
+    pub format_e_tokens: usize,
+    /// 1 - E / JSON.
+    pub reduction: f64,
+}
+
+/// Emit the same request in both formats (same selection, same budget) and
+/// compare their sizes.
+pub fn compare_formats(
+    store: &Store,
+    req: &ContextRequest,
+    counter: &TokenCounter,
+) -> Result<FormatComparison, ContextError> {
+    let selection = select::select(store, &req.graph, &req.base, req.hops, req.strategy)?;
+    let mut j = req.clone();
+    j.format = Format::Json;
+    let mut e = req.clone();
+    e.format = Format::E;
+    let json_out = emit_selection(store, &j, &selection, counter)?;
+    let e_out = emit_selection(store, &e, &selection, counter)?;
+    let reduction = 1.0 - e_out.token_count as f64 / json_out.token_count.max(1) as f64;
+    Ok(FormatComparison {
+        json_tokens: json_out.token_count,
+        format_e_tokens: e_out.token_count,
+        reduction,
+    })
+}

@@ -1,0 +1,227 @@
+//! End-to-end runs of the `graphctx` binary: exit codes, output shapes,
+//! read-only queries, crash safety.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{copy_dir, fixture};
+
+fn graphctx(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_graphctx"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("graphctx runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn shapes_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("shapes"), dir.path());
+    dir
+}
+
+#[test]
+fn index_then_look_around() {
+    let repo = shapes_copy();
+    let out = graphctx(repo.path(), &["index", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for field in [
+        "files_seen",
+        "files_parsed",
+        "files_skipped",
+        "entities",
+        "edges",
+        "unresolved",
+        "elapsed_ms",
+    ] {
+        assert!(summary.get(field).is_some(), "summary lacks {field}");
+    }
+    assert_eq!(summary["files_parsed"], 7);
+    assert!(repo.path().join(".graphctx/graph.db").is_file());
+
+    // A second run parses nothing.
+    let again = graphctx(repo.path(), &["index", "--json"]);
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&again)).unwrap();
+    assert_eq!(summary["files_parsed"], 0);
+    assert_eq!(summary["files_unchanged"], 7);
+
+    // entities, from a subdirectory (the index is found upwards).
+    let out = graphctx(&repo.path().join("src"), &["entities", "--kind", "trait", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let traits: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(traits.as_array().unwrap().len(), 1);
+    assert_eq!(traits[0]["key"], "src/lib.rs-crate-Area");
+
+    // Plain output is a table with the key.
+    let out = graphctx(repo.path(), &["entities", "--file", "src/util.rs"]);
+    assert!(stdout(&out).contains("src/util.rs-util-clamp_scale"));
+
+    // edges
+    let out = graphctx(
+        repo.path(),
+        &["edges", "src/lib.rs-crate-Area", "--direction", "in", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let rels: Vec<&str> = v["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["rel"].as_str().unwrap())
+        .collect();
+    assert!(rels.contains(&"implements"));
+}
+
+#[test]
+fn unknown_keys_and_kinds_are_clear_errors() {
+    let repo = shapes_copy();
+    graphctx(repo.path(), &["index"]);
+    let out = graphctx(repo.path(), &["edges", "src/lib.rs-crate-Nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no entity with key 'src/lib.rs-crate-Nope'"));
+    let out = graphctx(repo.path(), &["entities", "--kind", "class"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown entity kind 'class'"));
+}
+
+#[test]
+fn commands_outside_an_index_say_how_to_make_one() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = graphctx(empty.path(), &["entities"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("run `graphctx index` first"));
+}
+
+#[test]
+fn query_is_read_only_unless_asked_and_takes_parameters() {
+    let repo = shapes_copy();
+    graphctx(repo.path(), &["index"]);
+    let out = graphctx(
+        repo.path(),
+        &[
+            "query",
+            "?[id] := *code_entity{graph: 'code', id, file: $f}",
+            "--param",
+            "f=src/util.rs",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["rows"].as_array().unwrap().len(), 3);
+
+    let put = "?[graph, id, kind, name, doc] <- [['code', 'x', 'function', 'x', '']] :put node {graph, id => kind, name, doc}";
+    let out = graphctx(repo.path(), &["query", put]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--write"), "{}", stderr(&out));
+    let out = graphctx(repo.path(), &["query", put, "--write"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // A malformed script is an error, not a crash.
+    let out = graphctx(repo.path(), &["query", "?[x := broken"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("query failed"));
+}
+
+#[test]
+fn skipped_files_exit_with_one() {
+    let repo = shapes_copy();
+    std::fs::write(repo.path().join("src/blob.rs"), b"\x00\x01binary").unwrap();
+    let out = graphctx(repo.path(), &["index"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("skipped src/blob.rs: binary file"));
+}
+
+#[test]
+fn usage_errors_exit_with_two() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(graphctx(dir.path(), &["index", "--bogus"]).status.code(), Some(2));
+    assert_eq!(
+        graphctx(dir.path(), &["index", "does/not/exist"]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn in_memory_runs_leave_no_files() {
+    let repo = shapes_copy();
+    let out = graphctx(repo.path(), &["--db", "mem", "index"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!repo.path().join(".graphctx").exists());
+}
+
+#[test]
+fn a_newer_schema_is_refused() {
+    let repo = shapes_copy();
+    graphctx(repo.path(), &["index"]);
+    let bump = "?[version, name] <- [[999, 'future']] :put schema_version {version => name}";
+    let out = graphctx(repo.path(), &["query", bump, "--write"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = graphctx(repo.path(), &["index"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("schema version 999"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_second_writer_gets_index_busy_with_no_wait() {
+    let repo = shapes_copy();
+    graphctx(repo.path(), &["index"]);
+    let db = repo.path().join(".graphctx/graph.db");
+    let _held = graphctx::store::lock::WriteLock::acquire(&graphctx::store::Location::Sqlite(db))
+        .unwrap();
+    let out = graphctx(repo.path(), &["index", "--no-wait"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("index busy"), "{}", stderr(&out));
+}
+
+#[test]
+fn killing_an_index_run_leaves_a_database_the_next_run_completes() {
+    // A tree big enough that the run takes a while: the fixture plus many
+    // copies of real sources.
+    let repo = shapes_copy();
+    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for i in 0..40 {
+        let dst = repo.path().join(format!("src/copy{i}"));
+        std::fs::create_dir_all(&dst).unwrap();
+        copy_dir(&own, &dst);
+    }
+    let expected = {
+        let fresh = tempfile::tempdir().unwrap();
+        let db = fresh.path().join("g.db");
+        let out = graphctx(repo.path(), &["--db", db.to_str().unwrap(), "index", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        (v["entities"].clone(), v["edges"].clone(), v["unresolved"].clone())
+    };
+    for delay_ms in [20u64, 80, 200, 400] {
+        let db = tempfile::tempdir().unwrap();
+        let db_path = db.path().join("g.db");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_graphctx"))
+            .args(["--db", db_path.to_str().unwrap(), "index"])
+            .current_dir(repo.path())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let out = graphctx(repo.path(), &["--db", db_path.to_str().unwrap(), "index", "--json"]);
+        assert_eq!(out.status.code(), Some(0), "after kill at {delay_ms} ms: {}", stderr(&out));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(
+            (v["entities"].clone(), v["edges"].clone(), v["unresolved"].clone()),
+            expected,
+            "after kill at {delay_ms} ms"
+        );
+    }
+}
