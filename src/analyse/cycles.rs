@@ -1,5 +1,5 @@
 //! Dependency cycles: strongly connected components (CozoDB's
-//! `StronglyConnectedComponent`) over dependency edges, plus self-loops,
+//! `StronglyConnectedComponents`) over dependency edges, plus self-loops,
 //! which SCC reports as components of one. Each cycle is reported with a
 //! concrete path that starts and ends at the same entity.
 
@@ -16,8 +16,9 @@ pub const DEPENDENCY_RELS: [&str; 5] = ["calls", "uses_type", "implements", "imp
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Cycle {
-    /// `self_loop` (an entity depending on itself, e.g. direct recursion)
-    /// or `component` (a strongly connected component of several entities).
+    /// `self_loop` (an entity depending on itself, e.g. direct recursion),
+    /// `component` (a strongly connected component of several entities) or
+    /// `module` (modules depending on each other through their items).
     pub kind: &'static str,
     /// Every member of the component, sorted.
     pub members: Vec<String>,
@@ -27,12 +28,7 @@ pub struct Cycle {
     pub rels: Vec<String>,
 }
 
-/// All cycles of a graph, largest components first, then self-loops.
-pub fn find_cycles(store: &Store, graph: &str) -> Result<Vec<Cycle>, StoreError> {
-    let params = Params::new()
-        .with("graph", graph)
-        .with("rels", str_list(DEPENDENCY_RELS));
-    let rows = store.read(queries::CYCLE_EDGES, params.clone())?;
+fn components(rows: &cozo::NamedRows) -> BTreeMap<i64, Vec<(String, String)>> {
     let mut comps: BTreeMap<i64, Vec<(String, String)>> = BTreeMap::new();
     for r in &rows.rows {
         comps
@@ -40,6 +36,16 @@ pub fn find_cycles(store: &Store, graph: &str) -> Result<Vec<Cycle>, StoreError>
             .or_default()
             .push((get_str(r, 1).to_string(), get_str(r, 2).to_string()));
     }
+    comps
+}
+
+/// All cycles of a graph: entity components (largest first), self-loops,
+/// then module cycles.
+pub fn find_cycles(store: &Store, graph: &str) -> Result<Vec<Cycle>, StoreError> {
+    let params = Params::new()
+        .with("graph", graph)
+        .with("rels", str_list(DEPENDENCY_RELS));
+    let comps = components(&store.read(queries::CYCLE_EDGES, params.clone())?);
     let rel_of = edge_rels(store, graph, &comps)?;
     let mut cycles: Vec<Cycle> = comps
         .into_values()
@@ -51,7 +57,7 @@ pub fn find_cycles(store: &Store, graph: &str) -> Result<Vec<Cycle>, StoreError>
             .cmp(&a.members.len())
             .then_with(|| a.members.cmp(&b.members))
     });
-    let loops = store.read(queries::SELF_LOOPS, params)?;
+    let loops = store.read(queries::SELF_LOOPS, params.clone())?;
     let mut self_loops: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for r in &loops.rows {
         self_loops
@@ -67,6 +73,18 @@ pub fn find_cycles(store: &Store, graph: &str) -> Result<Vec<Cycle>, StoreError>
             rels: rels.into_iter().collect(),
         });
     }
+    let modules = components(&store.read(queries::MODULE_CYCLE_EDGES, params)?);
+    let mut module_cycles: Vec<Cycle> = modules
+        .into_values()
+        .map(|edges| {
+            let mut c = component_cycle(&edges, &HashMap::new());
+            c.kind = "module";
+            c.rels = vec!["depends_on".to_string(); c.cycle_path.len() - 1];
+            c
+        })
+        .collect();
+    module_cycles.sort_by(|a, b| a.members.cmp(&b.members));
+    cycles.extend(module_cycles);
     Ok(cycles)
 }
 

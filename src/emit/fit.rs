@@ -92,6 +92,7 @@ pub fn fit(
         steps: vec![],
     };
     let over = |plan: &Plan| estimate(items, rels, plan, overhead) > budget;
+    if std::env::var_os("GRAPHCTX_DEBUG_FIT").is_some() { eprintln!("fit: {} items, {} base, overhead {}, all {}", n, items.iter().filter(|i| i.base).count(), overhead, estimate(items, rels, &plan, overhead)); }
 
     // A derived base (every entity of a file) may take only a share of the
     // budget: the context is about what surrounds the file.
@@ -176,14 +177,27 @@ pub fn fit(
             return Err(estimate(items, rels, &plan, overhead));
         }
     }
-    refill(items, rels, budget, overhead, &mut plan);
+    let base_last = plan.steps.contains(&"capped_base_entities");
+    refill(items, rels, budget, overhead, &mut plan, base_last);
     Ok(plan)
 }
 
 /// Add back excluded items (best first), at the most detailed level that
 /// still fits, so a cut document uses as much of the budget as it can.
-pub fn refill(items: &[FitItem], rels: &[FitRel], budget: usize, overhead: usize, plan: &mut Plan) {
-    let excluded: Vec<usize> = plan.excluded().collect();
+/// Base entities cut by the base share come back last, only into room
+/// that nothing else could use.
+pub fn refill(
+    items: &[FitItem],
+    rels: &[FitRel],
+    budget: usize,
+    overhead: usize,
+    plan: &mut Plan,
+    base_last: bool,
+) {
+    let mut excluded: Vec<usize> = plan.excluded().collect();
+    if base_last {
+        excluded.sort_by_key(|&i| (items[i].base, i));
+    }
     let floor = plan.detail.iter().copied().min().unwrap_or(Detail::Full);
     for i in excluded {
         for &d in DETAILS.iter().filter(|&&d| d >= floor) {

@@ -325,8 +325,7 @@ pub struct Loaded {
     pub rels: Vec<Relationship>,
 }
 
-fn load(store: &Store, graph: &str, selection: &Selection, limit: usize) -> Result<Loaded, StoreError> {
-    let candidates: Vec<Candidate> = selection.candidates.iter().take(limit).cloned().collect();
+fn load(store: &Store, graph: &str, candidates: Vec<Candidate>) -> Result<Loaded, StoreError> {
     let keys: Vec<&str> = candidates.iter().map(|c| c.key.as_str()).collect();
     let params = Params::new()
         .with("graph", graph)
@@ -397,14 +396,30 @@ fn emit_selection(
     selection: &Selection,
     counter: &TokenCounter,
 ) -> Result<ContextOutput, ContextError> {
-    // No entity renders in fewer than ~12 tokens: never load more than can fit.
-    let limit = selection
+    // No entity renders in fewer than ~12 tokens: never load more than can
+    // fit. Derived base entities (a whole file) may take only their share.
+    let limit = req.budget / 12 + 8;
+    let base_limit = if selection.explicit {
+        usize::MAX
+    } else {
+        (req.budget as f64 * FILE_BASE_SHARE) as usize / 12 + 4
+    };
+    let (mut n_base, mut n_other) = (0usize, 0usize);
+    let chosen: Vec<Candidate> = selection
         .candidates
         .iter()
-        .filter(|c| c.is_base && selection.explicit)
-        .count()
-        .max(req.budget / 12 + 8);
-    let loaded = load(store, &req.graph, selection, limit)?;
+        .filter(|c| {
+            let (n, cap) = if c.is_base {
+                (&mut n_base, base_limit)
+            } else {
+                (&mut n_other, limit)
+            };
+            *n += 1;
+            *n <= cap
+        })
+        .cloned()
+        .collect();
+    let loaded = load(store, &req.graph, chosen)?;
     let not_loaded = selection.candidates.len() - loaded.candidates.len();
 
     // Cycles among the selection (every loaded relationship, before any
@@ -505,7 +520,7 @@ fn emit_selection(
                 selection
                     .candidates
                     .iter()
-                    .skip(loaded.candidates.len())
+                    .filter(|c| !index_of.contains_key(c.key.as_str()))
                     .map(|c| c.key.as_str()),
             )
             .collect();
@@ -563,6 +578,7 @@ fn emit_selection(
     // Exact count of the assembled document; trim if the estimate was short.
     loop {
         let (text, n) = settle_token_count(&assemble, &plan, counter);
+        if std::env::var_os("GRAPHCTX_DEBUG_FIT").is_some() { eprintln!("fit: estimate {} exact {} included {}", fit::estimate(&items, &fit_rels, &plan, overhead), n, plan.included.iter().filter(|x| **x).count()); }
         if n <= req.budget {
             let included = plan.included.iter().filter(|x| **x).count();
             let relationships = loaded

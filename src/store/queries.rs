@@ -45,4 +45,5 @@ queries! {
     SIMILAR_KEYS => "similar_keys.cozo",
     CONTEXT_CACHE_GET => "context_cache_get.cozo",
     MEMBER_TESTS => "member_tests.cozo",
+    MODULE_CYCLE_EDGES => "module_cycle_edges.cozo",
 }

@@ -1,0 +1,436 @@
+//! Context emission: golden documents, seed 004 structure, the budget
+//! property, errors, cycles, the cache.
+
+mod common;
+
+use std::path::Path;
+
+use common::{assert_golden, copy_dir, fixture, index};
+use graphctx::analyse::relevance::Strategy as Relevance;
+use graphctx::analyse::select::BaseSpec;
+use graphctx::emit::tokens::{Encoding, TokenCounter};
+use graphctx::emit::{self, ContextError, ContextRequest, Format};
+use graphctx::index::{index_repository, IndexOptions};
+use graphctx::store::Store;
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// A copy of a fixture outside any git checkout (so no history), indexed.
+fn indexed(name: &str) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(name), dir.path());
+    let store = Store::memory().unwrap();
+    index(&store, dir.path());
+    (dir, store)
+}
+
+fn request(base: BaseSpec) -> ContextRequest {
+    ContextRequest::new("code", base)
+}
+
+fn normalise(text: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+    v["generated_at"] = serde_json::json!("<normalised>");
+    serde_json::to_string_pretty(&v).unwrap() + "\n"
+}
+
+// Seed 004's structure, field by field.
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct Doc {
+    version: String,
+    generated_at: String,
+    token_count: usize,
+    size_status: String,
+    query_context: QueryContext,
+    entities: Vec<EntityJson>,
+    relationships: Vec<RelJson>,
+    optimization_info: OptInfo,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct QueryContext {
+    base_entities: Vec<String>,
+    hop_depth: u32,
+    change_type: String,
+    focus_areas: Vec<String>,
+    size_limit: usize,
+    optimization_strategy: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct EntityJson {
+    isgl1_key: String,
+    interface_signature: Iface,
+    #[serde(default)]
+    tdd_classification: Option<Tdd>,
+    #[serde(default)]
+    lsp_metadata: Option<serde_json::Value>,
+    relevance_score: f64,
+    dependency_level: u32,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct Iface {
+    entity_type: String,
+    name: String,
+    #[serde(default)]
+    visibility: Option<String>,
+    file_path: String,
+    line_range: LineRange,
+    #[serde(default)]
+    signature: Option<serde_json::Value>,
+    #[serde(default)]
+    module_path: Option<Vec<String>>,
+    #[serde(default)]
+    documentation: Option<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct LineRange {
+    start: u32,
+    end: u32,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct Tdd {
+    testability: String,
+    complexity: String,
+    dependencies: usize,
+    test_coverage_estimate: f64,
+    critical_path: bool,
+    change_risk: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct RelJson {
+    dependent: String,
+    dependency: String,
+    relationship_type: String,
+    strength: f64,
+    context: serde_json::Value,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq)]
+struct OptInfo {
+    excluded_entities: Vec<String>,
+    truncation_applied: bool,
+    prioritization_strategy: String,
+}
+
+#[test]
+fn golden_context_for_the_fixture() {
+    let (_dir, store) = indexed("shapes");
+    let counter = TokenCounter::new(Encoding::O200k);
+    let req = request(BaseSpec::Keys(vec!["src/geometry/mod.rs-geometry-Rect".into()]));
+    let out = emit::build_context(&store, &req, &counter).unwrap();
+    assert_golden("shapes_context_rect.json", &normalise(&out.text));
+    let mut e = req.clone();
+    e.format = Format::E;
+    let out_e = emit::build_context(&store, &e, &counter).unwrap();
+    let text_e = out_e.text.replacen(&format!("{} tokens", out_e.token_count), "N tokens", 1);
+    assert_golden("shapes_context_rect.e.txt", &text_e);
+}
+
+#[test]
+fn the_document_has_seed_004_structure_and_round_trips() {
+    let (_dir, store) = indexed("shapes");
+    let counter = TokenCounter::new(Encoding::O200k);
+    let out = emit::build_context(&store, &request(BaseSpec::File("src/geometry/mod.rs".into())), &counter).unwrap();
+    let doc: Doc = serde_json::from_str(&out.text).expect("seed 004 structure");
+    assert_eq!(doc.version, "1.0");
+    assert_eq!(doc.token_count, out.token_count);
+    assert_eq!(doc.token_count, counter.count_exact(&out.text));
+    assert_eq!(doc.query_context.hop_depth, 2);
+    assert_eq!(doc.query_context.size_limit, 100_000);
+    assert!(!doc.entities.is_empty());
+    for e in &doc.entities {
+        assert!((0.0..=1.0).contains(&e.relevance_score));
+        assert!(e.tdd_classification.is_some(), "full detail at 100k: {}", e.isgl1_key);
+    }
+    let base: Vec<&EntityJson> = doc.entities.iter().filter(|e| e.dependency_level == 0).collect();
+    assert!(base.iter().all(|e| e.relevance_score == 1.0));
+    assert!(doc
+        .relationships
+        .iter()
+        .any(|r| r.relationship_type == "implements"));
+    let again: Doc = serde_json::from_str(&serde_json::to_string(&doc).unwrap()).unwrap();
+    assert_eq!(again, doc);
+}
+
+#[test]
+fn tdd_and_usage_come_from_the_graph() {
+    let (_dir, store) = indexed("shapes");
+    let counter = TokenCounter::new(Encoding::O200k);
+    let key = "src/geometry/point.rs-geometry::point-Point::distance";
+    let out = emit::build_context(&store, &request(BaseSpec::Keys(vec![key.into()])), &counter).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&out.text).unwrap();
+    let e = doc["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["isgl1_key"] == key)
+        .unwrap();
+    // One #[test] calls it: 0.6 + 0.1.
+    assert_eq!(e["tdd_classification"]["test_coverage_estimate"], 0.7);
+    assert_eq!(e["lsp_metadata"]["usage_analysis"]["call_sites"], serde_json::json!(["src/geometry/point.rs"]));
+    assert_eq!(e["interface_signature"]["signature"]["parameters"][1]["pattern"], "ref");
+}
+
+#[test]
+fn unknown_keys_get_entity_not_found_with_suggestions() {
+    let (_dir, store) = indexed("shapes");
+    let counter = TokenCounter::new(Encoding::O200k);
+    let err = emit::build_context(
+        &store,
+        &request(BaseSpec::Keys(vec!["src/geometry/mod.rs-geometry-Rectangle".into()])),
+        &counter,
+    )
+    .unwrap_err();
+    let j = err.to_json();
+    assert_eq!(j["error"], "entity_not_found");
+    assert_eq!(j["missing_entities"][0], "src/geometry/mod.rs-geometry-Rectangle");
+    assert_eq!(j["suggestions"][0], "src/geometry/mod.rs-geometry-Rect");
+}
+
+#[test]
+fn explicit_bases_that_cannot_fit_are_context_size_exceeded() {
+    let (_dir, store) = indexed("shapes");
+    let counter = TokenCounter::new(Encoding::O200k);
+    let mut req = request(BaseSpec::Keys(vec![
+        "src/geometry/mod.rs-geometry-Rect".into(),
+        "src/geometry/mod.rs-geometry-Circle".into(),
+    ]));
+    req.budget = 60;
+    match emit::build_context(&store, &req, &counter) {
+        Err(e @ ContextError::SizeExceeded { .. }) => {
+            let j = e.to_json();
+            assert_eq!(j["error"], "context_size_exceeded");
+            assert!(j["attempted_size"].as_u64().unwrap() > 60);
+            assert!(j["suggestion"].as_str().unwrap().contains("hop_depth"));
+        }
+        other => panic!("expected context_size_exceeded, got {other:?}"),
+    }
+}
+
+#[test]
+fn cycles_are_reported_and_fatal_only_on_request() {
+    let (_dir, store) = indexed("cycles");
+    let counter = TokenCounter::new(Encoding::O200k);
+    let mut req = request(BaseSpec::Keys(vec!["src/lib.rs-crate-is_even".into()]));
+    let out = emit::build_context(&store, &req, &counter).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&out.text).unwrap();
+    assert_eq!(
+        doc["cycles"][0],
+        serde_json::json!(["src/lib.rs-crate-is_even", "src/lib.rs-crate-is_odd", "src/lib.rs-crate-is_even"])
+    );
+    req.fail_on_cycles = true;
+    let err = emit::build_context(&store, &req, &counter).unwrap_err();
+    assert_eq!(err.to_json()["error"], "dependency_cycle_detected");
+    assert_eq!(err.to_json()["cycle_path"][1], "src/lib.rs-crate-is_odd");
+
+    let all = graphctx::analyse::cycles::find_cycles(&store, "code").unwrap();
+    let kinds: Vec<(&str, Vec<String>)> = all.iter().map(|c| (c.kind, c.cycle_path.clone())).collect();
+    assert!(kinds.contains(&("self_loop", vec!["src/lib.rs-crate-factorial".into(), "src/lib.rs-crate-factorial".into()])));
+    assert!(kinds.contains(&(
+        "module",
+        vec!["src/left.rs-crate-left".into(), "src/right.rs-crate-right".into(), "src/left.rs-crate-left".into()]
+    )));
+    assert!(!all.iter().any(|c| c.members.iter().any(|m| m.ends_with("-square"))));
+}
+
+#[test]
+fn the_seed_strategy_follows_the_seed_formula() {
+    let (_dir, store) = indexed("shapes");
+    let counter = TokenCounter::new(Encoding::O200k);
+    let mut req = request(BaseSpec::Keys(vec!["src/util.rs-util-clamp_scale".into()]));
+    req.strategy = Relevance::Seed;
+    let out = emit::build_context(&store, &req, &counter).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&out.text).unwrap();
+    for e in doc["entities"].as_array().unwrap() {
+        let level = e["dependency_level"].as_u64().unwrap();
+        let score = e["relevance_score"].as_f64().unwrap();
+        let is_test = e["lsp_metadata"]["semantic_tokens"]["modifier"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("test"));
+        let critical = e["tdd_classification"]["critical_path"].as_bool().unwrap();
+        let expected = f64::min(
+            match level {
+                0 => 1.0,
+                1 => 0.8,
+                2 => 0.6,
+                _ => 0.0,
+            } + if is_test { 0.2 } else { 0.0 }
+                + if critical { 0.3 } else { 0.0 },
+            1.0,
+        );
+        assert!((score - expected).abs() < 1e-9, "{}: {score} vs {expected}", e["isgl1_key"]);
+    }
+}
+
+#[test]
+fn the_cache_answers_until_the_graph_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("shapes"), dir.path());
+    let store = Store::memory().unwrap();
+    index(&store, dir.path());
+    let counter = TokenCounter::new(Encoding::O200k);
+    let req = request(BaseSpec::Keys(vec!["src/util.rs-util-clamp_scale".into()]));
+    let first = emit::cached_context(&store, &req, &counter, true).unwrap();
+    assert!(!first.from_cache);
+    let second = emit::cached_context(&store, &req, &counter, true).unwrap();
+    assert!(second.from_cache);
+    assert_eq!(second.text, first.text);
+    // A different request is a different entry.
+    let mut other = req.clone();
+    other.hops = 1;
+    assert!(!emit::cached_context(&store, &other, &counter, true).unwrap().from_cache);
+    // Re-indexing an unchanged tree keeps the cache valid…
+    index(&store, dir.path());
+    assert!(emit::cached_context(&store, &req, &counter, true).unwrap().from_cache);
+    // …a change invalidates it.
+    let util = dir.path().join("src/util.rs");
+    let text = std::fs::read_to_string(&util).unwrap();
+    std::fs::write(&util, text.replace("100.0", "50.0")).unwrap();
+    index(&store, dir.path());
+    assert!(!emit::cached_context(&store, &req, &counter, true).unwrap().from_cache);
+}
+
+#[test]
+fn blast_radius_matches_a_breadth_first_search() {
+    let (_dir, store) = indexed("shapes");
+    let rows = store
+        .read("?[s, d] := *edge{graph: 'code', src: s, dst: d}", Default::default())
+        .unwrap();
+    let edges: Vec<(String, String)> = rows
+        .rows
+        .iter()
+        .map(|r| (r[0].get_str().unwrap().to_string(), r[1].get_str().unwrap().to_string()))
+        .collect();
+    let all = graphctx::graph::list_entities(&store, "code", &Default::default()).unwrap();
+    for start in all.iter().step_by(3) {
+        for hops in 0..=3u32 {
+            let got = graphctx::analyse::blast::blast_radius(&store, "code", &[start.key.clone()], hops).unwrap();
+            let mut dist = std::collections::BTreeMap::new();
+            dist.insert(start.key.clone(), 0u32);
+            let mut frontier = vec![start.key.clone()];
+            for d in 1..=hops {
+                let mut next = vec![];
+                for n in &frontier {
+                    for (a, b) in &edges {
+                        for (x, y) in [(a, b), (b, a)] {
+                            if x == n && !dist.contains_key(y) {
+                                dist.insert(y.clone(), d);
+                                next.push(y.clone());
+                            }
+                        }
+                    }
+                }
+                frontier = next;
+            }
+            let got: std::collections::BTreeMap<String, u32> =
+                got.into_iter().map(|r| (r.key, r.distance)).collect();
+            assert_eq!(got, dist, "from {} with {hops} hops", start.key);
+        }
+    }
+}
+
+// ---- the budget property over random graphs ----
+
+#[derive(Debug, Clone)]
+struct RandomCrate {
+    /// For each function: the functions it calls, its doc length, its params.
+    fns: Vec<(Vec<usize>, usize, usize)>,
+    structs: Vec<(Vec<usize>, usize)>,
+}
+
+fn random_crate() -> impl Strategy<Value = RandomCrate> {
+    let f = (prop::collection::vec(0usize..40, 0..6), 0usize..400, 0usize..5);
+    let s = (prop::collection::vec(0usize..12, 0..5), 0usize..200);
+    (prop::collection::vec(f, 1..40), prop::collection::vec(s, 0..12))
+        .prop_map(|(fns, structs)| RandomCrate { fns, structs })
+}
+
+fn write_crate(root: &Path, c: &RandomCrate) {
+    let words = ["alpha", "beta", "gamma", "delta", "graph", "token", "budget", "entity"];
+    let mut files: Vec<String> = vec![String::new(); 3];
+    for (i, (fields, doc)) in c.structs.iter().enumerate() {
+        let doc: Vec<&str> = (0..*doc).map(|k| words[(k * 7 + i) % words.len()]).collect();
+        let mut s = format!("/// {}\npub struct S{i} {{\n", doc.join(" "));
+        for (k, f) in fields.iter().enumerate() {
+            let ty = if *f < c.structs.len() { format!("Box<S{f}>") } else { "u32".into() };
+            s.push_str(&format!("    pub f{k}: {ty},\n"));
+        }
+        s.push_str("}\n");
+        files[i % 3].push_str(&s);
+    }
+    for (i, (calls, doc, params)) in c.fns.iter().enumerate() {
+        let doc: Vec<&str> = (0..*doc).map(|k| words[(k * 3 + i) % words.len()]).collect();
+        let ps: Vec<String> = (0..*params).map(|p| format!("p{p}: &mut Vec<String>")).collect();
+        let mut body = String::new();
+        for t in calls.iter().filter(|t| **t < c.fns.len()) {
+            body.push_str(&format!("    crate::m{}::f{t}();\n", t % 3));
+        }
+        files[i % 3].push_str(&format!("/// {}\npub fn f{i}({}) {{\n{body}}}\n", doc.join(" "), ps.join(", ")));
+    }
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/lib.rs"), "pub mod m0;\npub mod m1;\npub mod m2;\n").unwrap();
+    for (i, f) in files.iter().enumerate() {
+        std::fs::write(root.join(format!("src/m{i}.rs")), f).unwrap();
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    #[test]
+    fn emitted_tokens_never_exceed_the_budget(
+        c in random_crate(),
+        budget in 40usize..6000,
+        hops in 0u32..=3,
+        pick in any::<usize>(),
+        by_file in any::<bool>(),
+        e_format in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        write_crate(dir.path(), &c);
+        let store = Store::memory().unwrap();
+        index_repository(&store, dir.path(), &IndexOptions { history: false, ..IndexOptions::default() }).unwrap();
+        let entities = graphctx::graph::list_entities(&store, "code", &Default::default()).unwrap();
+        let base = if by_file {
+            BaseSpec::File(format!("src/m{}.rs", pick % 3))
+        } else {
+            BaseSpec::Keys(vec![entities[pick % entities.len()].key.clone()])
+        };
+        let mut req = request(base);
+        req.budget = budget;
+        req.hops = hops;
+        req.format = if e_format { Format::E } else { Format::Json };
+        let counter = TokenCounter::new(Encoding::O200k);
+        match emit::build_context(&store, &req, &counter) {
+            Ok(out) => {
+                let exact = counter.count_exact(&out.text);
+                prop_assert_eq!(out.token_count, exact);
+                prop_assert!(exact <= budget, "{} > {}", exact, budget);
+                // Below ~1500 tokens one entity is a large share of the budget.
+                if !out.steps.is_empty() && out.entities_excluded > 0 && budget >= 1500 {
+                    prop_assert!(exact as f64 >= 0.9 * budget as f64,
+                        "cut document uses only {} of {} tokens ({:?})", exact, budget, out.steps);
+                }
+                if !e_format {
+                    let doc: serde_json::Value = serde_json::from_str(&out.text).unwrap();
+                    prop_assert_eq!(doc["token_count"].as_u64().unwrap() as usize, exact);
+                }
+            }
+            Err(ContextError::SizeExceeded { attempted_size, .. }) => {
+                prop_assert!(req.base.is_explicit());
+                prop_assert!(attempted_size > budget);
+            }
+            Err(ContextError::EntityNotFound { .. }) => {
+                // A random file may have no entities.
+                prop_assert!(by_file);
+            }
+            Err(e) => prop_assert!(false, "unexpected error {e:?}"),
+        }
+    }
+}
