@@ -381,7 +381,7 @@ fn write_crate(root: &Path, c: &RandomCrate) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn emitted_tokens_never_exceed_the_budget(
@@ -423,7 +423,9 @@ proptest! {
                 }
             }
             Err(ContextError::SizeExceeded { attempted_size, .. }) => {
-                prop_assert!(req.base.is_explicit());
+                // Only explicitly named entities are never dropped; otherwise
+                // only a budget below the empty document's size fails.
+                prop_assert!(req.base.is_explicit() || budget < 400, "{}", budget);
                 prop_assert!(attempted_size > budget);
             }
             Err(ContextError::EntityNotFound { .. }) => {

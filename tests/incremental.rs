@@ -177,7 +177,7 @@ fn initial_tree() -> tempfile::TempDir {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn incremental_index_equals_full_rebuild(edits in prop::collection::vec(edit_strategy(), 1..7)) {

@@ -253,12 +253,12 @@ mod tests {
             item([40, 30, 20, 5], 2, false),
             item([40, 30, 20, 5], 3, false),
         ];
-        let plan = fit(&items, &[], 60, 0, None).unwrap();
+        let plan = fit(&items, &[], 50, 0, None).unwrap();
         assert_eq!(
             &plan.steps[..3],
             &["removed_priority_3", "compressed_signatures", "truncated_documentation"]
         );
-        assert!(estimate(&items, &[], &plan, 0) <= 60);
+        assert!(estimate(&items, &[], &plan, 0) <= 50);
     }
 
     #[test]
@@ -275,7 +275,9 @@ mod tests {
             item([50, 40, 30, 5], 3, false),
         ];
         let plan = fit(&items, &[], 70, 0, None).unwrap();
-        let used = estimate(&items, &[], &plan, 0);
-        assert!(used <= 70 && used >= 63, "{used} {plan:?}");
+        // Priority 3 went first; both come back in the room left, minimal.
+        assert_eq!(plan.included, vec![true, true, true]);
+        assert_eq!(plan.detail, vec![Detail::Full, Detail::Minimal, Detail::Minimal]);
+        assert_eq!(estimate(&items, &[], &plan, 0), 60);
     }
 }

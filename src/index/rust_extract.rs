@@ -1256,7 +1256,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             }
             K::MatchArm => {
                 // `match_pattern` is the pattern plus an optional guard.
-                if let Some(p) = self.field(n, f.pattern).and_then(|mp| mp.named_child(0)) {
+                if let Some(p) = self.field(n, f.pattern).and_then(|mp| mp.child(0)) {
                     self.shadow_pattern(p);
                 }
                 self.walk_children(n, cx);
@@ -3914,7 +3914,7 @@ fn h(r: Rect, o: Option<Rect>) {
     r.after_closure();
 }
 fn i(r: Rect, o: Option<Rect>) {
-    match o { Some(r) => r.arm(), None => {} }
+    match o { _ if r.guard() => {}, Some(r) => r.arm(), None => {} }
 }
 fn j(r: Rect, o: Option<Rect>) {
     if let Some(r) = o.or(r.keep()) { r.iflet(); }
@@ -3946,6 +3946,8 @@ fn outer(r: Rect) {
         assert_eq!(recv(&x, "g", "e"), Some(vec!["Rect"]));
         assert_eq!(recv(&x, "h", "cl"), None);
         assert_eq!(recv(&x, "h", "after_closure"), None);
+        // A guard is not a pattern: it binds nothing.
+        assert_eq!(recv(&x, "i", "guard"), Some(vec!["Rect"]));
         assert_eq!(recv(&x, "i", "arm"), None);
         assert_eq!(recv(&x, "j", "keep"), Some(vec!["Rect"]));
         assert_eq!(recv(&x, "j", "iflet"), None);
