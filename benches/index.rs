@@ -171,7 +171,10 @@ fn bench_tree(label: &str, root: &Path) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     if args.first().map(String::as_str) == Some("--child") {
         child(Path::new(&args[1]));
         return;

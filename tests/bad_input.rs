@@ -17,7 +17,10 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
 }
 
 fn reason_of<'a>(notes: &'a [graphctx::index::pipeline::FileNote], path: &str) -> Option<&'a str> {
-    notes.iter().find(|n| n.path == path).map(|n| n.reason.as_str())
+    notes
+        .iter()
+        .find(|n| n.path == path)
+        .map(|n| n.reason.as_str())
 }
 
 #[test]
@@ -31,7 +34,9 @@ fn syntax_errors_keep_what_parsed() {
     let (store, s) = index_fresh(dir.path());
     assert_eq!(s.files_partial, 1);
     assert_eq!(s.files_skipped, 0);
-    assert!(reason_of(&s.partial, "src/lib.rs").unwrap().contains("syntax error"));
+    assert!(reason_of(&s.partial, "src/lib.rs")
+        .unwrap()
+        .contains("syntax error"));
     let names: Vec<String> = graph::list_entities(&store, "code", &EntityFilter::default())
         .unwrap()
         .into_iter()
@@ -49,7 +54,9 @@ fn invalid_utf8_is_indexed_with_replacement() {
     write(dir.path(), "src/lib.rs", &bytes);
     let (store, s) = index_fresh(dir.path());
     assert_eq!(s.files_partial, 1);
-    assert!(reason_of(&s.partial, "src/lib.rs").unwrap().contains("UTF-8"));
+    assert!(reason_of(&s.partial, "src/lib.rs")
+        .unwrap()
+        .contains("UTF-8"));
     let fns = graph::list_entities(
         &store,
         "code",
@@ -75,8 +82,12 @@ fn binary_and_oversized_files_are_skipped_with_reasons() {
     };
     let s = index_repository(&store, dir.path(), &opts).unwrap();
     assert_eq!(s.files_skipped, 2);
-    assert!(reason_of(&s.skipped, "src/blob.rs").unwrap().contains("binary"));
-    assert!(reason_of(&s.skipped, "src/huge.rs").unwrap().contains("limit"));
+    assert!(reason_of(&s.skipped, "src/blob.rs")
+        .unwrap()
+        .contains("binary"));
+    assert!(reason_of(&s.skipped, "src/huge.rs")
+        .unwrap()
+        .contains("limit"));
     assert_eq!(s.files_parsed, 1);
 }
 
@@ -86,12 +97,18 @@ fn symlink_loops_and_dangling_links_are_reported_not_fatal() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "src/lib.rs", b"pub fn ok() {}\n");
     std::os::unix::fs::symlink(dir.path().join("src"), dir.path().join("src/loop")).unwrap();
-    std::os::unix::fs::symlink(dir.path().join("nowhere.rs"), dir.path().join("src/dangling.rs"))
-        .unwrap();
+    std::os::unix::fs::symlink(
+        dir.path().join("nowhere.rs"),
+        dir.path().join("src/dangling.rs"),
+    )
+    .unwrap();
     let (_, s) = index_fresh(dir.path());
     assert_eq!(s.files_parsed, 1);
     let reasons: Vec<&str> = s.skipped.iter().map(|n| n.reason.as_str()).collect();
-    assert!(reasons.iter().any(|r| r.contains("symlink loop")), "{reasons:?}");
+    assert!(
+        reasons.iter().any(|r| r.contains("symlink loop")),
+        "{reasons:?}"
+    );
     assert!(s.files_skipped >= 1);
 }
 
@@ -124,7 +141,11 @@ fn an_empty_directory_indexes_to_an_empty_graph() {
 #[test]
 fn a_missing_root_is_an_error() {
     let store = Store::memory().unwrap();
-    let err = index_repository(&store, Path::new("/definitely/not/here"), &IndexOptions::default())
-        .unwrap_err();
+    let err = index_repository(
+        &store,
+        Path::new("/definitely/not/here"),
+        &IndexOptions::default(),
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("not a directory"));
 }

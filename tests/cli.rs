@@ -57,7 +57,10 @@ fn index_then_look_around() {
     assert_eq!(summary["files_unchanged"], 7);
 
     // entities, from a subdirectory (the index is found upwards).
-    let out = graphctx(&repo.path().join("src"), &["entities", "--kind", "trait", "--json"]);
+    let out = graphctx(
+        &repo.path().join("src"),
+        &["entities", "--kind", "trait", "--json"],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let traits: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(traits.as_array().unwrap().len(), 1);
@@ -70,7 +73,13 @@ fn index_then_look_around() {
     // edges
     let out = graphctx(
         repo.path(),
-        &["edges", "src/lib.rs-crate-Area", "--direction", "in", "--json"],
+        &[
+            "edges",
+            "src/lib.rs-crate-Area",
+            "--direction",
+            "in",
+            "--json",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -146,9 +155,14 @@ fn skipped_files_exit_with_one() {
 #[test]
 fn usage_errors_exit_with_two() {
     let dir = tempfile::tempdir().unwrap();
-    assert_eq!(graphctx(dir.path(), &["index", "--bogus"]).status.code(), Some(2));
     assert_eq!(
-        graphctx(dir.path(), &["index", "does/not/exist"]).status.code(),
+        graphctx(dir.path(), &["index", "--bogus"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        graphctx(dir.path(), &["index", "does/not/exist"])
+            .status
+            .code(),
         Some(2)
     );
 }
@@ -170,7 +184,11 @@ fn a_newer_schema_is_refused() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = graphctx(repo.path(), &["index"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("schema version 999"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("schema version 999"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -178,8 +196,8 @@ fn a_second_writer_gets_index_busy_with_no_wait() {
     let repo = shapes_copy();
     graphctx(repo.path(), &["index"]);
     let db = repo.path().join(".graphctx/graph.db");
-    let _held = graphctx::store::lock::WriteLock::acquire(&graphctx::store::Location::Sqlite(db))
-        .unwrap();
+    let _held =
+        graphctx::store::lock::WriteLock::acquire(&graphctx::store::Location::Sqlite(db)).unwrap();
     let out = graphctx(repo.path(), &["index", "--no-wait"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("index busy"), "{}", stderr(&out));
@@ -199,9 +217,16 @@ fn killing_an_index_run_leaves_a_database_the_next_run_completes() {
     let expected = {
         let fresh = tempfile::tempdir().unwrap();
         let db = fresh.path().join("g.db");
-        let out = graphctx(repo.path(), &["--db", db.to_str().unwrap(), "index", "--json"]);
+        let out = graphctx(
+            repo.path(),
+            &["--db", db.to_str().unwrap(), "index", "--json"],
+        );
         let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-        (v["entities"].clone(), v["edges"].clone(), v["unresolved"].clone())
+        (
+            v["entities"].clone(),
+            v["edges"].clone(),
+            v["unresolved"].clone(),
+        )
     };
     for delay_ms in [20u64, 80, 200, 400] {
         let db = tempfile::tempdir().unwrap();
@@ -215,11 +240,23 @@ fn killing_an_index_run_leaves_a_database_the_next_run_completes() {
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
-        let out = graphctx(repo.path(), &["--db", db_path.to_str().unwrap(), "index", "--json"]);
-        assert_eq!(out.status.code(), Some(0), "after kill at {delay_ms} ms: {}", stderr(&out));
+        let out = graphctx(
+            repo.path(),
+            &["--db", db_path.to_str().unwrap(), "index", "--json"],
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "after kill at {delay_ms} ms: {}",
+            stderr(&out)
+        );
         let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
         assert_eq!(
-            (v["entities"].clone(), v["edges"].clone(), v["unresolved"].clone()),
+            (
+                v["entities"].clone(),
+                v["edges"].clone(),
+                v["unresolved"].clone()
+            ),
             expected,
             "after kill at {delay_ms} ms"
         );

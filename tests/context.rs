@@ -121,13 +121,17 @@ struct OptInfo {
 fn golden_context_for_the_fixture() {
     let (_dir, store) = indexed("shapes");
     let counter = TokenCounter::new(Encoding::O200k);
-    let req = request(BaseSpec::Keys(vec!["src/geometry/mod.rs-geometry-Rect".into()]));
+    let req = request(BaseSpec::Keys(vec![
+        "src/geometry/mod.rs-geometry-Rect".into()
+    ]));
     let out = emit::build_context(&store, &req, &counter).unwrap();
     assert_golden("shapes_context_rect.json", &normalise(&out.text));
     let mut e = req.clone();
     e.format = Format::E;
     let out_e = emit::build_context(&store, &e, &counter).unwrap();
-    let text_e = out_e.text.replacen(&format!("{} tokens", out_e.token_count), "N tokens", 1);
+    let text_e = out_e
+        .text
+        .replacen(&format!("{} tokens", out_e.token_count), "N tokens", 1);
     assert_golden("shapes_context_rect.e.txt", &text_e);
 }
 
@@ -135,7 +139,12 @@ fn golden_context_for_the_fixture() {
 fn the_document_has_seed_004_structure_and_round_trips() {
     let (_dir, store) = indexed("shapes");
     let counter = TokenCounter::new(Encoding::O200k);
-    let out = emit::build_context(&store, &request(BaseSpec::File("src/geometry/mod.rs".into())), &counter).unwrap();
+    let out = emit::build_context(
+        &store,
+        &request(BaseSpec::File("src/geometry/mod.rs".into())),
+        &counter,
+    )
+    .unwrap();
     let doc: Doc = serde_json::from_str(&out.text).expect("seed 004 structure");
     assert_eq!(doc.version, "1.0");
     assert_eq!(doc.token_count, out.token_count);
@@ -145,9 +154,17 @@ fn the_document_has_seed_004_structure_and_round_trips() {
     assert!(!doc.entities.is_empty());
     for e in &doc.entities {
         assert!((0.0..=1.0).contains(&e.relevance_score));
-        assert!(e.tdd_classification.is_some(), "full detail at 100k: {}", e.isgl1_key);
+        assert!(
+            e.tdd_classification.is_some(),
+            "full detail at 100k: {}",
+            e.isgl1_key
+        );
     }
-    let base: Vec<&EntityJson> = doc.entities.iter().filter(|e| e.dependency_level == 0).collect();
+    let base: Vec<&EntityJson> = doc
+        .entities
+        .iter()
+        .filter(|e| e.dependency_level == 0)
+        .collect();
     assert!(base.iter().all(|e| e.relevance_score == 1.0));
     assert!(doc
         .relationships
@@ -162,7 +179,8 @@ fn tdd_and_usage_come_from_the_graph() {
     let (_dir, store) = indexed("shapes");
     let counter = TokenCounter::new(Encoding::O200k);
     let key = "src/geometry/point.rs-geometry::point-Point::distance";
-    let out = emit::build_context(&store, &request(BaseSpec::Keys(vec![key.into()])), &counter).unwrap();
+    let out =
+        emit::build_context(&store, &request(BaseSpec::Keys(vec![key.into()])), &counter).unwrap();
     let doc: serde_json::Value = serde_json::from_str(&out.text).unwrap();
     let e = doc["entities"]
         .as_array()
@@ -172,8 +190,14 @@ fn tdd_and_usage_come_from_the_graph() {
         .unwrap();
     // One #[test] calls it: 0.6 + 0.1.
     assert_eq!(e["tdd_classification"]["test_coverage_estimate"], 0.7);
-    assert_eq!(e["lsp_metadata"]["usage_analysis"]["call_sites"], serde_json::json!(["src/geometry/point.rs"]));
-    assert_eq!(e["interface_signature"]["signature"]["parameters"][1]["pattern"], "ref");
+    assert_eq!(
+        e["lsp_metadata"]["usage_analysis"]["call_sites"],
+        serde_json::json!(["src/geometry/point.rs"])
+    );
+    assert_eq!(
+        e["interface_signature"]["signature"]["parameters"][1]["pattern"],
+        "ref"
+    );
 }
 
 #[test]
@@ -182,13 +206,18 @@ fn unknown_keys_get_entity_not_found_with_suggestions() {
     let counter = TokenCounter::new(Encoding::O200k);
     let err = emit::build_context(
         &store,
-        &request(BaseSpec::Keys(vec!["src/geometry/mod.rs-geometry-Rectangle".into()])),
+        &request(BaseSpec::Keys(vec![
+            "src/geometry/mod.rs-geometry-Rectangle".into(),
+        ])),
         &counter,
     )
     .unwrap_err();
     let j = err.to_json();
     assert_eq!(j["error"], "entity_not_found");
-    assert_eq!(j["missing_entities"][0], "src/geometry/mod.rs-geometry-Rectangle");
+    assert_eq!(
+        j["missing_entities"][0],
+        "src/geometry/mod.rs-geometry-Rectangle"
+    );
     assert_eq!(j["suggestions"][0], "src/geometry/mod.rs-geometry-Rect");
 }
 
@@ -221,7 +250,11 @@ fn cycles_are_reported_and_fatal_only_on_request() {
     let doc: serde_json::Value = serde_json::from_str(&out.text).unwrap();
     assert_eq!(
         doc["cycles"][0],
-        serde_json::json!(["src/lib.rs-crate-is_even", "src/lib.rs-crate-is_odd", "src/lib.rs-crate-is_even"])
+        serde_json::json!([
+            "src/lib.rs-crate-is_even",
+            "src/lib.rs-crate-is_odd",
+            "src/lib.rs-crate-is_even"
+        ])
     );
     req.fail_on_cycles = true;
     let err = emit::build_context(&store, &req, &counter).unwrap_err();
@@ -229,13 +262,26 @@ fn cycles_are_reported_and_fatal_only_on_request() {
     assert_eq!(err.to_json()["cycle_path"][1], "src/lib.rs-crate-is_odd");
 
     let all = graphctx::analyse::cycles::find_cycles(&store, "code").unwrap();
-    let kinds: Vec<(&str, Vec<String>)> = all.iter().map(|c| (c.kind, c.cycle_path.clone())).collect();
-    assert!(kinds.contains(&("self_loop", vec!["src/lib.rs-crate-factorial".into(), "src/lib.rs-crate-factorial".into()])));
+    let kinds: Vec<(&str, Vec<String>)> =
+        all.iter().map(|c| (c.kind, c.cycle_path.clone())).collect();
+    assert!(kinds.contains(&(
+        "self_loop",
+        vec![
+            "src/lib.rs-crate-factorial".into(),
+            "src/lib.rs-crate-factorial".into()
+        ]
+    )));
     assert!(kinds.contains(&(
         "module",
-        vec!["src/left.rs-crate-left".into(), "src/right.rs-crate-right".into(), "src/left.rs-crate-left".into()]
+        vec![
+            "src/left.rs-crate-left".into(),
+            "src/right.rs-crate-right".into(),
+            "src/left.rs-crate-left".into()
+        ]
     )));
-    assert!(!all.iter().any(|c| c.members.iter().any(|m| m.ends_with("-square"))));
+    assert!(!all
+        .iter()
+        .any(|c| c.members.iter().any(|m| m.ends_with("-square"))));
 }
 
 #[test]
@@ -264,7 +310,11 @@ fn the_seed_strategy_follows_the_seed_formula() {
                 + if critical { 0.3 } else { 0.0 },
             1.0,
         );
-        assert!((score - expected).abs() < 1e-9, "{}: {score} vs {expected}", e["isgl1_key"]);
+        assert!(
+            (score - expected).abs() < 1e-9,
+            "{}: {score} vs {expected}",
+            e["isgl1_key"]
+        );
     }
 }
 
@@ -284,33 +334,59 @@ fn the_cache_answers_until_the_graph_changes() {
     // A different request is a different entry.
     let mut other = req.clone();
     other.hops = 1;
-    assert!(!emit::cached_context(&store, &other, &counter, true).unwrap().from_cache);
+    assert!(
+        !emit::cached_context(&store, &other, &counter, true)
+            .unwrap()
+            .from_cache
+    );
     // Re-indexing an unchanged tree keeps the cache valid…
     index(&store, dir.path());
-    assert!(emit::cached_context(&store, &req, &counter, true).unwrap().from_cache);
+    assert!(
+        emit::cached_context(&store, &req, &counter, true)
+            .unwrap()
+            .from_cache
+    );
     // …a change invalidates it.
     let util = dir.path().join("src/util.rs");
     let text = std::fs::read_to_string(&util).unwrap();
     std::fs::write(&util, text.replace("100.0", "50.0")).unwrap();
     index(&store, dir.path());
-    assert!(!emit::cached_context(&store, &req, &counter, true).unwrap().from_cache);
+    assert!(
+        !emit::cached_context(&store, &req, &counter, true)
+            .unwrap()
+            .from_cache
+    );
 }
 
 #[test]
 fn blast_radius_matches_a_breadth_first_search() {
     let (_dir, store) = indexed("shapes");
     let rows = store
-        .read("?[s, d] := *edge{graph: 'code', src: s, dst: d}", Default::default())
+        .read(
+            "?[s, d] := *edge{graph: 'code', src: s, dst: d}",
+            Default::default(),
+        )
         .unwrap();
     let edges: Vec<(String, String)> = rows
         .rows
         .iter()
-        .map(|r| (r[0].get_str().unwrap().to_string(), r[1].get_str().unwrap().to_string()))
+        .map(|r| {
+            (
+                r[0].get_str().unwrap().to_string(),
+                r[1].get_str().unwrap().to_string(),
+            )
+        })
         .collect();
     let all = graphctx::graph::list_entities(&store, "code", &Default::default()).unwrap();
     for start in all.iter().step_by(3) {
         for hops in 0..=3u32 {
-            let got = graphctx::analyse::blast::blast_radius(&store, "code", &[start.key.clone()], hops).unwrap();
+            let got = graphctx::analyse::blast::blast_radius(
+                &store,
+                "code",
+                std::slice::from_ref(&start.key),
+                hops,
+            )
+            .unwrap();
             let mut dist = std::collections::BTreeMap::new();
             dist.insert(start.key.clone(), 0u32);
             let mut frontier = vec![start.key.clone()];
@@ -345,36 +421,63 @@ struct RandomCrate {
 }
 
 fn random_crate() -> impl Strategy<Value = RandomCrate> {
-    let f = (prop::collection::vec(0usize..40, 0..6), 0usize..400, 0usize..5);
+    let f = (
+        prop::collection::vec(0usize..40, 0..6),
+        0usize..400,
+        0usize..5,
+    );
     let s = (prop::collection::vec(0usize..12, 0..5), 0usize..200);
-    (prop::collection::vec(f, 1..40), prop::collection::vec(s, 0..12))
+    (
+        prop::collection::vec(f, 1..40),
+        prop::collection::vec(s, 0..12),
+    )
         .prop_map(|(fns, structs)| RandomCrate { fns, structs })
 }
 
 fn write_crate(root: &Path, c: &RandomCrate) {
-    let words = ["alpha", "beta", "gamma", "delta", "graph", "token", "budget", "entity"];
+    let words = [
+        "alpha", "beta", "gamma", "delta", "graph", "token", "budget", "entity",
+    ];
     let mut files: Vec<String> = vec![String::new(); 3];
     for (i, (fields, doc)) in c.structs.iter().enumerate() {
-        let doc: Vec<&str> = (0..*doc).map(|k| words[(k * 7 + i) % words.len()]).collect();
+        let doc: Vec<&str> = (0..*doc)
+            .map(|k| words[(k * 7 + i) % words.len()])
+            .collect();
         let mut s = format!("/// {}\npub struct S{i} {{\n", doc.join(" "));
         for (k, f) in fields.iter().enumerate() {
-            let ty = if *f < c.structs.len() { format!("Box<S{f}>") } else { "u32".into() };
+            let ty = if *f < c.structs.len() {
+                format!("Box<S{f}>")
+            } else {
+                "u32".into()
+            };
             s.push_str(&format!("    pub f{k}: {ty},\n"));
         }
         s.push_str("}\n");
         files[i % 3].push_str(&s);
     }
     for (i, (calls, doc, params)) in c.fns.iter().enumerate() {
-        let doc: Vec<&str> = (0..*doc).map(|k| words[(k * 3 + i) % words.len()]).collect();
-        let ps: Vec<String> = (0..*params).map(|p| format!("p{p}: &mut Vec<String>")).collect();
+        let doc: Vec<&str> = (0..*doc)
+            .map(|k| words[(k * 3 + i) % words.len()])
+            .collect();
+        let ps: Vec<String> = (0..*params)
+            .map(|p| format!("p{p}: &mut Vec<String>"))
+            .collect();
         let mut body = String::new();
         for t in calls.iter().filter(|t| **t < c.fns.len()) {
             body.push_str(&format!("    crate::m{}::f{t}();\n", t % 3));
         }
-        files[i % 3].push_str(&format!("/// {}\npub fn f{i}({}) {{\n{body}}}\n", doc.join(" "), ps.join(", ")));
+        files[i % 3].push_str(&format!(
+            "/// {}\npub fn f{i}({}) {{\n{body}}}\n",
+            doc.join(" "),
+            ps.join(", ")
+        ));
     }
     std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(root.join("src/lib.rs"), "pub mod m0;\npub mod m1;\npub mod m2;\n").unwrap();
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "pub mod m0;\npub mod m1;\npub mod m2;\n",
+    )
+    .unwrap();
     for (i, f) in files.iter().enumerate() {
         std::fs::write(root.join(format!("src/m{i}.rs")), f).unwrap();
     }

@@ -24,9 +24,13 @@ fn fresh() -> Store {
 #[test]
 fn lookup_through_an_index_on_a_non_key_column_finds_the_rows() {
     let s = fresh();
-    s.write("{:create t {a: String => b: String, c: String}}", Params::new())
+    s.write(
+        "{:create t {a: String => b: String, c: String}}",
+        Params::new(),
+    )
+    .unwrap();
+    s.write("{::index create t:by_c {c, a}}", Params::new())
         .unwrap();
-    s.write("{::index create t:by_c {c, a}}", Params::new()).unwrap();
     s.write(
         "?[a, b, c] <- [['k1', 'b1', 'x'], ['k2', 'b2', 'y'], ['k3', 'b3', 'x']] :put t {a => b, c}",
         Params::new(),

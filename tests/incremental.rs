@@ -62,8 +62,11 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
         any::<usize>().prop_map(Edit::Delete),
         (any::<usize>(), any::<usize>()).prop_map(|(pool, path)| Edit::Add { pool, path }),
         (any::<usize>(), any::<usize>()).prop_map(|(file, path)| Edit::Move { file, path }),
-        (any::<usize>(), 0.0..1.0f64, 1usize..40)
-            .prop_map(|(file, at, len)| Edit::DeleteLines { file, at, len }),
+        (any::<usize>(), 0.0..1.0f64, 1usize..40).prop_map(|(file, at, len)| Edit::DeleteLines {
+            file,
+            at,
+            len
+        }),
         (any::<usize>(), any::<usize>()).prop_map(|(file, rename)| Edit::Rename { file, rename }),
         (any::<usize>(), 0.0..1.0f64).prop_map(|(file, at)| Edit::Truncate { file, at }),
         any::<usize>().prop_map(Edit::Duplicate),
@@ -109,7 +112,10 @@ fn apply(root: &Path, edit: &Edit, pool: &[String]) {
             }
         }
         Edit::Add { pool: p, path } => {
-            write(&root.join(NEW_PATHS[path % NEW_PATHS.len()]), &pool[p % pool.len()]);
+            write(
+                &root.join(NEW_PATHS[path % NEW_PATHS.len()]),
+                &pool[p % pool.len()],
+            );
         }
         Edit::Move { file, path } => {
             if let Some(f) = pick(*file) {
@@ -237,7 +243,8 @@ fn a_changed_file_reresolves_references_from_other_files() {
     let s = index(&store, tree.path());
     assert_eq!(s.files_parsed, 1);
     assert!(!graphctx::graph::entity_exists(&store, "code", key).unwrap());
-    let unresolved = graphctx::graph::unresolved_of(&store, "code", "src/lib.rs-crate-total_area").unwrap();
+    let unresolved =
+        graphctx::graph::unresolved_of(&store, "code", "src/lib.rs-crate-total_area").unwrap();
     assert!(unresolved.iter().any(|u| u.text == "clamp_scale"));
     // …and gets it back when the name returns.
     std::fs::write(&util, text).unwrap();

@@ -103,7 +103,12 @@ pub struct CallLink {
     pub count: i64,
 }
 
-fn call_links(store: &Store, graph: &str, key: &str, script: &str) -> Result<Vec<CallLink>, StoreError> {
+fn call_links(
+    store: &Store,
+    graph: &str,
+    key: &str,
+    script: &str,
+) -> Result<Vec<CallLink>, StoreError> {
     let rows = store.read(script, Params::new().with("graph", graph).with("key", key))?;
     Ok(rows
         .rows

@@ -12,7 +12,8 @@ use crate::store::{queries, Params, Store, StoreError};
 
 /// Relationships that mean "depends on". `contains` (structure) and
 /// `tests` (a test's view of what it calls) are not dependencies.
-pub const DEPENDENCY_RELS: [&str; 5] = ["calls", "uses_type", "implements", "imports", "references"];
+pub const DEPENDENCY_RELS: [&str; 5] =
+    ["calls", "uses_type", "implements", "imports", "references"];
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Cycle {
@@ -104,7 +105,9 @@ fn edge_rels(
     }
     let rows = store.read(
         queries::EDGES_AMONG,
-        Params::new().with("graph", graph).with("keys", str_list(keys)),
+        Params::new()
+            .with("graph", graph)
+            .with("keys", str_list(keys)),
     )?;
     for r in &rows.rows {
         let rel = get_str(r, 1);
@@ -117,7 +120,10 @@ fn edge_rels(
 }
 
 /// A shortest cycle through the smallest member of a component.
-fn component_cycle(edges: &[(String, String)], rel_of: &HashMap<(String, String), String>) -> Cycle {
+fn component_cycle(
+    edges: &[(String, String)],
+    rel_of: &HashMap<(String, String), String>,
+) -> Cycle {
     let mut adj: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     let mut members: BTreeSet<&str> = BTreeSet::new();
     for (a, b) in edges {
@@ -194,7 +200,9 @@ pub fn cycles_in(edges: &[(String, String, String)]) -> Vec<Cycle> {
             continue;
         }
         adj.entry(a).or_default().push(b);
-        rel_of.entry((a.clone(), b.clone())).or_insert_with(|| rel.clone());
+        rel_of
+            .entry((a.clone(), b.clone()))
+            .or_insert_with(|| rel.clone());
     }
     for v in adj.values_mut() {
         v.sort();
@@ -213,7 +221,12 @@ pub fn cycles_in(edges: &[(String, String, String)]) -> Vec<Cycle> {
             seen.extend(members.iter().cloned());
             let rels = path
                 .windows(2)
-                .map(|w| rel_of.get(&(w[0].clone(), w[1].clone())).cloned().unwrap_or_default())
+                .map(|w| {
+                    rel_of
+                        .get(&(w[0].clone(), w[1].clone()))
+                        .cloned()
+                        .unwrap_or_default()
+                })
                 .collect();
             out.push(Cycle {
                 kind: "component",

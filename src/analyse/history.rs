@@ -139,7 +139,9 @@ pub fn cochanged_with(
 ) -> Result<HashMap<String, f64>, StoreError> {
     let rows = store.read(
         queries::COCHANGE_OF,
-        Params::new().with("graph", graph).with("files", str_list(files)),
+        Params::new()
+            .with("graph", graph)
+            .with("files", str_list(files)),
     )?;
     let mut out: HashMap<String, f64> = HashMap::new();
     for r in &rows.rows {

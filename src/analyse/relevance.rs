@@ -117,11 +117,7 @@ fn blended_score(s: &Signals) -> f64 {
         Some(3) => 0.25,
         _ => 0.0,
     };
-    let strongest = s
-        .via_rels
-        .iter()
-        .map(|r| rel_weight(r))
-        .fold(0.0, f64::max);
+    let strongest = s.via_rels.iter().map(|r| rel_weight(r)).fold(0.0, f64::max);
     let extra = (s.via_count.saturating_sub(1) as f64 * 0.04).min(0.15);
     let graph = (decay * strongest + if decay > 0.0 { extra } else { 0.0 }).min(1.0);
     let centrality = ((s.fan_in as f64).ln_1p() / 50f64.ln_1p()).min(1.0);

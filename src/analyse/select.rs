@@ -130,7 +130,14 @@ pub fn select(
             fan_in: b.fan_in,
             cochange: if is_base { 0.0 } else { co_norm(&b.file) },
         };
-        candidates.push(candidate(&r.key, b, &signals, r.distance, r.via.clone(), strategy));
+        candidates.push(candidate(
+            &r.key,
+            b,
+            &signals,
+            r.distance,
+            r.via.clone(),
+            strategy,
+        ));
     }
 
     // Files related by history but not reached through the graph.
@@ -314,7 +321,11 @@ fn resolve_base(store: &Store, graph: &str, base: &BaseSpec) -> Result<Vec<Strin
     let params = Params::new().with("graph", graph);
     match base {
         BaseSpec::Keys(keys) => {
-            let found = briefs(store, graph, &keys.iter().map(String::as_str).collect::<Vec<_>>())?;
+            let found = briefs(
+                store,
+                graph,
+                &keys.iter().map(String::as_str).collect::<Vec<_>>(),
+            )?;
             let missing: Vec<String> = keys
                 .iter()
                 .filter(|k| !found.contains_key(k.as_str()))
@@ -333,20 +344,31 @@ fn resolve_base(store: &Store, graph: &str, base: &BaseSpec) -> Result<Vec<Strin
         }
         BaseSpec::File(file) => {
             let file = file.trim_start_matches("./").replace('\\', "/");
-            let rows = store.read(queries::ENTITIES_IN_FILE, params.with("file", file.as_str()))?;
+            let rows = store.read(
+                queries::ENTITIES_IN_FILE,
+                params.with("file", file.as_str()),
+            )?;
             if rows.rows.is_empty() {
                 return Err(SelectError::NoEntities(format!(
                     "no entities in file '{file}' (is it indexed? paths are relative to the repository root)"
                 )));
             }
-            Ok(rows.rows.iter().map(|r| get_str(r, 0).to_string()).collect())
+            Ok(rows
+                .rows
+                .iter()
+                .map(|r| get_str(r, 0).to_string())
+                .collect())
         }
         BaseSpec::Name(name) => {
             let rows = store.read(queries::ENTITIES_NAMED, params.with("name", name.as_str()))?;
             if rows.rows.is_empty() {
                 return Err(SelectError::NoEntities(format!("no entity named '{name}'")));
             }
-            Ok(rows.rows.iter().map(|r| get_str(r, 0).to_string()).collect())
+            Ok(rows
+                .rows
+                .iter()
+                .map(|r| get_str(r, 0).to_string())
+                .collect())
         }
     }
 }
@@ -357,10 +379,7 @@ pub fn suggest(store: &Store, graph: &str, missing: &[String]) -> Result<Vec<Str
     let mut scored: Vec<(usize, String)> = Vec::new();
     for m in missing {
         let file = m.find(".rs-").map(|i| &m[..i + 3]).unwrap_or("");
-        let name = m
-            .rsplit(['-', ':', '>'])
-            .next()
-            .unwrap_or(m.as_str());
+        let name = m.rsplit(['-', ':', '>']).next().unwrap_or(m.as_str());
         let rows = store.read(
             queries::SIMILAR_KEYS,
             Params::new()

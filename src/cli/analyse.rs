@@ -74,7 +74,9 @@ pub fn context(store: &Store, graph_name: &str, a: ContextArgs) -> Result<u8> {
         (false, None, None) => BaseSpec::Keys(a.keys.clone()),
         (true, Some(f), None) => BaseSpec::File(f.clone()),
         (true, None, Some(n)) => BaseSpec::Name(n.clone()),
-        _ => bail!("give base entities as KEY..., or --file PATH, or --name NAME (exactly one of them)"),
+        _ => bail!(
+            "give base entities as KEY..., or --file PATH, or --name NAME (exactly one of them)"
+        ),
     };
     if a.budget == 0 {
         bail!("--budget must be a positive number of tokens");
@@ -215,7 +217,8 @@ pub fn cycles(store: &Store, graph_name: &str, json: bool) -> Result<u8> {
 
 fn require(store: &Store, graph_name: &str, key: &str) -> Result<()> {
     if !graph::entity_exists(store, graph_name, key)? {
-        let suggestions = graphctx::analyse::select::suggest(store, graph_name, &[key.to_string()])?;
+        let suggestions =
+            graphctx::analyse::select::suggest(store, graph_name, &[key.to_string()])?;
         let hint = if suggestions.is_empty() {
             "list keys with `graphctx entities`".to_string()
         } else {

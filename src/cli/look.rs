@@ -30,7 +30,10 @@ pub fn entities(
     if let Some(k) = &kind {
         if EntityKind::parse(k).is_none() {
             let known: Vec<&str> = EntityKind::ALL.iter().map(|k| k.as_str()).collect();
-            bail!("unknown entity kind '{k}'; expected one of {}", known.join(", "));
+            bail!(
+                "unknown entity kind '{k}'; expected one of {}",
+                known.join(", ")
+            );
         }
     }
     let rows = graph::list_entities(store, graph_name, &EntityFilter { file, kind, name })?;
@@ -98,7 +101,13 @@ pub fn edges(
     Ok(0)
 }
 
-pub fn query(global: &Global, script: &str, params: &[String], write: bool, json: bool) -> Result<u8> {
+pub fn query(
+    global: &Global,
+    script: &str,
+    params: &[String],
+    write: bool,
+    json: bool,
+) -> Result<u8> {
     let store = super::open_existing(global)?;
     let mut p = Params::new();
     for param in params {

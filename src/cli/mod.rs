@@ -15,7 +15,11 @@ use graphctx::store::lock::WriteLock;
 use graphctx::store::{Location, Store, DB_FILE, STORE_DIR};
 
 #[derive(Parser)]
-#[command(name = "graphctx", version, about = "Graphs in, token-budgeted LLM context out")]
+#[command(
+    name = "graphctx",
+    version,
+    about = "Graphs in, token-budgeted LLM context out"
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
@@ -192,12 +196,25 @@ pub fn run(cli: Cli) -> Result<u8> {
             kind,
             name,
             json,
-        } => look::entities(&open_existing(&global)?, &global.graph, file, kind, name, json),
+        } => look::entities(
+            &open_existing(&global)?,
+            &global.graph,
+            file,
+            kind,
+            name,
+            json,
+        ),
         Command::Edges {
             key,
             direction,
             json,
-        } => look::edges(&open_existing(&global)?, &global.graph, &key, direction, json),
+        } => look::edges(
+            &open_existing(&global)?,
+            &global.graph,
+            &key,
+            direction,
+            json,
+        ),
         Command::Context {
             keys,
             file,
@@ -277,7 +294,10 @@ pub fn open_existing(global: &Global) -> Result<Store> {
     let location = locate(global)?;
     if let Location::Sqlite(p) = &location {
         if !p.is_file() {
-            bail!("database {} does not exist; run `graphctx index` first", p.display());
+            bail!(
+                "database {} does not exist; run `graphctx index` first",
+                p.display()
+            );
         }
     }
     Ok(Store::open(&location)?)

@@ -92,7 +92,6 @@ pub fn fit(
         steps: vec![],
     };
     let over = |plan: &Plan| estimate(items, rels, plan, overhead) > budget;
-    if std::env::var_os("GRAPHCTX_DEBUG_FIT").is_some() { eprintln!("fit: {} items, {} base, overhead {}, all {}", n, items.iter().filter(|i| i.base).count(), overhead, estimate(items, rels, &plan, overhead)); }
 
     // A derived base (every entity of a file) may take only a share of the
     // budget: the context is about what surrounds the file.
@@ -135,7 +134,12 @@ pub fn fit(
     }
     if over(&plan) && !rels.is_empty() {
         let mut order: Vec<usize> = (0..rels.len()).collect();
-        order.sort_by(|&a, &b| rels[b].strength.total_cmp(&rels[a].strength).then(a.cmp(&b)));
+        order.sort_by(|&a, &b| {
+            rels[b]
+                .strength
+                .total_cmp(&rels[a].strength)
+                .then(a.cmp(&b))
+        });
         let allowance = budget / 10;
         let mut used = 0;
         for i in order {
@@ -200,15 +204,50 @@ pub fn refill(
     }
     let floor = plan.detail.iter().copied().min().unwrap_or(Detail::Full);
     for i in excluded {
-        for &d in DETAILS.iter().filter(|&&d| d >= floor) {
-            plan.included[i] = true;
-            plan.detail[i] = d;
-            if estimate(items, rels, plan, overhead) <= budget {
-                break;
+        if add_back(items, rels, budget, overhead, plan, i, floor) {
+            continue;
+        }
+        // Its relationships may be what does not fit: try it without them.
+        let touching: Vec<usize> = (0..rels.len())
+            .filter(|&r| plan.rel_kept[r] && (rels[r].a == i || rels[r].b == i))
+            .collect();
+        if touching.is_empty() {
+            continue;
+        }
+        for &r in &touching {
+            plan.rel_kept[r] = false;
+        }
+        if add_back(items, rels, budget, overhead, plan, i, floor) {
+            if !plan.steps.contains(&"limited_relationships") {
+                plan.steps.push("limited_relationships");
             }
-            plan.included[i] = false;
+        } else {
+            for &r in &touching {
+                plan.rel_kept[r] = true;
+            }
         }
     }
+}
+
+/// Include item `i` at the most detailed level (not above `floor`) that fits.
+fn add_back(
+    items: &[FitItem],
+    rels: &[FitRel],
+    budget: usize,
+    overhead: usize,
+    plan: &mut Plan,
+    i: usize,
+    floor: Detail,
+) -> bool {
+    for &d in DETAILS.iter().filter(|&&d| d >= floor) {
+        plan.included[i] = true;
+        plan.detail[i] = d;
+        if estimate(items, rels, plan, overhead) <= budget {
+            return true;
+        }
+    }
+    plan.included[i] = false;
+    false
 }
 
 /// Drop the lowest-priority droppable item; false when none is left.
@@ -256,14 +295,21 @@ mod tests {
         let plan = fit(&items, &[], 50, 0, None).unwrap();
         assert_eq!(
             &plan.steps[..3],
-            &["removed_priority_3", "compressed_signatures", "truncated_documentation"]
+            &[
+                "removed_priority_3",
+                "compressed_signatures",
+                "truncated_documentation"
+            ]
         );
         assert!(estimate(&items, &[], &plan, 0) <= 50);
     }
 
     #[test]
     fn protected_items_that_cannot_fit_are_an_error() {
-        let items = vec![item([40, 30, 20, 15], 1, true), item([40, 30, 20, 15], 1, true)];
+        let items = vec![
+            item([40, 30, 20, 15], 1, true),
+            item([40, 30, 20, 15], 1, true),
+        ];
         assert_eq!(fit(&items, &[], 20, 0, None), Err(30));
     }
 
@@ -277,7 +323,10 @@ mod tests {
         let plan = fit(&items, &[], 70, 0, None).unwrap();
         // Priority 3 went first; both come back in the room left, minimal.
         assert_eq!(plan.included, vec![true, true, true]);
-        assert_eq!(plan.detail, vec![Detail::Full, Detail::Minimal, Detail::Minimal]);
+        assert_eq!(
+            plan.detail,
+            vec![Detail::Full, Detail::Minimal, Detail::Minimal]
+        );
         assert_eq!(estimate(&items, &[], &plan, 0), 60);
     }
 }

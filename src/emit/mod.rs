@@ -22,7 +22,7 @@ use crate::analyse::relevance::{rel_weight, Strategy};
 use crate::analyse::select::{self, BaseSpec, Candidate, SelectError, Selection};
 use crate::store::value::{get_float, get_str, str_list};
 use crate::store::{queries, Batch, Params, Store, StoreError};
-use entity::{Details, Detail, Usage, DETAILS};
+use entity::{Detail, Details, Usage, DETAILS};
 use fit::{FitItem, FitRel, Plan};
 use tokens::{Encoding, TokenCounter};
 
@@ -123,7 +123,10 @@ pub enum ContextError {
         message: String,
     },
     #[error("context needs {attempted_size} tokens, over the {budget}-token limit")]
-    SizeExceeded { attempted_size: usize, budget: usize },
+    SizeExceeded {
+        attempted_size: usize,
+        budget: usize,
+    },
     #[error("dependency cycle: {}", cycle_path.join(" -> "))]
     Cycle { cycle_path: Vec<String> },
     #[error(transparent)]
@@ -239,7 +242,10 @@ pub fn cached_context(
     let out = build_context(store, req, counter)?;
     if store_result {
         let seq = store
-            .read(queries::GRAPH_SEQ, Params::new().with("graph", req.graph.as_str()))?
+            .read(
+                queries::GRAPH_SEQ,
+                Params::new().with("graph", req.graph.as_str()),
+            )?
             .rows
             .first()
             .and_then(|r| r.first().and_then(|v| v.get_int()))
@@ -397,12 +403,13 @@ fn emit_selection(
     counter: &TokenCounter,
 ) -> Result<ContextOutput, ContextError> {
     // No entity renders in fewer than ~12 tokens: never load more than can
-    // fit. Derived base entities (a whole file) may take only their share.
+    // fit — base entities and the others counted separately, since a
+    // derived base (a whole file) can be larger than the budget on its own.
     let limit = req.budget / 12 + 8;
     let base_limit = if selection.explicit {
         usize::MAX
     } else {
-        (req.budget as f64 * FILE_BASE_SHARE) as usize / 12 + 4
+        limit
     };
     let (mut n_base, mut n_other) = (0usize, 0usize);
     let chosen: Vec<Candidate> = selection
@@ -451,7 +458,12 @@ fn emit_selection(
         .collect();
     let cycle_members: Vec<Vec<usize>> = found_cycles
         .iter()
-        .map(|c| c.members.iter().filter_map(|m| index_of.get(m.as_str()).copied()).collect())
+        .map(|c| {
+            c.members
+                .iter()
+                .filter_map(|m| index_of.get(m.as_str()).copied())
+                .collect()
+        })
         .collect();
     let cycles_included = |plan: &Plan| -> Vec<&Vec<String>> {
         found_cycles
@@ -467,7 +479,12 @@ fn emit_selection(
     let pieces: Vec<[String; 4]> = (0..loaded.candidates.len())
         .map(|i| {
             DETAILS.map(|d| match req.format {
-                Format::Json => entity::render(&loaded.details[i], &loaded.usage[i], &loaded.candidates[i], d),
+                Format::Json => entity::render(
+                    &loaded.details[i],
+                    &loaded.usage[i],
+                    &loaded.candidates[i],
+                    d,
+                ),
                 Format::E => format_e::node_line(&loaded.details[i], &loaded.candidates[i], d),
             })
         })
@@ -541,9 +558,19 @@ fn emit_selection(
                     .filter(|&i| plan.included[i] && loaded.candidates[i].is_base)
                     .map(|i| loaded.candidates[i].key.as_str())
                     .collect();
-                doc.assemble(&bases, &ents, &rels, plan, &excluded, &cycles_included(plan), token_count)
+                doc.assemble(
+                    &bases,
+                    &ents,
+                    &rels,
+                    plan,
+                    &excluded,
+                    &cycles_included(plan),
+                    token_count,
+                )
             }
-            Format::E => format_e::assemble(req, selection, &ents, &rels, plan, &excluded, token_count),
+            Format::E => {
+                format_e::assemble(req, selection, &ents, &rels, plan, &excluded, token_count)
+            }
         }
     };
 
@@ -575,10 +602,35 @@ fn emit_selection(
         plan.steps.push("dropped_low_relevance_entities");
     }
 
-    // Exact count of the assembled document; trim if the estimate was short.
+    // Exact count of the assembled document: trim if the estimate was
+    // short, top up (calibrated by the measured error) if it was long.
+    let mut top_ups = 0;
     loop {
         let (text, n) = settle_token_count(&assemble, &plan, counter);
-        if std::env::var_os("GRAPHCTX_DEBUG_FIT").is_some() { eprintln!("fit: estimate {} exact {} included {}", fit::estimate(&items, &fit_rels, &plan, overhead), n, plan.included.iter().filter(|x| **x).count()); }
+        let estimate = fit::estimate(&items, &fit_rels, &plan, overhead);
+        if std::env::var_os("GRAPHCTX_DEBUG_FIT").is_some() {
+            eprintln!(
+                "fit: overhead {overhead} estimate {estimate} exact {n} included {}",
+                plan.included.iter().filter(|x| **x).count()
+            );
+        }
+        if n <= req.budget
+            && (n as f64) < 0.95 * req.budget as f64
+            && estimate > n
+            && top_ups < 2
+            && plan.excluded().next().is_some()
+        {
+            top_ups += 1;
+            let before = plan.clone();
+            let calibrated = overhead.saturating_sub(estimate - n);
+            let base_last = plan.steps.contains(&"capped_base_entities");
+            fit::refill(
+                &items, &fit_rels, req.budget, calibrated, &mut plan, base_last,
+            );
+            if plan != before {
+                continue;
+            }
+        }
         if n <= req.budget {
             let included = plan.included.iter().filter(|x| **x).count();
             let relationships = loaded
@@ -645,7 +697,10 @@ fn render_relationship(loaded: &Loaded, r: &Relationship) -> String {
             .collect();
         context.insert(
             "implementation_location".into(),
-            json!(format!("{}:{}-{}", loaded.details[r.src].file, tr.start_line, tr.end_line)),
+            json!(format!(
+                "{}:{}-{}",
+                loaded.details[r.src].file, tr.start_line, tr.end_line
+            )),
         );
         context.insert("trait_methods".into(), json!(methods));
     }
@@ -730,7 +785,9 @@ impl JsonDoc {
             "truncation_steps": plan.steps,
             "prioritization_strategy": self.strategy,
         });
-        let mut out = String::with_capacity(head.len() + ents.iter().map(|e| e.len() + 2).sum::<usize>() + 256);
+        let mut out = String::with_capacity(
+            head.len() + ents.iter().map(|e| e.len() + 2).sum::<usize>() + 256,
+        );
         out.push_str(&head);
         out.push_str("\n\"entities\":[\n");
         out.push_str(&ents.join(",\n"));

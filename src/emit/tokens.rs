@@ -74,7 +74,13 @@ impl TokenCounter {
     /// Count of a piece, cached by content hash.
     pub fn count(&self, text: &str) -> usize {
         let key = *blake3::hash(text.as_bytes()).as_bytes();
-        if let Some(&n) = self.cache.lock().ok().and_then(|c| c.get(&key).copied()).as_ref() {
+        if let Some(&n) = self
+            .cache
+            .lock()
+            .ok()
+            .and_then(|c| c.get(&key).copied())
+            .as_ref()
+        {
             return n;
         }
         let n = self.count_exact(text);

@@ -93,8 +93,14 @@ mod tests {
             file_module_key("src/a/b.rs", &p(&["a", "b"]), "x"),
             "src/a/b.rs-a-b"
         );
-        assert_eq!(file_module_key("src/lib.rs", &[], "x"), "src/lib.rs-crate-x");
-        assert_eq!(method_item("X", Some("Display"), "fmt"), "<X as Display>::fmt");
+        assert_eq!(
+            file_module_key("src/lib.rs", &[], "x"),
+            "src/lib.rs-crate-x"
+        );
+        assert_eq!(
+            method_item("X", Some("Display"), "fmt"),
+            "<X as Display>::fmt"
+        );
         assert_eq!(method_item("X", None, "new"), "X::new");
         assert_eq!(impl_item("X", Some("Debug")), "impl Debug for X");
     }

@@ -141,7 +141,12 @@ pub fn index_repository(
         .files
         .par_iter()
         .map_init(RustExtractor::new, |extractor, file| {
-            let o = examine(extractor, file, stored.get(&file.ctx.path), opts.max_file_bytes);
+            let o = examine(
+                extractor,
+                file,
+                stored.get(&file.ctx.path),
+                opts.max_file_bytes,
+            );
             bar.inc(1);
             o
         })
@@ -192,10 +197,7 @@ pub fn index_repository(
                     &["graph", "path", "data"],
                     vec![graph.into(), path.as_str().into(), data.into()],
                 );
-                new_files.insert(
-                    path.clone(),
-                    (hash, file.bytes, status.to_string(), reason),
-                );
+                new_files.insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
                 replaced.insert(path.clone());
                 extracts.insert(path, (file.ctx.clone(), extract));
             }
@@ -231,9 +233,9 @@ pub fn index_repository(
 
     let nothing_changed = summary.files_parsed == 0
         && deleted.is_empty()
-        && new_files.iter().all(|(p, (_, _, status, _))| {
-            stored.get(p).is_some_and(|s| &s.status == status)
-        });
+        && new_files
+            .iter()
+            .all(|(p, (_, _, status, _))| stored.get(p).is_some_and(|s| &s.status == status));
     if !nothing_changed {
         // Stored extracts of unchanged files, so resolution sees every file.
         let mut reparse: Vec<&SourceFile> = Vec::new();
@@ -281,7 +283,11 @@ pub fn index_repository(
             vec![
                 graph.into(),
                 (walked.files.len() as i64).into(),
-                (extracts.values().map(|(_, e)| e.entities.len()).sum::<usize>() as i64).into(),
+                (extracts
+                    .values()
+                    .map(|(_, e)| e.entities.len())
+                    .sum::<usize>() as i64)
+                    .into(),
                 count(|l| l.edges.len()).into(),
                 count(|l| l.unresolved.len()).into(),
             ],
@@ -418,7 +424,10 @@ fn decode_extract(bytes: &[u8]) -> Option<FileExtract> {
     rmp_serde::from_slice(bytes).ok()
 }
 
-fn load_file_states(store: &Store, graph: &str) -> Result<BTreeMap<String, StoredFile>, StoreError> {
+fn load_file_states(
+    store: &Store,
+    graph: &str,
+) -> Result<BTreeMap<String, StoredFile>, StoreError> {
     let rows = store.read(queries::FILE_STATES, Params::new().with("graph", graph))?;
     Ok(rows
         .rows
@@ -484,7 +493,11 @@ fn write_entities(
         for row in &old.rows {
             let id = get_str(row, 0);
             batch.delete("node", &["graph", "id"], vec![graph.into(), id.into()]);
-            batch.delete("code_entity", &["graph", "id"], vec![graph.into(), id.into()]);
+            batch.delete(
+                "code_entity",
+                &["graph", "id"],
+                vec![graph.into(), id.into()],
+            );
         }
     }
     for path in deleted {
@@ -572,10 +585,11 @@ fn write_links(
         return Ok(());
     }
     let origins = str_list(changed.iter().copied());
-    let params = Params::new()
-        .with("graph", graph)
-        .with("origins", origins);
-    for row in store.read(queries::EDGES_FROM_ORIGINS, params.clone())?.rows {
+    let params = Params::new().with("graph", graph).with("origins", origins);
+    for row in store
+        .read(queries::EDGES_FROM_ORIGINS, params.clone())?
+        .rows
+    {
         batch.delete("edge", &["graph", "src", "rel", "dst", "origin"], row);
     }
     for row in store.read(queries::UNRESOLVED_FROM_ORIGINS, params)?.rows {

@@ -74,7 +74,11 @@ pub fn walk(root: &Path) -> WalkResult {
                 .ok()
                 .and_then(|t| package_name(&t))
             {
-                let dir = rel.rsplit_once('/').map(|(d, _)| d).unwrap_or("").to_string();
+                let dir = rel
+                    .rsplit_once('/')
+                    .map(|(d, _)| d)
+                    .unwrap_or("")
+                    .to_string();
                 manifests.insert(dir, pkg.replace('-', "_"));
             }
         } else if name.ends_with(".rs") {

@@ -137,14 +137,16 @@ impl Store {
     }
 
     fn run(&self, script: &str, params: Params, m: ScriptMutability) -> Result<NamedRows> {
-        self.db.run_script(script, params.into_map(), m).map_err(|e| {
-            let msg = format!("{e:?}");
-            if m == ScriptMutability::Immutable && is_write_rejection(&msg) {
-                StoreError::ReadOnly
-            } else {
-                StoreError::Query(format!("{e}{}", help_of(&msg)))
-            }
-        })
+        self.db
+            .run_script(script, params.into_map(), m)
+            .map_err(|e| {
+                let msg = format!("{e:?}");
+                if m == ScriptMutability::Immutable && is_write_rejection(&msg) {
+                    StoreError::ReadOnly
+                } else {
+                    StoreError::Query(format!("{e}{}", help_of(&msg)))
+                }
+            })
     }
 
     /// Land a batch of puts and deletes in one transaction. Keys of the map
@@ -250,7 +252,9 @@ impl Batch {
     /// Queue the row with these key values for deletion from `relation`.
     pub fn delete(&mut self, relation: &str, key_headers: &[&str], key: Row) {
         debug_assert_eq!(key_headers.len(), key.len());
-        self.entry(format!("-{relation}"), key_headers).rows.push(key);
+        self.entry(format!("-{relation}"), key_headers)
+            .rows
+            .push(key);
     }
 
     pub fn is_empty(&self) -> bool {

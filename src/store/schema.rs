@@ -9,11 +9,8 @@ use super::{Params, Result, Store, StoreError};
 
 /// `(version, name, script)`, in order. Append only: never edit a script
 /// that has shipped; add the next version instead.
-pub const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "core",
-    include_str!("../../schema/001_core.cozo"),
-)];
+pub const MIGRATIONS: &[(i64, &str, &str)] =
+    &[(1, "core", include_str!("../../schema/001_core.cozo"))];
 
 /// The version a fully migrated database has.
 pub fn latest_version() -> i64 {
@@ -48,14 +45,13 @@ pub fn migrate(store: &Store) -> Result<()> {
         });
     }
     for &(version, name, script) in MIGRATIONS.iter().filter(|m| m.0 > current) {
-        let record = "{?[version, name] <- [[$version, $name]] :put schema_version {version => name}}";
+        let record =
+            "{?[version, name] <- [[$version, $name]] :put schema_version {version => name}}";
         let full = format!("{script}\n{record}");
         store
             .write(
                 &full,
-                Params::new()
-                    .with("version", version)
-                    .with("name", name),
+                Params::new().with("version", version).with("name", name),
             )
             .map_err(|e| StoreError::Query(format!("migration {version} ({name}) failed: {e}")))?;
     }

@@ -103,10 +103,7 @@ pub fn display(v: &DataValue) -> String {
             _ => String::new(),
         },
         DataValue::Json(JsonData(j)) => j.to_string(),
-        DataValue::List(l) => format!(
-            "[{}]",
-            l.iter().map(display).collect::<Vec<_>>().join(", ")
-        ),
+        DataValue::List(l) => format!("[{}]", l.iter().map(display).collect::<Vec<_>>().join(", ")),
         other => format!("{other:?}"),
     }
 }
@@ -129,4 +126,3 @@ pub fn to_json(v: &DataValue) -> serde_json::Value {
         other => serde_json::Value::String(format!("{other:?}")),
     }
 }
-
