@@ -365,6 +365,20 @@ fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
     bar
 }
 
+/// Changes whenever the extractor or the `FileExtract` format changes, so
+/// every file of an index written by an older graphctx is parsed again
+/// instead of being resolved from a stale extract.
+pub const EXTRACT_VERSION: &str = "graphctx-extract-2";
+
+/// The stored hash of a file: blake3 over the extract version and the bytes.
+fn content_hash(bytes: &[u8]) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(EXTRACT_VERSION.as_bytes());
+    h.update(&[0]);
+    h.update(bytes);
+    h.finalize().to_hex().to_string()
+}
+
 /// Read, hash and (if changed) parse one file. Never panics on content.
 fn examine(
     extractor: &mut RustExtractor,
@@ -387,7 +401,7 @@ fn examine(
     if bytes.len() as u64 > max_bytes {
         return Outcome::Skipped(format!("larger than the {max_bytes}-byte limit"));
     }
-    let hash = blake3::hash(&bytes).to_hex().to_string();
+    let hash = content_hash(&bytes);
     if let Some(s) = stored {
         if s.hash == hash && s.status != "skipped" {
             return Outcome::Unchanged;

@@ -177,6 +177,22 @@ struct SymbolTable<'a> {
 
 const MAX_DEPTH: u32 = 8;
 
+/// Method names of std's common types and traits (sorted). A call of one
+/// of these on a receiver of unknown type is not resolved by name.
+const STD_METHOD_NAMES: &[&str] = &[
+    "and_then", "append", "as_bytes", "as_mut", "as_ref", "as_slice", "as_str", "borrow",
+    "borrow_mut", "chars", "clear", "clone", "cloned", "cmp", "collect", "contains",
+    "contains_key", "copied", "count", "default", "deref", "display", "drain", "ends_with",
+    "entry", "eq", "expect", "extend", "filter", "filter_map", "find", "first", "flat_map",
+    "flatten", "flush", "fmt", "fold", "from", "get", "get_mut", "hash", "insert", "into",
+    "into_iter", "is_empty", "is_none", "is_some", "iter", "iter_mut", "join", "keys", "last",
+    "len", "lines", "lock", "map", "map_err", "max", "min", "next", "ok", "ok_or", "parse",
+    "partial_cmp", "peek", "pop", "push", "push_str", "read", "remove", "replace", "retain",
+    "rev", "skip", "sort", "sort_by", "split", "starts_with", "sum", "take", "to_owned",
+    "to_string", "to_vec", "trim", "truncate", "try_from", "try_into", "unwrap", "unwrap_or",
+    "unwrap_or_default", "unwrap_or_else", "values", "write", "write_all", "zip",
+];
+
 impl<'a> SymbolTable<'a> {
     fn build(files: &[(&'a FileContext, &'a FileExtract)]) -> SymbolTable<'a> {
         let mut t = SymbolTable {
@@ -779,6 +795,11 @@ impl<'a> SymbolTable<'a> {
             // Ours, but the method is not among its own or its impls'
             // (a trait's default method, a derive): fall back to the name.
         }
+        // Guessing by name alone is wrong for the names std types use
+        // everywhere (`x.len()` on a Vec is not our one `len` method).
+        if r.receiver_type.is_none() && STD_METHOD_NAMES.binary_search(&name).is_ok() {
+            return vec![];
+        }
         let Some(cands) = self.methods_by_name.get(name) else {
             return vec![];
         };
@@ -812,6 +833,16 @@ impl<'a> SymbolTable<'a> {
             }
         }
         vec![]
+    }
+}
+
+#[cfg(test)]
+mod std_names {
+    #[test]
+    fn the_std_method_list_is_sorted_for_binary_search() {
+        let mut sorted = super::STD_METHOD_NAMES.to_vec();
+        sorted.sort();
+        assert_eq!(sorted, super::STD_METHOD_NAMES);
     }
 }
 
@@ -892,15 +923,18 @@ fn unknown(x: u8) -> f64 {{ y.area() }}
     fn receivers_of_foreign_types_do_not_guess_our_methods() {
         let src = r#"
 struct Mine;
-impl Mine { fn len(&self) -> usize { 0 } }
+impl Mine { fn len(&self) -> usize { 0 } fn weigh(&self) -> usize { 0 } }
 fn f(s: String, v: &Vec<u8>) -> usize { s.len() + v.len() }
 fn g() -> usize { unknown.len() }
+fn h() -> usize { unknown.weigh() }
 "#;
         let l = links(src);
         assert_eq!(calls(&l, "f"), Vec::<String>::new());
         assert_eq!(unresolved_calls(&l, "f"), vec![".len()"]);
-        // Without a hint the unique name still resolves.
-        assert_eq!(calls(&l, "g"), vec!["Mine::len"]);
+        // Without a hint, a name std uses everywhere is not guessed…
+        assert_eq!(calls(&l, "g"), Vec::<String>::new());
+        // …while a name of our own still resolves when it is unique.
+        assert_eq!(calls(&l, "h"), vec!["Mine::weigh"]);
     }
 
     #[test]
