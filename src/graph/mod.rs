@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::store::value::{get_bool, get_float, get_int, get_str};
+use crate::store::value::{get_bool, get_float, get_int, get_json, get_str};
 use crate::store::{queries, Params, Store, StoreError};
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -125,14 +125,18 @@ pub fn unresolved_of(
         queries::UNRESOLVED_OF,
         Params::new().with("graph", graph).with("key", key),
     )?;
-    Ok(rows
-        .rows
-        .iter()
-        .map(|r| UnresolvedRow {
-            rel: get_str(r, 0).into(),
-            text: get_str(r, 1).into(),
-            line: get_int(r, 2),
-            count: get_int(r, 3),
-        })
-        .collect())
+    let mut out = Vec::new();
+    for r in &rows.rows {
+        if let serde_json::Value::Array(refs) = get_json(r, 0) {
+            for item in refs {
+                out.push(UnresolvedRow {
+                    rel: item[0].as_str().unwrap_or("").into(),
+                    text: item[1].as_str().unwrap_or("").into(),
+                    line: item[2].as_i64().unwrap_or(0),
+                    count: item[3].as_i64().unwrap_or(0),
+                });
+            }
+        }
+    }
+    Ok(out)
 }

@@ -269,12 +269,18 @@ pub fn index_repository(
         let inputs: Vec<(&FileContext, &FileExtract)> =
             extracts.values().map(|(c, e)| (c, e)).collect();
         let links = resolve::resolve(&inputs);
+        let digests: BTreeMap<String, String> = links
+            .par_iter()
+            .map(|(p, l)| (p.clone(), l.digest()))
+            .collect();
         phases.lap("resolve");
 
         write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
-        write_links(store, graph, &mut batch, &links, &stored, &deleted)?;
+        write_links(
+            store, graph, &mut batch, &links, &digests, &stored, &deleted,
+        )?;
         write_files(
-            graph, &mut batch, &new_files, &links, &stored, &extracts, &deleted, &unchanged,
+            graph, &mut batch, &new_files, &digests, &stored, &extracts, &deleted, &unchanged,
         );
         let count = |f: fn(&FileLinks) -> usize| links.values().map(f).sum::<usize>() as i64;
         batch.put(
@@ -586,12 +592,13 @@ fn write_links(
     graph: &str,
     batch: &mut Batch,
     links: &BTreeMap<String, FileLinks>,
+    digests: &BTreeMap<String, String>,
     stored: &BTreeMap<String, StoredFile>,
     deleted: &[String],
 ) -> Result<(), StoreError> {
     let mut changed: Vec<&str> = deleted.iter().map(String::as_str).collect();
-    for (path, l) in links {
-        if stored.get(path).map(|s| s.edge_digest.as_str()) != Some(l.digest().as_str()) {
+    for (path, digest) in digests {
+        if stored.get(path).map(|s| s.edge_digest.as_str()) != Some(digest.as_str()) {
             changed.push(path);
         }
     }
@@ -607,11 +614,7 @@ fn write_links(
         batch.delete("edge", &["graph", "src", "rel", "dst", "origin"], row);
     }
     for row in store.read(queries::UNRESOLVED_FROM_ORIGINS, params)?.rows {
-        batch.delete(
-            "code_unresolved",
-            &["graph", "src", "rel", "text", "origin"],
-            row,
-        );
+        batch.delete("code_unresolved", &["graph", "origin", "src"], row);
     }
     for path in changed {
         let Some(l) = links.get(path) else { continue };
@@ -629,18 +632,22 @@ fn write_links(
                 ],
             );
         }
+        let mut per_src: BTreeMap<&str, Vec<serde_json::Value>> = BTreeMap::new();
         for ((src, rel, text), (line, count)) in &l.unresolved {
+            per_src
+                .entry(src.as_str())
+                .or_default()
+                .push(serde_json::json!([rel, text, line, count]));
+        }
+        for (src, refs) in per_src {
             batch.put(
                 "code_unresolved",
-                &["graph", "src", "rel", "text", "origin", "line", "count"],
+                &["graph", "origin", "src", "refs"],
                 vec![
                     graph.into(),
-                    src.as_str().into(),
-                    (*rel).into(),
-                    text.as_str().into(),
                     path.into(),
-                    (*line as i64).into(),
-                    (*count as i64).into(),
+                    src.into(),
+                    json(serde_json::Value::Array(refs)),
                 ],
             );
         }
@@ -653,7 +660,7 @@ fn write_files(
     graph: &str,
     batch: &mut Batch,
     new_files: &BTreeMap<String, (String, u64, String, String)>,
-    links: &BTreeMap<String, FileLinks>,
+    digests: &BTreeMap<String, String>,
     stored: &BTreeMap<String, StoredFile>,
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
     deleted: &[String],
@@ -666,7 +673,7 @@ fn write_files(
             vec![graph.into(), path.as_str().into()],
         );
     }
-    let digest_of = |p: &str| links.get(p).map(|l| l.digest()).unwrap_or_default();
+    let digest_of = |p: &str| digests.get(p).cloned().unwrap_or_default();
     let crate_of = |p: &str| {
         extracts
             .get(p)
