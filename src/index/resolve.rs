@@ -18,7 +18,9 @@
 //! unresolved reference with its text — never an edge to a key that does not
 //! exist.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::model::{Entity, EntityKind, FileContext, FileExtract, RawRef, RefKind, UseDecl};
 
@@ -281,16 +283,16 @@ impl<'a> SymbolTable<'a> {
     fn build(files: &[(&'a FileContext, &'a FileExtract)]) -> SymbolTable<'a> {
         let mut t = SymbolTable {
             entities: Vec::new(),
-            key_to_ent: HashMap::new(),
+            key_to_ent: HashMap::default(),
             modules: Vec::new(),
-            module_ids: HashMap::new(),
-            module_of_key: HashMap::new(),
-            crate_roots: HashMap::new(),
-            assoc: HashMap::new(),
-            methods_by_name: HashMap::new(),
-            macros_by_name: HashMap::new(),
-            impl_owner: HashMap::new(),
-            ext_impls: HashMap::new(),
+            module_ids: HashMap::default(),
+            module_of_key: HashMap::default(),
+            crate_roots: HashMap::default(),
+            assoc: HashMap::default(),
+            methods_by_name: HashMap::default(),
+            macros_by_name: HashMap::default(),
+            impl_owner: HashMap::default(),
+            ext_impls: HashMap::default(),
         };
         // Pass 1: entities and the module tree.
         for (ctx, ex) in files {
@@ -371,7 +373,7 @@ impl<'a> SymbolTable<'a> {
                 }
             }
         }
-        let mut ext_traits: HashMap<EntId, Vec<EntId>> = HashMap::new();
+        let mut ext_traits: HashMap<EntId, Vec<EntId>> = HashMap::default();
         for (imp, krate, r) in trait_refs {
             if t.impl_owner.contains_key(&imp) {
                 continue;
