@@ -230,7 +230,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             no_cache,
             stats,
         } => analyse::context(
-            &open_existing(&global)?,
+            &open_or_index(&global)?,
             &global.graph,
             analyse::ContextArgs {
                 keys,
@@ -287,6 +287,30 @@ fn find_index(start: &Path) -> Option<PathBuf> {
         .ancestors()
         .map(|d| d.join(STORE_DIR).join(DB_FILE))
         .find(|p| p.is_file())
+}
+
+/// Like [`open_existing`], but when no index exists (and no `--db` was
+/// given), index the current directory first.
+fn open_or_index(global: &Global) -> Result<Store> {
+    if global.db.is_some() || locate(global).is_ok() {
+        return open_existing(global);
+    }
+    let root = std::env::current_dir().context("cannot read the current directory")?;
+    eprintln!("graphctx: no index yet; indexing {} first", root.display());
+    let location = Location::default_for(&root);
+    let _lock = WriteLock::acquire(&location)?;
+    let store = Store::open(&location)?;
+    let opts = IndexOptions {
+        graph: global.graph.clone(),
+        progress: std::io::stderr().is_terminal(),
+        ..IndexOptions::default()
+    };
+    let summary = index::index_repository(&store, &root, &opts)?;
+    eprintln!(
+        "graphctx: indexed {} files: {} entities, {} edges",
+        summary.files_seen, summary.entities, summary.edges
+    );
+    Ok(store)
 }
 
 /// Open an existing database (an in-memory one is new and empty).

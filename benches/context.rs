@@ -1,0 +1,186 @@
+//! Context latency and Format E reduction on a large real index.
+//!
+//! Builds one index from several crates of ~/.cargo/registry/src (real
+//! Rust, ≥ 50k entities), then for a sample of entity keys measures
+//! `context KEY --hops 2 --budget 100000` cold (no cache) and warm (from
+//! the context cache), and the token reduction of Format E against the
+//! JSON form of the same selection. Baseline in the same run: the blast
+//! radius query alone.
+//!
+//! Run: `cargo bench --bench context` (optional arguments: crate names).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use graphctx::analyse::blast;
+use graphctx::analyse::select::BaseSpec;
+use graphctx::emit::tokens::{Encoding, TokenCounter};
+use graphctx::emit::{self, ContextRequest, Format};
+use graphctx::index::{index_repository, walk, IndexOptions};
+use graphctx::store::{Location, Store};
+
+const DEFAULT_CRATES: &[&str] = &[
+    "cozo-ce", "nalgebra", "syn", "regex-automata", "regex-syntax", "clap_builder",
+    "serde_json", "rayon", "tiktoken-rs", "ignore", "indicatif", "tree-sitter",
+    "proptest", "serde", "miette", "pest", "chrono", "itertools", "sqlite", "crossbeam-channel",
+    "smartstring", "rand", "env_logger", "aho-corasick", "memchr", "jiff", "csv",
+];
+
+fn registry_src() -> Option<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    std::fs::read_dir(home.join("registry/src"))
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.is_dir())
+}
+
+fn find_crate(src: &Path, name: &str) -> Option<PathBuf> {
+    let mut hits: Vec<PathBuf> = std::fs::read_dir(src)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_prefix(name))
+                .and_then(|r| r.strip_prefix('-'))
+                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .collect();
+    hits.sort();
+    hits.pop()
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+fn stats(label: &str, mut v: Vec<f64>) {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!(
+        "{label:<34} n={:<4} p50 {:>7.2} ms  p95 {:>7.2} ms  max {:>7.2} ms",
+        v.len(),
+        percentile(&v, 0.5),
+        percentile(&v, 0.95),
+        v.last().copied().unwrap_or(0.0)
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let names: Vec<String> = if args.is_empty() {
+        DEFAULT_CRATES.iter().map(|s| s.to_string()).collect()
+    } else {
+        args
+    };
+    let src = registry_src().expect("a cargo registry");
+    let work = tempfile::tempdir().unwrap();
+    let mut used = vec![];
+    for name in &names {
+        let Some(dir) = find_crate(&src, name) else { continue };
+        let dst = work.path().join(dir.file_name().unwrap());
+        for f in walk::walk(&dir).files {
+            let to = dst.join(&f.ctx.path);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(&f.abs_path, &to).unwrap();
+        }
+        if dir.join("Cargo.toml").is_file() {
+            std::fs::copy(dir.join("Cargo.toml"), dst.join("Cargo.toml")).unwrap();
+        }
+        used.push(dir.file_name().unwrap().to_string_lossy().into_owned());
+    }
+    let db = tempfile::tempdir().unwrap();
+    let store = Store::open(&Location::Sqlite(db.path().join("graph.db"))).unwrap();
+    let t = Instant::now();
+    let s = index_repository(&store, work.path(), &IndexOptions { history: false, ..IndexOptions::default() }).unwrap();
+    println!(
+        "index of {} crates: {} files, {} entities, {} edges in {:.1} s",
+        used.len(),
+        s.files_seen,
+        s.entities,
+        s.edges,
+        t.elapsed().as_secs_f64()
+    );
+
+    // A deterministic sample of keys: every k-th function, method or struct.
+    let all = graphctx::graph::list_entities(&store, "code", &Default::default()).unwrap();
+    let pool: Vec<&str> = all
+        .iter()
+        .filter(|e| matches!(e.kind.as_str(), "function" | "method" | "struct" | "enum" | "trait"))
+        .map(|e| e.key.as_str())
+        .collect();
+    let step = (pool.len() / 200).max(1);
+    let sample: Vec<&str> = pool.iter().step_by(step).take(200).copied().collect();
+
+    let counter = TokenCounter::new(Encoding::O200k);
+    counter.count_exact("warm up the tokenizer");
+    let mut blast_ms = vec![];
+    let mut cold = vec![];
+    let mut warm = vec![];
+    let mut tokens = vec![];
+    for key in &sample {
+        let t = Instant::now();
+        let r = blast::blast_radius(&store, "code", &[key.to_string()], 2).unwrap();
+        blast_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        std::hint::black_box(r);
+        let req = ContextRequest::new("code", BaseSpec::Keys(vec![key.to_string()]));
+        let t = Instant::now();
+        let out = emit::build_context(&store, &req, &counter).unwrap();
+        cold.push(t.elapsed().as_secs_f64() * 1000.0);
+        tokens.push(out.token_count as f64);
+        emit::cached_context(&store, &req, &counter, true).unwrap();
+        let t = Instant::now();
+        let out = emit::cached_context(&store, &req, &counter, true).unwrap();
+        warm.push(t.elapsed().as_secs_f64() * 1000.0);
+        assert!(out.from_cache);
+    }
+    println!("context KEY --hops 2 --budget 100000 on {} entities:", s.entities);
+    stats("  blast radius query (baseline)", blast_ms.clone());
+    stats("  context, cold (no cache)", cold.clone());
+    stats("  context, warm (cache hit)", warm);
+    let b50 = {
+        let mut b = blast_ms;
+        b.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        percentile(&b, 0.5)
+    };
+    let c50 = {
+        let mut c = cold;
+        c.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        percentile(&c, 0.5)
+    };
+    tokens.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!(
+        "  cold context p50 = {:.1}x the blast radius query p50; emitted tokens p50 {:.0}, max {:.0}",
+        c50 / b50.max(1e-9),
+        percentile(&tokens, 0.5),
+        tokens.last().copied().unwrap_or(0.0)
+    );
+
+    // Format E against JSON on the same selections.
+    let mut reductions = vec![];
+    let mut big = vec![];
+    for key in sample.iter().take(60) {
+        let mut req = ContextRequest::new("code", BaseSpec::Keys(vec![key.to_string()]));
+        req.format = Format::Json;
+        let c = emit::compare_formats(&store, &req, &counter).unwrap();
+        reductions.push(c.reduction);
+        if c.json_tokens > 2000 {
+            big.push(c.reduction);
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    println!(
+        "Format E vs JSON (same selection, 100k budget): mean reduction {:.1}% over {} contexts; {:.1}% over the {} with > 2000 JSON tokens",
+        100.0 * mean(&reductions),
+        reductions.len(),
+        100.0 * mean(&big),
+        big.len()
+    );
+}
