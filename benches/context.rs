@@ -20,10 +20,33 @@ use graphctx::index::{index_repository, walk, IndexOptions};
 use graphctx::store::{Location, Store};
 
 const DEFAULT_CRATES: &[&str] = &[
-    "cozo-ce", "nalgebra", "syn", "regex-automata", "regex-syntax", "clap_builder",
-    "serde_json", "rayon", "tiktoken-rs", "ignore", "indicatif", "tree-sitter",
-    "proptest", "serde", "miette", "pest", "chrono", "itertools", "sqlite", "crossbeam-channel",
-    "smartstring", "rand", "env_logger", "aho-corasick", "memchr", "jiff", "csv",
+    "cozo-ce",
+    "nalgebra",
+    "syn",
+    "regex-automata",
+    "regex-syntax",
+    "clap_builder",
+    "serde_json",
+    "rayon",
+    "tiktoken-rs",
+    "ignore",
+    "indicatif",
+    "tree-sitter",
+    "proptest",
+    "serde",
+    "miette",
+    "pest",
+    "chrono",
+    "itertools",
+    "sqlite",
+    "crossbeam-channel",
+    "smartstring",
+    "rand",
+    "env_logger",
+    "aho-corasick",
+    "memchr",
+    "jiff",
+    "csv",
 ];
 
 fn registry_src() -> Option<PathBuf> {
@@ -74,7 +97,10 @@ fn stats(label: &str, mut v: Vec<f64>) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let names: Vec<String> = if args.is_empty() {
         DEFAULT_CRATES.iter().map(|s| s.to_string()).collect()
     } else {
@@ -84,7 +110,9 @@ fn main() {
     let work = tempfile::tempdir().unwrap();
     let mut used = vec![];
     for name in &names {
-        let Some(dir) = find_crate(&src, name) else { continue };
+        let Some(dir) = find_crate(&src, name) else {
+            continue;
+        };
         let dst = work.path().join(dir.file_name().unwrap());
         for f in walk::walk(&dir).files {
             let to = dst.join(&f.ctx.path);
@@ -99,7 +127,15 @@ fn main() {
     let db = tempfile::tempdir().unwrap();
     let store = Store::open(&Location::Sqlite(db.path().join("graph.db"))).unwrap();
     let t = Instant::now();
-    let s = index_repository(&store, work.path(), &IndexOptions { history: false, ..IndexOptions::default() }).unwrap();
+    let s = index_repository(
+        &store,
+        work.path(),
+        &IndexOptions {
+            history: false,
+            ..IndexOptions::default()
+        },
+    )
+    .unwrap();
     println!(
         "index of {} crates: {} files, {} entities, {} edges in {:.1} s",
         used.len(),
@@ -113,7 +149,12 @@ fn main() {
     let all = graphctx::graph::list_entities(&store, "code", &Default::default()).unwrap();
     let pool: Vec<&str> = all
         .iter()
-        .filter(|e| matches!(e.kind.as_str(), "function" | "method" | "struct" | "enum" | "trait"))
+        .filter(|e| {
+            matches!(
+                e.kind.as_str(),
+                "function" | "method" | "struct" | "enum" | "trait"
+            )
+        })
         .map(|e| e.key.as_str())
         .collect();
     let step = (pool.len() / 200).max(1);
@@ -141,7 +182,10 @@ fn main() {
         warm.push(t.elapsed().as_secs_f64() * 1000.0);
         assert!(out.from_cache);
     }
-    println!("context KEY --hops 2 --budget 100000 on {} entities:", s.entities);
+    println!(
+        "context KEY --hops 2 --budget 100000 on {} entities:",
+        s.entities
+    );
     stats("  blast radius query (baseline)", blast_ms.clone());
     stats("  context, cold (no cache)", cold.clone());
     stats("  context, warm (cache hit)", warm);

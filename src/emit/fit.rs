@@ -183,6 +183,7 @@ pub fn fit(
     }
     let base_last = plan.steps.contains(&"capped_base_entities");
     refill(items, rels, budget, overhead, &mut plan, base_last);
+    enrich(items, rels, budget, overhead, &mut plan);
     Ok(plan)
 }
 
@@ -224,6 +225,37 @@ pub fn refill(
         } else {
             for &r in &touching {
                 plan.rel_kept[r] = true;
+            }
+        }
+    }
+}
+
+/// Spend room left after the cuts on detail: relationships back (strongest
+/// first), then entities back to fuller forms (best first).
+pub fn enrich(items: &[FitItem], rels: &[FitRel], budget: usize, overhead: usize, plan: &mut Plan) {
+    let mut order: Vec<usize> = (0..rels.len()).filter(|&r| !plan.rel_kept[r]).collect();
+    order.sort_by(|&a, &b| {
+        rels[b]
+            .strength
+            .total_cmp(&rels[a].strength)
+            .then(a.cmp(&b))
+    });
+    for r in order {
+        plan.rel_kept[r] = true;
+        if estimate(items, rels, plan, overhead) > budget {
+            plan.rel_kept[r] = false;
+        }
+    }
+    for i in 0..items.len() {
+        if !plan.included[i] {
+            continue;
+        }
+        while plan.detail[i] > Detail::Full {
+            let was = plan.detail[i];
+            plan.detail[i] = DETAILS[was as usize - 1];
+            if estimate(items, rels, plan, overhead) > budget {
+                plan.detail[i] = was;
+                break;
             }
         }
     }
