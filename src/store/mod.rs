@@ -117,6 +117,25 @@ impl Store {
         Ok(store)
     }
 
+    /// Open without migrating: for tests that build old databases.
+    pub fn open_unmigrated(location: &Location) -> Result<Store> {
+        let db = match location {
+            Location::Memory => DbInstance::new("mem", "", ""),
+            Location::Sqlite(path) => {
+                prepare_sqlite_file(path)?;
+                DbInstance::new("sqlite", path, "")
+            }
+        }
+        .map_err(|e| StoreError::Open {
+            path: location.display(),
+            message: e.to_string(),
+        })?;
+        Ok(Store {
+            db,
+            location: location.clone(),
+        })
+    }
+
     /// An in-memory store, for tests and `--db mem`.
     pub fn memory() -> Result<Store> {
         Store::open(&Location::Memory)

@@ -9,8 +9,14 @@ use super::{Params, Result, Store, StoreError};
 
 /// `(version, name, script)`, in order. Append only: never edit a script
 /// that has shipped; add the next version instead.
-pub const MIGRATIONS: &[(i64, &str, &str)] =
-    &[(1, "core", include_str!("../../schema/001_core.cozo"))];
+pub const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "core", include_str!("../../schema/001_core.cozo")),
+    (
+        2,
+        "node_by_name",
+        include_str!("../../schema/002_node_by_name.cozo"),
+    ),
+];
 
 /// The version a fully migrated database has.
 pub fn latest_version() -> i64 {
@@ -36,6 +42,12 @@ pub fn current_version(store: &Store) -> Result<i64> {
 
 /// Bring the database to [`latest_version`].
 pub fn migrate(store: &Store) -> Result<()> {
+    migrate_to(store, latest_version())
+}
+
+/// Apply the migrations up to and including `target` (tests use this to
+/// build databases as older versions of graphctx left them).
+pub fn migrate_to(store: &Store, target: i64) -> Result<()> {
     let current = current_version(store)?;
     if current > latest_version() {
         return Err(StoreError::NewerSchema {
@@ -44,7 +56,7 @@ pub fn migrate(store: &Store) -> Result<()> {
             supported: latest_version(),
         });
     }
-    for &(version, name, script) in MIGRATIONS.iter().filter(|m| m.0 > current) {
+    for &(version, name, script) in MIGRATIONS.iter().filter(|m| m.0 > current && m.0 <= target) {
         let record =
             "{?[version, name] <- [[$version, $name]] :put schema_version {version => name}}";
         let full = format!("{script}\n{record}");
