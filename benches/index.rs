@@ -126,19 +126,37 @@ fn bench_tree(label: &str, root: &Path) {
     let t = Instant::now();
     index_repository(&store, root, &IndexOptions::default()).unwrap();
     let noop = ms(t.elapsed());
-    let target = files
+    // One-file edits: a file at each size quartile and the largest one;
+    // the typical figure is the median, the worst is the largest file.
+    let mut by_size: Vec<&walk::SourceFile> = files.iter().collect();
+    by_size.sort_by_key(|f| f.bytes);
+    let picks: Vec<PathBuf> = [0.25, 0.5, 0.75, 0.9, 1.0]
         .iter()
-        .max_by_key(|f| f.bytes)
-        .map(|f| f.abs_path.clone())
-        .unwrap();
-    let original = std::fs::read_to_string(&target).unwrap_or_default();
+        .map(|q| {
+            let i = ((by_size.len() - 1) as f64 * q).round() as usize;
+            by_size[i].abs_path.clone()
+        })
+        .collect();
     let mut edits = Vec::new();
-    for i in 0..5 {
-        let edited = format!("{original}\npub fn graphctx_bench_edit_{i}() -> u32 {{ {i} }}\n");
-        std::fs::write(&target, edited).unwrap();
-        let t = Instant::now();
+    let mut worst = 0.0;
+    for (n, target) in picks.iter().enumerate() {
+        let original = std::fs::read_to_string(target).unwrap_or_default();
+        let mut times = Vec::new();
+        for i in 0..3 {
+            let edited = format!("{original}\npub fn graphctx_bench_edit_{i}() -> u32 {{ {i} }}\n");
+            std::fs::write(target, edited).unwrap();
+            let t = Instant::now();
+            index_repository(&store, root, &IndexOptions::default()).unwrap();
+            times.push(ms(t.elapsed()));
+        }
+        std::fs::write(target, &original).unwrap();
         index_repository(&store, root, &IndexOptions::default()).unwrap();
-        edits.push(ms(t.elapsed()));
+        times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let t = times[1];
+        if n + 1 == picks.len() {
+            worst = t;
+        }
+        edits.push(t);
     }
     edits.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let edit = edits[edits.len() / 2];
@@ -154,7 +172,7 @@ fn bench_tree(label: &str, root: &Path) {
 
     println!(
         "{label:<22} {:>5} files {:>6} KiB | parse {:>7.1} ms | cold index {:>7.1} ms = {:>4.2}x parse | \
-         no-op {:>6.1} ms | 1-file edit {:>6.1} ms | {:>6} entities {:>6} edges | {:>8.0} entities/s {:>8.0} edges/s | peak RSS {:>5.1} MiB",
+         no-op {:>6.1} ms | 1-file edit {:>6.1} ms (largest file {:>6.1}) | {:>6} entities {:>6} edges | {:>8.0} entities/s {:>8.0} edges/s | peak RSS {:>5.1} MiB",
         files.len(),
         bytes / 1024,
         parse,
@@ -162,6 +180,7 @@ fn bench_tree(label: &str, root: &Path) {
         cold / parse,
         noop,
         edit,
+        worst,
         s.entities,
         s.edges,
         s.entities as f64 / (cold / 1000.0),

@@ -25,7 +25,8 @@ use super::rust_extract::RustExtractor;
 use super::walk::{self, SourceFile};
 use crate::model::{FileContext, FileExtract, ParseStatus};
 use crate::store::value::{self, get_int, get_str, json, opt_str, str_list};
-use crate::store::{queries, Batch, Params, Store, StoreError};
+use crate::store::{queries, Batch, Params, Row, Store, StoreError};
+use cozo::DataValue;
 
 /// Name of the graph that holds a repository's code.
 pub const CODE_GRAPH: &str = "code";
@@ -490,6 +491,48 @@ fn load_extracts<'p>(
         .collect())
 }
 
+const NODE_HEADERS: [&str; 5] = ["graph", "id", "kind", "name", "doc"];
+const ENTITY_HEADERS: [&str; 13] = [
+    "graph",
+    "id",
+    "file",
+    "crate_name",
+    "module_path",
+    "visibility",
+    "start_line",
+    "end_line",
+    "signature",
+    "is_test",
+    "owner",
+    "trait_name",
+    "parent",
+];
+
+/// `(node row, code_entity row)` of an entity, without the graph column,
+/// in the column order of `queries/entity_rows_in_files.cozo`.
+fn entity_row(crate_name: &str, e: &crate::model::Entity) -> Vec<DataValue> {
+    vec![
+        e.key.as_str().into(),
+        e.kind.as_str().into(),
+        e.name.as_str().into(),
+        e.doc.as_str().into(),
+        e.file.as_str().into(),
+        crate_name.into(),
+        str_list(&e.module_path),
+        e.visibility.as_str().into(),
+        (e.start_line as i64).into(),
+        (e.end_line as i64).into(),
+        json(serde_json::to_value(&e.signature).unwrap_or_default()),
+        e.is_test.into(),
+        opt_str(e.owner.as_deref()),
+        opt_str(e.trait_name.as_deref()),
+        opt_str(e.parent.as_deref()),
+    ]
+}
+
+/// Write the entities of re-parsed, skipped and deleted files: only the
+/// rows that differ from what is stored (an edit to one function rewrites
+/// that function's rows, not its file's).
 fn write_entities(
     store: &Store,
     graph: &str,
@@ -503,86 +546,52 @@ fn write_entities(
         .map(String::as_str)
         .chain(deleted.iter().map(String::as_str))
         .collect();
+    let mut old: BTreeMap<String, Vec<DataValue>> = BTreeMap::new();
     if !files.is_empty() {
-        let old = store.read(
-            queries::ENTITY_KEYS_IN_FILES,
+        let rows = store.read(
+            queries::ENTITY_ROWS_IN_FILES,
             Params::new()
                 .with("graph", graph)
                 .with("files", str_list(files)),
         )?;
-        for row in &old.rows {
-            let id = get_str(row, 0);
-            batch.delete("node", &["graph", "id"], vec![graph.into(), id.into()]);
-            batch.delete(
-                "code_entity",
-                &["graph", "id"],
-                vec![graph.into(), id.into()],
-            );
+        for row in rows.rows {
+            old.insert(get_str(&row, 0).to_string(), row);
         }
     }
-    for path in deleted {
+    let mut new: BTreeMap<&str, Vec<DataValue>> = BTreeMap::new();
+    for path in replaced {
+        if let Some((ctx, ex)) = extracts.get(path) {
+            for e in &ex.entities {
+                new.insert(e.key.as_str(), entity_row(&ctx.crate_name, e));
+            }
+        }
+    }
+    for key in old.keys().filter(|k| !new.contains_key(k.as_str())) {
+        let k: Row = vec![graph.into(), key.as_str().into()];
+        batch.delete("node", &["graph", "id"], k.clone());
+        batch.delete("code_entity", &["graph", "id"], k);
+    }
+    for (key, row) in new {
+        if old.get(key) == Some(&row) {
+            continue;
+        }
+        let mut node: Row = vec![graph.into()];
+        node.extend_from_slice(&row[0..4]);
+        batch.put("node", &NODE_HEADERS, node);
+        let mut ent: Row = vec![graph.into(), row[0].clone()];
+        ent.extend_from_slice(&row[4..]);
+        batch.put("code_entity", &ENTITY_HEADERS, ent);
+    }
+    for path in deleted
+        .iter()
+        .chain(replaced.iter().filter(|p| !extracts.contains_key(*p)))
+    {
+        // Gone, or skipped now: drop its stored extract too.
         batch.delete(
             "code_extract",
             &["graph", "path"],
             vec![graph.into(), path.as_str().into()],
         );
-    }
-    for path in replaced {
-        let Some((ctx, ex)) = extracts.get(path) else {
-            // Skipped now: drop its stored extract too.
-            batch.delete(
-                "code_extract",
-                &["graph", "path"],
-                vec![graph.into(), path.as_str().into()],
-            );
-            continue;
-        };
-        for e in &ex.entities {
-            batch.put(
-                "node",
-                &["graph", "id", "kind", "name", "doc"],
-                vec![
-                    graph.into(),
-                    e.key.as_str().into(),
-                    e.kind.as_str().into(),
-                    e.name.as_str().into(),
-                    e.doc.as_str().into(),
-                ],
-            );
-            batch.put(
-                "code_entity",
-                &[
-                    "graph",
-                    "id",
-                    "file",
-                    "crate_name",
-                    "module_path",
-                    "visibility",
-                    "start_line",
-                    "end_line",
-                    "signature",
-                    "is_test",
-                    "owner",
-                    "trait_name",
-                    "parent",
-                ],
-                vec![
-                    graph.into(),
-                    e.key.as_str().into(),
-                    e.file.as_str().into(),
-                    ctx.crate_name.as_str().into(),
-                    str_list(&e.module_path),
-                    e.visibility.as_str().into(),
-                    (e.start_line as i64).into(),
-                    (e.end_line as i64).into(),
-                    json(serde_json::to_value(&e.signature).unwrap_or_default()),
-                    e.is_test.into(),
-                    opt_str(e.owner.as_deref()),
-                    opt_str(e.trait_name.as_deref()),
-                    opt_str(e.parent.as_deref()),
-                ],
-            );
-        }
     }
     Ok(())
 }
@@ -607,18 +616,38 @@ fn write_links(
     }
     let origins = str_list(changed.iter().copied());
     let params = Params::new().with("graph", graph).with("origins", origins);
-    for row in store
+    // Stored rows of these origins, diffed against the new links: only
+    // what changed is deleted or written.
+    let mut old_edges: BTreeMap<(String, String, String, String), f64> = BTreeMap::new();
+    for r in store
         .read(queries::EDGES_FROM_ORIGINS, params.clone())?
         .rows
     {
-        batch.delete("edge", &["graph", "src", "rel", "dst", "origin"], row);
+        old_edges.insert(
+            (
+                get_str(&r, 0).to_string(),
+                get_str(&r, 1).to_string(),
+                get_str(&r, 2).to_string(),
+                get_str(&r, 3).to_string(),
+            ),
+            value::get_float(&r, 4),
+        );
     }
-    for row in store.read(queries::UNRESOLVED_FROM_ORIGINS, params)?.rows {
-        batch.delete("code_unresolved", &["graph", "origin", "src"], row);
+    let mut old_unresolved: BTreeMap<(String, String), serde_json::Value> = BTreeMap::new();
+    for r in store.read(queries::UNRESOLVED_FROM_ORIGINS, params)?.rows {
+        old_unresolved.insert(
+            (get_str(&r, 0).to_string(), get_str(&r, 1).to_string()),
+            value::get_json(&r, 2),
+        );
     }
     for path in changed {
         let Some(l) = links.get(path) else { continue };
         for ((src, rel, dst), weight) in &l.edges {
+            let key = (src.clone(), rel.to_string(), dst.clone(), path.to_string());
+            let w = *weight as f64;
+            if old_edges.remove(&key) == Some(w) {
+                continue;
+            }
             batch.put(
                 "edge",
                 &["graph", "src", "rel", "dst", "origin", "weight"],
@@ -628,7 +657,7 @@ fn write_links(
                     (*rel).into(),
                     dst.as_str().into(),
                     path.into(),
-                    (*weight as f64).into(),
+                    w.into(),
                 ],
             );
         }
@@ -640,17 +669,41 @@ fn write_links(
                 .push(serde_json::json!([rel, text, line, count]));
         }
         for (src, refs) in per_src {
+            let refs = serde_json::Value::Array(refs);
+            if old_unresolved
+                .remove(&(path.to_string(), src.to_string()))
+                .as_ref()
+                == Some(&refs)
+            {
+                continue;
+            }
             batch.put(
                 "code_unresolved",
                 &["graph", "origin", "src", "refs"],
-                vec![
-                    graph.into(),
-                    path.into(),
-                    src.into(),
-                    json(serde_json::Value::Array(refs)),
-                ],
+                vec![graph.into(), path.into(), src.into(), json(refs)],
             );
         }
+    }
+    // Whatever is left of the old rows is gone.
+    for (src, rel, dst, origin) in old_edges.into_keys() {
+        batch.delete(
+            "edge",
+            &["graph", "src", "rel", "dst", "origin"],
+            vec![
+                graph.into(),
+                src.into(),
+                rel.into(),
+                dst.into(),
+                origin.into(),
+            ],
+        );
+    }
+    for (origin, src) in old_unresolved.into_keys() {
+        batch.delete(
+            "code_unresolved",
+            &["graph", "origin", "src"],
+            vec![graph.into(), origin.into(), src.into()],
+        );
     }
     Ok(())
 }

@@ -17,7 +17,7 @@ macro_rules! queries {
 queries! {
     FILE_STATES => "file_states.cozo",
     EXTRACTS => "extracts.cozo",
-    ENTITY_KEYS_IN_FILES => "entity_keys_in_files.cozo",
+    ENTITY_ROWS_IN_FILES => "entity_rows_in_files.cozo",
     EDGES_FROM_ORIGINS => "edges_from_origins.cozo",
     UNRESOLVED_FROM_ORIGINS => "unresolved_from_origins.cozo",
     GRAPH_SEQ => "graph_seq.cozo",
