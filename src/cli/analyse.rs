@@ -144,6 +144,16 @@ pub fn context(store: &Store, graph_name: &str, a: ContextArgs) -> Result<u8> {
                     if out.from_cache { ", from cache" } else { "" }
                 );
             }
+            if a.stats && req.format == Format::E {
+                if let Ok(c) = emit::compare_formats(store, &req, &counter) {
+                    eprintln!(
+                        "graphctx: Format E {} tokens vs {} for the JSON form of the same request: {:.1}% smaller",
+                        c.format_e_tokens,
+                        c.json_tokens,
+                        100.0 * c.reduction
+                    );
+                }
+            }
             Ok(0)
         }
         Err(ContextError::Store(e)) => Err(e.into()),

@@ -33,6 +33,8 @@ pub const FILE_BASE_SHARE: f64 = 0.25;
 /// Excluded keys listed in `optimization_info` (the count is always given).
 const EXCLUDED_LISTED: usize = 20;
 /// Stands for the list of included base keys in the pre-rendered query context.
+/// Large enough that no selection is cut (for format comparisons).
+const UNCUT_BUDGET: usize = 50_000_000;
 /// Cycle paths listed in the document (the ones among included entities).
 const CYCLES_LISTED: usize = 10;
 const BASE_PLACEHOLDER: &str = "\u{1}base\u{1}";
@@ -811,8 +813,9 @@ pub struct FormatComparison {
     pub reduction: f64,
 }
 
-/// Emit the same request in both formats (same selection, same budget) and
-/// compare their sizes.
+/// Emit the whole selection of a request in both formats (no budget cuts,
+/// so both carry exactly the same entities and relationships) and compare
+/// their sizes.
 pub fn compare_formats(
     store: &Store,
     req: &ContextRequest,
@@ -821,7 +824,8 @@ pub fn compare_formats(
     let selection = select::select(store, &req.graph, &req.base, req.hops, req.strategy)?;
     let mut j = req.clone();
     j.format = Format::Json;
-    let mut e = req.clone();
+    j.budget = UNCUT_BUDGET;
+    let mut e = j.clone();
     e.format = Format::E;
     let json_out = emit_selection(store, &j, &selection, counter)?;
     let e_out = emit_selection(store, &e, &selection, counter)?;

@@ -126,7 +126,7 @@ pub fn resolve(files: &[(&FileContext, &FileExtract)]) -> BTreeMap<String, FileL
 type ModId = usize;
 type EntId = usize;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Ns {
     Type,
     Value,
@@ -146,6 +146,8 @@ fn in_ns(kind: EntityKind, ns: Ns) -> bool {
 
 #[derive(Default)]
 struct Module<'a> {
+    /// The crate the module belongs to: its `use` paths resolve there.
+    krate: &'a str,
     key: Option<&'a str>,
     parent: Option<ModId>,
     items: HashMap<&'a str, Vec<EntId>>,
@@ -172,6 +174,8 @@ struct SymbolTable<'a> {
     macros_by_name: HashMap<&'a str, Vec<EntId>>,
     /// Owner types resolved per impl block.
     impl_owner: HashMap<EntId, Vec<EntId>>,
+    /// Answers of [`SymbolTable::lookup`].
+    memo: std::cell::RefCell<HashMap<(ModId, String, Ns), Option<Res>>>,
     /// Impl blocks whose self type is not ours (`impl Ext for String`), by
     /// the type's last segment, with the traits they implement.
     ext_impls: HashMap<&'a str, Vec<(EntId, Vec<EntId>)>>,
@@ -292,6 +296,7 @@ impl<'a> SymbolTable<'a> {
             methods_by_name: HashMap::default(),
             macros_by_name: HashMap::default(),
             impl_owner: HashMap::default(),
+            memo: Default::default(),
             ext_impls: HashMap::default(),
         };
         // Pass 1: entities and the module tree.
@@ -431,6 +436,7 @@ impl<'a> SymbolTable<'a> {
         let parent = path.split_last().map(|(_, p)| self.module(krate, p));
         let id = self.modules.len();
         self.modules.push(Module {
+            krate,
             parent,
             ..Module::default()
         });
@@ -455,10 +461,33 @@ impl<'a> SymbolTable<'a> {
 
     /// Look a single name up in a module: its own items and child modules,
     /// then its `use` declarations (named, then globs).
-    fn lookup(&self, krate: &'a str, m: ModId, name: &str, ns: Ns, depth: u32) -> Option<Res> {
+    /// Memoised per (module, name, namespace): with glob imports the same
+    /// question is asked along many paths, and without the memo the
+    /// search is exponential in the length of glob chains. A question
+    /// already being answered further up the stack (an import cycle)
+    /// answers "not found".
+    fn lookup(&self, _krate: &'a str, m: ModId, name: &str, ns: Ns, depth: u32) -> Option<Res> {
         if depth > MAX_DEPTH {
             return None;
         }
+        let key = (m, name.to_string(), ns);
+        if let Some(r) = self.memo.borrow().get(&key) {
+            return r.clone();
+        }
+        self.memo.borrow_mut().insert(key.clone(), None);
+        let r = self.lookup_uncached(self.modules[m].krate, m, name, ns, depth);
+        self.memo.borrow_mut().insert(key, r.clone());
+        r
+    }
+
+    fn lookup_uncached(
+        &self,
+        krate: &'a str,
+        m: ModId,
+        name: &str,
+        ns: Ns,
+        depth: u32,
+    ) -> Option<Res> {
         let module = &self.modules[m];
         if let Some(items) = module.items.get(name) {
             let hits: Vec<EntId> = items
