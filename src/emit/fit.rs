@@ -75,6 +75,82 @@ pub fn estimate(items: &[FitItem], rels: &[FitRel], plan: &Plan, overhead: usize
     overhead + e + r
 }
 
+/// The estimate of a plan, kept up to date as the plan changes, so each
+/// step of the fitter costs O(1) (plus the item's relationships) instead
+/// of a full recount.
+struct Tally<'a> {
+    items: &'a [FitItem],
+    rels: &'a [FitRel],
+    rels_of: Vec<Vec<usize>>,
+    total: usize,
+}
+
+impl<'a> Tally<'a> {
+    fn new(items: &'a [FitItem], rels: &'a [FitRel], plan: &Plan, overhead: usize) -> Tally<'a> {
+        let mut rels_of = vec![Vec::new(); items.len()];
+        for (r, rel) in rels.iter().enumerate() {
+            rels_of[rel.a].push(r);
+            if rel.b != rel.a {
+                rels_of[rel.b].push(r);
+            }
+        }
+        Tally {
+            items,
+            rels,
+            rels_of,
+            total: estimate(items, rels, plan, overhead),
+        }
+    }
+
+    fn active(&self, plan: &Plan, r: usize) -> bool {
+        let rel = &self.rels[r];
+        plan.rel_kept[r] && plan.included[rel.a] && plan.included[rel.b]
+    }
+
+    fn set_detail(&mut self, plan: &mut Plan, i: usize, d: Detail) {
+        if plan.included[i] {
+            self.total -= self.items[i].tokens[plan.detail[i] as usize];
+            self.total += self.items[i].tokens[d as usize];
+        }
+        plan.detail[i] = d;
+    }
+
+    fn set_included(&mut self, plan: &mut Plan, i: usize, inc: bool) {
+        if plan.included[i] == inc {
+            return;
+        }
+        let before: usize = self.rels_of[i]
+            .iter()
+            .filter(|&&r| self.active(plan, r))
+            .map(|&r| self.rels[r].tokens)
+            .sum();
+        plan.included[i] = inc;
+        let after: usize = self.rels_of[i]
+            .iter()
+            .filter(|&&r| self.active(plan, r))
+            .map(|&r| self.rels[r].tokens)
+            .sum();
+        let cost = self.items[i].tokens[plan.detail[i] as usize];
+        if inc {
+            self.total += cost;
+        } else {
+            self.total -= cost;
+        }
+        self.total = self.total + after - before;
+    }
+
+    fn set_rel_kept(&mut self, plan: &mut Plan, r: usize, kept: bool) {
+        let was = self.active(plan, r);
+        plan.rel_kept[r] = kept;
+        let now = self.active(plan, r);
+        if was && !now {
+            self.total -= self.rels[r].tokens;
+        } else if now && !was {
+            self.total += self.rels[r].tokens;
+        }
+    }
+}
+
 /// Items are given in priority order (best first). Returns the plan, or the
 /// estimated size of the smallest document that keeps every protected item.
 pub fn fit(
@@ -91,7 +167,7 @@ pub fn fit(
         rel_kept: vec![true; rels.len()],
         steps: vec![],
     };
-    let over = |plan: &Plan| estimate(items, rels, plan, overhead) > budget;
+    let mut t = Tally::new(items, rels, &plan, overhead);
 
     // A derived base (every entity of a file) may take only a share of the
     // budget: the context is about what surrounds the file.
@@ -103,7 +179,7 @@ pub fn fit(
             if it.base && !it.protected {
                 used += it.tokens[Detail::ShortDoc as usize];
                 if used > cap {
-                    plan.included[i] = false;
+                    t.set_included(&mut plan, i, false);
                     capped = true;
                 }
             }
@@ -113,10 +189,10 @@ pub fn fit(
         }
     }
 
-    if over(&plan) && items.iter().any(|it| it.tier >= 3 && !it.protected) {
+    if t.total > budget && items.iter().any(|it| it.tier >= 3 && !it.protected) {
         for (i, it) in items.iter().enumerate() {
             if it.tier >= 3 && !it.protected {
-                plan.included[i] = false;
+                t.set_included(&mut plan, i, false);
             }
         }
         plan.steps.push("removed_priority_3");
@@ -125,14 +201,15 @@ pub fn fit(
         (Detail::CompressedSignature, "compressed_signatures"),
         (Detail::ShortDoc, "truncated_documentation"),
     ] {
-        if over(&plan) {
-            for d in plan.detail.iter_mut() {
-                *d = (*d).max(detail);
+        if t.total > budget {
+            for i in 0..n {
+                let d = plan.detail[i].max(detail);
+                t.set_detail(&mut plan, i, d);
             }
             plan.steps.push(step);
         }
     }
-    if over(&plan) && !rels.is_empty() {
+    if t.total > budget && !rels.is_empty() {
         let mut order: Vec<usize> = (0..rels.len()).collect();
         order.sort_by(|&a, &b| {
             rels[b]
@@ -142,43 +219,44 @@ pub fn fit(
         });
         let allowance = budget / 10;
         let mut used = 0;
-        for i in order {
-            plan.rel_kept[i] = used + rels[i].tokens <= allowance;
-            if plan.rel_kept[i] {
-                used += rels[i].tokens;
+        for r in order {
+            let keep = used + rels[r].tokens <= allowance;
+            if keep {
+                used += rels[r].tokens;
             }
+            t.set_rel_kept(&mut plan, r, keep);
         }
         plan.steps.push("limited_relationships");
     }
-    if over(&plan) {
+    if t.total > budget {
         for i in (0..n).rev() {
-            if !over(&plan) {
+            if t.total <= budget {
                 break;
             }
             if plan.included[i] && !items[i].protected {
-                plan.detail[i] = Detail::Minimal;
+                t.set_detail(&mut plan, i, Detail::Minimal);
             }
         }
         plan.steps.push("minimized_low_priority_entities");
     }
-    if over(&plan) {
+    if t.total > budget {
         for i in (0..n).rev() {
-            if !over(&plan) {
+            if t.total <= budget {
                 break;
             }
             if plan.included[i] && !items[i].protected {
-                plan.included[i] = false;
+                t.set_included(&mut plan, i, false);
             }
         }
         plan.steps.push("dropped_low_relevance_entities");
     }
-    if over(&plan) {
+    if t.total > budget {
         // Only protected items are left: try them minimal before giving up.
-        for d in plan.detail.iter_mut() {
-            *d = Detail::Minimal;
+        for i in 0..n {
+            t.set_detail(&mut plan, i, Detail::Minimal);
         }
-        if over(&plan) {
-            return Err(estimate(items, rels, &plan, overhead));
+        if t.total > budget {
+            return Err(t.total);
         }
     }
     let base_last = plan.steps.contains(&"capped_base_entities");
@@ -199,32 +277,38 @@ pub fn refill(
     plan: &mut Plan,
     base_last: bool,
 ) {
+    let mut t = Tally::new(items, rels, plan, overhead);
     let mut excluded: Vec<usize> = plan.excluded().collect();
     if base_last {
         excluded.sort_by_key(|&i| (items[i].base, i));
     }
     let floor = plan.detail.iter().copied().min().unwrap_or(Detail::Full);
     for i in excluded {
-        if add_back(items, rels, budget, overhead, plan, i, floor) {
+        if t.total >= budget {
+            break;
+        }
+        if add_back(&mut t, budget, plan, i, floor) {
             continue;
         }
         // Its relationships may be what does not fit: try it without them.
-        let touching: Vec<usize> = (0..rels.len())
-            .filter(|&r| plan.rel_kept[r] && (rels[r].a == i || rels[r].b == i))
+        let touching: Vec<usize> = t.rels_of[i]
+            .iter()
+            .copied()
+            .filter(|&r| plan.rel_kept[r])
             .collect();
         if touching.is_empty() {
             continue;
         }
         for &r in &touching {
-            plan.rel_kept[r] = false;
+            t.set_rel_kept(plan, r, false);
         }
-        if add_back(items, rels, budget, overhead, plan, i, floor) {
+        if add_back(&mut t, budget, plan, i, floor) {
             if !plan.steps.contains(&"limited_relationships") {
                 plan.steps.push("limited_relationships");
             }
         } else {
             for &r in &touching {
-                plan.rel_kept[r] = true;
+                t.set_rel_kept(plan, r, true);
             }
         }
     }
@@ -233,6 +317,7 @@ pub fn refill(
 /// Spend room left after the cuts on detail: relationships back (strongest
 /// first), then entities back to fuller forms (best first).
 pub fn enrich(items: &[FitItem], rels: &[FitRel], budget: usize, overhead: usize, plan: &mut Plan) {
+    let mut t = Tally::new(items, rels, plan, overhead);
     let mut order: Vec<usize> = (0..rels.len()).filter(|&r| !plan.rel_kept[r]).collect();
     order.sort_by(|&a, &b| {
         rels[b]
@@ -241,9 +326,9 @@ pub fn enrich(items: &[FitItem], rels: &[FitRel], budget: usize, overhead: usize
             .then(a.cmp(&b))
     });
     for r in order {
-        plan.rel_kept[r] = true;
-        if estimate(items, rels, plan, overhead) > budget {
-            plan.rel_kept[r] = false;
+        t.set_rel_kept(plan, r, true);
+        if t.total > budget {
+            t.set_rel_kept(plan, r, false);
         }
     }
     for i in 0..items.len() {
@@ -252,9 +337,9 @@ pub fn enrich(items: &[FitItem], rels: &[FitRel], budget: usize, overhead: usize
         }
         while plan.detail[i] > Detail::Full {
             let was = plan.detail[i];
-            plan.detail[i] = DETAILS[was as usize - 1];
-            if estimate(items, rels, plan, overhead) > budget {
-                plan.detail[i] = was;
+            t.set_detail(plan, i, DETAILS[was as usize - 1]);
+            if t.total > budget {
+                t.set_detail(plan, i, was);
                 break;
             }
         }
@@ -262,23 +347,15 @@ pub fn enrich(items: &[FitItem], rels: &[FitRel], budget: usize, overhead: usize
 }
 
 /// Include item `i` at the most detailed level (not above `floor`) that fits.
-fn add_back(
-    items: &[FitItem],
-    rels: &[FitRel],
-    budget: usize,
-    overhead: usize,
-    plan: &mut Plan,
-    i: usize,
-    floor: Detail,
-) -> bool {
+fn add_back(t: &mut Tally, budget: usize, plan: &mut Plan, i: usize, floor: Detail) -> bool {
     for &d in DETAILS.iter().filter(|&&d| d >= floor) {
-        plan.included[i] = true;
-        plan.detail[i] = d;
-        if estimate(items, rels, plan, overhead) <= budget {
+        t.set_detail(plan, i, d);
+        t.set_included(plan, i, true);
+        if t.total <= budget {
             return true;
         }
+        t.set_included(plan, i, false);
     }
-    plan.included[i] = false;
     false
 }
 

@@ -404,10 +404,15 @@ fn emit_selection(
     selection: &Selection,
     counter: &TokenCounter,
 ) -> Result<ContextOutput, ContextError> {
-    // No entity renders in fewer than ~12 tokens: never load more than can
+    // No entity renders in fewer than ~40 tokens of JSON (a key, a kind, a
+    // file, lines) or ~12 of Format E: never load more than can
     // fit — base entities and the others counted separately, since a
     // derived base (a whole file) can be larger than the budget on its own.
-    let limit = req.budget / 12 + 8;
+    let smallest = match req.format {
+        Format::Json => 40,
+        Format::E => 12,
+    };
+    let limit = req.budget / smallest + 8;
     let base_limit = if selection.explicit {
         usize::MAX
     } else {
