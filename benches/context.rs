@@ -47,6 +47,12 @@ const DEFAULT_CRATES: &[&str] = &[
     "memchr",
     "jiff",
     "csv",
+    "hashbrown",
+    "indexmap",
+    "regex",
+    "clap_derive",
+    "serde_derive",
+    "blake3",
 ];
 
 fn registry_src() -> Option<PathBuf> {
