@@ -104,7 +104,7 @@ fn edge_rels(
         return Ok(out);
     }
     let rows = store.read(
-        queries::EDGES_AMONG,
+        queries::EDGES_FROM,
         Params::new()
             .with("graph", graph)
             .with("keys", str_list(keys)),

@@ -350,7 +350,7 @@ fn load(store: &Store, graph: &str, candidates: Vec<Candidate>) -> Result<Loaded
     let edges = store.read(queries::EDGES_TOUCHING, params.clone())?;
     let member_tests = store.read(queries::MEMBER_TESTS, params.clone())?;
     let mut usage_map = entity::usage_from_edges(&edges, &member_tests);
-    let among = store.read(queries::EDGES_AMONG, params)?;
+    let among = store.read(queries::EDGES_FROM, params)?;
 
     let mut kept = Vec::new();
     let mut details = Vec::new();

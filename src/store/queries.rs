@@ -33,7 +33,7 @@ queries! {
     CYCLE_EDGES => "cycle_edges.cozo",
     SELF_LOOPS => "self_loops.cozo",
     ENTITY_DETAILS => "entity_details.cozo",
-    EDGES_AMONG => "edges_among.cozo",
+    EDGES_FROM => "edges_from.cozo",
     EDGES_TOUCHING => "edges_touching.cozo",
     HISTORY_HEAD => "history_head.cozo",
     COCHANGE_ALL => "cochange_all.cozo",
