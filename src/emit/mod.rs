@@ -504,15 +504,21 @@ fn emit_selection(
             Format::E => format_e::edge_line(&loaded, r),
         })
         .collect();
+    let sep = match req.format {
+        Format::Json => ",\n",
+        Format::E => "\n",
+    };
     let items: Vec<FitItem> = loaded
         .candidates
         .iter()
         .zip(&pieces)
         .map(|(c, p)| FitItem {
             // A base entity also costs its key in query_context.base_entities.
+            // Counted as the line it becomes, separator included, so these
+            // counts are the document's (see TokenCounter::count_lines).
+            // A base entity also costs its key in query_context.
             tokens: p.clone().map(|t| {
-                counter.count(&t)
-                    + 1
+                counter.count(&format!("{t}{sep}"))
                     + if c.is_base && req.format == Format::Json {
                         counter.count(&c.key) + 2
                     } else {
@@ -529,7 +535,7 @@ fn emit_selection(
         .iter()
         .zip(&rel_texts)
         .map(|(r, t)| FitRel {
-            tokens: counter.count(t) + 1,
+            tokens: counter.count(&format!("{t}{sep}")),
             strength: r.strength(),
             a: r.src,
             b: r.dst,
@@ -589,7 +595,7 @@ fn emit_selection(
         rel_kept: vec![false; fit_rels.len()],
         steps: vec!["removed_priority_3"; 4],
     };
-    let overhead = counter.count_exact(&assemble(&empty, req.budget)) + 8;
+    let overhead = counter.count_lines(&assemble(&empty, req.budget)) + 8;
     let mut plan = match fit::fit(
         &items,
         &fit_rels,
@@ -672,10 +678,10 @@ fn settle_token_count(
     plan: &Plan,
     counter: &TokenCounter,
 ) -> (String, usize) {
-    let mut guess = counter.count_exact(&assemble(plan, 0));
+    let mut guess = counter.count_lines(&assemble(plan, 0));
     for _ in 0..6 {
         let text = assemble(plan, guess);
-        let n = counter.count_exact(&text);
+        let n = counter.count_lines(&text);
         if n == guess {
             return (text, n);
         }
@@ -684,7 +690,7 @@ fn settle_token_count(
     // Oscillating between two digit counts: take the larger, which the
     // smaller document then undercuts by at most a token.
     let text = assemble(plan, guess);
-    let n = counter.count_exact(&text);
+    let n = counter.count_lines(&text);
     let text = assemble(plan, n);
     (text, n)
 }
