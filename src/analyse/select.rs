@@ -254,24 +254,30 @@ fn briefs(store: &Store, graph: &str, keys: &[&str]) -> Result<HashMap<String, B
     if keys.is_empty() {
         return Ok(HashMap::new());
     }
-    let rows = store.read(
-        queries::ENTITY_BRIEF,
-        Params::new()
-            .with("graph", graph)
-            .with("keys", str_list(keys.iter().copied()))
-            .with("rels", str_list(DEPENDENCY_RELS)),
-    )?;
+    let params = Params::new()
+        .with("graph", graph)
+        .with("keys", str_list(keys.iter().copied()))
+        .with("rels", str_list(DEPENDENCY_RELS));
+    let fan: HashMap<String, i64> = store
+        .read(queries::FAN_IN, params.clone())?
+        .rows
+        .iter()
+        .map(|r| (get_str(r, 0).to_string(), get_int(r, 1)))
+        .collect();
+    let rows = store.read(queries::ENTITY_BRIEF, params)?;
     Ok(rows
         .rows
         .iter()
         .map(|r| {
+            let key = get_str(r, 0).to_string();
+            let fan_in = fan.get(&key).copied().unwrap_or(0);
             (
-                get_str(r, 0).to_string(),
+                key,
                 Brief {
                     kind: get_str(r, 1).to_string(),
                     file: get_str(r, 2).to_string(),
                     is_test: get_bool(r, 3),
-                    fan_in: get_int(r, 4),
+                    fan_in,
                 },
             )
         })

@@ -517,14 +517,26 @@ fn emit_selection(
             // Counted as the line it becomes, separator included, so these
             // counts are the document's (see TokenCounter::count_lines).
             // A base entity also costs its key in query_context.
-            tokens: p.clone().map(|t| {
-                counter.count(&format!("{t}{sep}"))
-                    + if c.is_base && req.format == Format::Json {
-                        counter.count(&c.key) + 2
-                    } else {
-                        0
-                    }
-            }),
+            // Shorter forms are estimated from the full form's count by
+            // length: counting every form of every candidate would cost
+            // four tokenizer runs per candidate, and the exact count of the
+            // assembled document corrects any estimate that was short.
+            tokens: {
+                let full_line = format!("{}{sep}", p[0]);
+                let full = counter.count(&full_line);
+                let per_byte = full as f64 / full_line.len().max(1) as f64;
+                let key = if c.is_base && req.format == Format::Json {
+                    counter.count(&c.key) + 2
+                } else {
+                    0
+                };
+                let mut t = [full + key; 4];
+                for level in 1..4 {
+                    let len = p[level].len() + sep.len();
+                    t[level] = (len as f64 * per_byte).ceil() as usize + key;
+                }
+                t
+            },
             tier: c.tier,
             base: c.is_base,
             protected: c.is_base && selection.explicit,

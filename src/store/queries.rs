@@ -39,6 +39,7 @@ queries! {
     COCHANGE_ALL => "cochange_all.cozo",
     COCHANGE_OF => "cochange_of.cozo",
     ENTITY_BRIEF => "entity_brief.cozo",
+    FAN_IN => "fan_in.cozo",
     ENTITIES_IN_FILE => "entities_in_file.cozo",
     ENTITIES_NAMED => "entities_named.cozo",
     TOP_ENTITIES_OF_FILES => "top_entities_of_files.cozo",
