@@ -643,7 +643,12 @@ fn write_links(
     for path in changed {
         let Some(l) = links.get(path) else { continue };
         for ((src, rel, dst), weight) in &l.edges {
-            let key = (src.clone(), rel.to_string(), dst.clone(), path.to_string());
+            let key = (
+                src.to_string(),
+                rel.to_string(),
+                dst.to_string(),
+                path.to_string(),
+            );
             let w = *weight as f64;
             if old_edges.remove(&key) == Some(w) {
                 continue;
@@ -653,9 +658,9 @@ fn write_links(
                 &["graph", "src", "rel", "dst", "origin", "weight"],
                 vec![
                     graph.into(),
-                    src.as_str().into(),
+                    (*src).into(),
                     (*rel).into(),
-                    dst.as_str().into(),
+                    (*dst).into(),
                     path.into(),
                     w.into(),
                 ],
@@ -664,7 +669,7 @@ fn write_links(
         let mut per_src: BTreeMap<&str, Vec<serde_json::Value>> = BTreeMap::new();
         for ((src, rel, text), (line, count)) in &l.unresolved {
             per_src
-                .entry(src.as_str())
+                .entry(*src)
                 .or_default()
                 .push(serde_json::json!([rel, text, line, count]));
         }

@@ -39,27 +39,23 @@ pub mod rel {
 }
 
 /// Edges and unresolved references produced by the references of one file.
+/// Keys are borrowed from the extracts, which outlive the links: resolving
+/// a large repository makes hundreds of thousands of these.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct FileLinks {
+pub struct FileLinks<'a> {
     /// `(src, rel, dst)` → number of references that produced it.
-    pub edges: BTreeMap<(String, &'static str, String), u32>,
+    pub edges: BTreeMap<(&'a str, &'static str, &'a str), u32>,
     /// `(src, rel, text)` → (first line, count).
-    pub unresolved: BTreeMap<(String, &'static str, String), (u32, u32)>,
+    pub unresolved: BTreeMap<(&'a str, &'static str, String), (u32, u32)>,
 }
 
-impl FileLinks {
-    fn edge(&mut self, src: &str, rel: &'static str, dst: &str) {
-        *self
-            .edges
-            .entry((src.to_string(), rel, dst.to_string()))
-            .or_insert(0) += 1;
+impl<'a> FileLinks<'a> {
+    fn edge(&mut self, src: &'a str, rel: &'static str, dst: &'a str) {
+        *self.edges.entry((src, rel, dst)).or_insert(0) += 1;
     }
 
-    fn unresolved(&mut self, src: &str, rel: &'static str, text: String, line: u32) {
-        let e = self
-            .unresolved
-            .entry((src.to_string(), rel, text))
-            .or_insert((line, 0));
+    fn unresolved(&mut self, src: &'a str, rel: &'static str, text: String, line: u32) {
+        let e = self.unresolved.entry((src, rel, text)).or_insert((line, 0));
         e.0 = e.0.min(line);
         e.1 += 1;
     }
@@ -68,7 +64,7 @@ impl FileLinks {
     pub fn digest(&self) -> String {
         let mut h = blake3::Hasher::new();
         for ((s, r, d), w) in &self.edges {
-            for part in [s.as_str(), r, d.as_str(), &w.to_string()] {
+            for part in [*s, r, *d, &w.to_string()] {
                 h.update(part.as_bytes());
                 h.update(&[0]);
             }
@@ -76,7 +72,7 @@ impl FileLinks {
         }
         h.update(&[2]);
         for ((s, r, t), (l, c)) in &self.unresolved {
-            for part in [s.as_str(), r, t.as_str(), &l.to_string(), &c.to_string()] {
+            for part in [*s, r, t.as_str(), &l.to_string(), &c.to_string()] {
                 h.update(part.as_bytes());
                 h.update(&[0]);
             }
@@ -88,9 +84,11 @@ impl FileLinks {
 
 /// Resolve the references of every file. The result has an entry for each
 /// input file (possibly empty).
-pub fn resolve(files: &[(&FileContext, &FileExtract)]) -> BTreeMap<String, FileLinks> {
+pub fn resolve<'a>(
+    files: &[(&'a FileContext, &'a FileExtract)],
+) -> BTreeMap<String, FileLinks<'a>> {
     let table = SymbolTable::build(files);
-    let mut out: BTreeMap<String, FileLinks> = BTreeMap::new();
+    let mut out: BTreeMap<String, FileLinks<'a>> = BTreeMap::new();
     for (fi, (ctx, extract)) in files.iter().enumerate() {
         let mut links = FileLinks::default();
         let krate = ctx.crate_name.as_str();
@@ -675,7 +673,7 @@ impl<'a> SymbolTable<'a> {
         }
     }
 
-    fn resolve_use(&self, krate: &'a str, u: &'a UseDecl, links: &mut FileLinks) {
+    fn resolve_use(&self, krate: &'a str, u: &'a UseDecl, links: &mut FileLinks<'a>) {
         let segs: Vec<&str> = u
             .path
             .iter()
@@ -700,7 +698,7 @@ impl<'a> SymbolTable<'a> {
         }
     }
 
-    fn resolve_ref(&self, _file: usize, krate: &'a str, r: &'a RawRef, links: &mut FileLinks) {
+    fn resolve_ref(&self, _file: usize, krate: &'a str, r: &'a RawRef, links: &mut FileLinks<'a>) {
         let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
         let scope = self.scope_of(krate, &r.scope);
         let st = r.self_type.as_deref();
@@ -967,7 +965,7 @@ mod tests {
     use crate::index::rust_extract::RustExtractor;
 
     /// Links of a one-file crate `demo` at `src/lib.rs`.
-    fn links(src: &str) -> FileLinks {
+    fn links(src: &str) -> FileLinks<'static> {
         let ctx = FileContext {
             path: "src/lib.rs".to_string(),
             crate_name: "demo".to_string(),
@@ -975,7 +973,10 @@ mod tests {
             is_test_file: false,
         };
         let ex = RustExtractor::new().extract(&ctx, src);
-        resolve(&[(&ctx, &ex)]).remove("src/lib.rs").unwrap()
+        // The links borrow from the extract; a test can afford to leak it.
+        let (ctx, ex): (&'static FileContext, &'static FileExtract) =
+            (Box::leak(Box::new(ctx)), Box::leak(Box::new(ex)));
+        resolve(&[(ctx, ex)]).remove("src/lib.rs").unwrap()
     }
 
     /// Items (key without the `src/lib.rs-crate-` prefix) called by `from`.
