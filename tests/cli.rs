@@ -262,3 +262,57 @@ fn killing_an_index_run_leaves_a_database_the_next_run_completes() {
         );
     }
 }
+
+#[test]
+fn context_from_the_command_line() {
+    let repo = shapes_copy();
+    graphctx(repo.path(), &["index", "--no-history"]);
+    // JSON on stdout, within the budget.
+    let out = graphctx(
+        repo.path(),
+        &[
+            "context",
+            "--file",
+            "src/geometry/mod.rs",
+            "--budget",
+            "3000",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert!(doc["token_count"].as_u64().unwrap() <= 3000);
+    // Format E into a file.
+    let target = repo.path().join("ctx.e");
+    let out = graphctx(
+        repo.path(),
+        &[
+            "context",
+            "src/geometry/mod.rs-geometry-Rect",
+            "--format",
+            "e",
+            "--hops",
+            "1",
+            "--out",
+            target.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&target).unwrap();
+    assert!(text.contains("## Nodes\nRect|struct|src/geometry/mod.rs-geometry-Rect|"));
+    assert!(text.contains("src/geometry/mod.rs-geometry-Rect -im-> src/lib.rs-crate-Area"));
+    // Errors are seed 004 objects on stdout with exit code 2.
+    let out = graphctx(
+        repo.path(),
+        &["context", "src/geometry/mod.rs-geometry-Rectangle"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(err["error"], "entity_not_found");
+    assert_eq!(err["suggestions"][0], "src/geometry/mod.rs-geometry-Rect");
+    // Bad arguments are usage errors.
+    let out = graphctx(repo.path(), &["context", "--hops", "7", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--hops must be between 0 and 3"));
+    let out = graphctx(repo.path(), &["cycles", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}

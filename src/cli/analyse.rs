@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use clap::ValueEnum;
+use clap::{Args, ValueEnum};
 
 use graphctx::analyse::blast::{self, MAX_HOPS};
 use graphctx::analyse::cycles;
@@ -44,19 +44,42 @@ pub enum StrategyArg {
     Seed,
 }
 
+#[derive(Args)]
 pub struct ContextArgs {
+    /// Base entity keys.
     pub keys: Vec<String>,
+    /// Take every entity of this file (repository-relative) as base.
+    #[arg(long)]
     pub file: Option<String>,
+    /// Take every entity with this name as base.
+    #[arg(long)]
     pub name: Option<String>,
+    /// Hop depth, 0 to 3.
+    #[arg(long, default_value_t = 2)]
     pub hops: u32,
+    /// Token budget; the output never exceeds it.
+    #[arg(long, default_value_t = graphctx::emit::DEFAULT_BUDGET)]
     pub budget: usize,
+    #[arg(long, value_enum, default_value = "json")]
     pub format: FormatArg,
+    #[arg(long, value_enum, default_value = "edit")]
     pub change_type: ChangeTypeArg,
+    #[arg(long, value_enum, default_value = "o200k")]
     pub tokenizer: TokenizerArg,
+    /// Relevance strategy: blended (graph + history) or seed (seed 004's formula).
+    #[arg(long, value_enum, default_value = "blended")]
     pub strategy: StrategyArg,
+    /// Write the document to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Fail with dependency_cycle_detected if the selection has a cycle.
+    #[arg(long)]
     pub fail_on_cycles: bool,
+    /// Neither read nor write the context cache.
+    #[arg(long)]
     pub no_cache: bool,
+    /// Print token and selection figures on stderr.
+    #[arg(long)]
     pub stats: bool,
 }
 

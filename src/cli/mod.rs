@@ -77,43 +77,7 @@ pub enum Command {
         json: bool,
     },
     /// Context around entities: CodeGraphContext.json or Format E, within a token budget.
-    Context {
-        /// Base entity keys.
-        keys: Vec<String>,
-        /// Take every entity of this file (repository-relative) as base.
-        #[arg(long)]
-        file: Option<String>,
-        /// Take every entity with this name as base.
-        #[arg(long)]
-        name: Option<String>,
-        /// Hop depth, 0 to 3.
-        #[arg(long, default_value_t = 2)]
-        hops: u32,
-        /// Token budget; the output never exceeds it.
-        #[arg(long, default_value_t = graphctx::emit::DEFAULT_BUDGET)]
-        budget: usize,
-        #[arg(long, value_enum, default_value = "json")]
-        format: analyse::FormatArg,
-        #[arg(long, value_enum, default_value = "edit")]
-        change_type: analyse::ChangeTypeArg,
-        #[arg(long, value_enum, default_value = "o200k")]
-        tokenizer: analyse::TokenizerArg,
-        /// Relevance strategy: blended (graph + history) or seed (seed 004's formula).
-        #[arg(long, value_enum, default_value = "blended")]
-        strategy: analyse::StrategyArg,
-        /// Write the document to FILE instead of stdout.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        /// Fail with dependency_cycle_detected if the selection has a cycle.
-        #[arg(long)]
-        fail_on_cycles: bool,
-        /// Neither read nor write the context cache.
-        #[arg(long)]
-        no_cache: bool,
-        /// Print token and selection figures on stderr.
-        #[arg(long)]
-        stats: bool,
-    },
+    Context(analyse::ContextArgs),
     /// Entities within N hops of KEY, both directions.
     Blast {
         key: String,
@@ -215,39 +179,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             direction,
             json,
         ),
-        Command::Context {
-            keys,
-            file,
-            name,
-            hops,
-            budget,
-            format,
-            change_type,
-            tokenizer,
-            strategy,
-            out,
-            fail_on_cycles,
-            no_cache,
-            stats,
-        } => analyse::context(
-            &open_or_index(&global)?,
-            &global.graph,
-            analyse::ContextArgs {
-                keys,
-                file,
-                name,
-                hops,
-                budget,
-                format,
-                change_type,
-                tokenizer,
-                strategy,
-                out,
-                fail_on_cycles,
-                no_cache,
-                stats,
-            },
-        ),
+        Command::Context(args) => analyse::context(&open_or_index(&global)?, &global.graph, args),
         Command::Blast { key, hops, json } => {
             analyse::blast(&open_existing(&global)?, &global.graph, &key, hops, json)
         }

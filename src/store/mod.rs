@@ -92,6 +92,14 @@ pub struct Store {
 impl Store {
     /// Open (creating if needed) and migrate the database at `location`.
     pub fn open(location: &Location) -> Result<Store> {
+        let store = Store::open_unmigrated(location)?;
+        schema::migrate(&store)?;
+        Ok(store)
+    }
+
+    /// Open (creating if needed) without migrating: [`Store::open`] does
+    /// both; tests use this to build databases as older versions left them.
+    pub fn open_unmigrated(location: &Location) -> Result<Store> {
         let db = match location {
             Location::Memory => DbInstance::new("mem", "", ""),
             Location::Sqlite(path) => {
@@ -101,27 +109,6 @@ impl Store {
                         source: e,
                     })?;
                 }
-                prepare_sqlite_file(path)?;
-                DbInstance::new("sqlite", path, "")
-            }
-        }
-        .map_err(|e| StoreError::Open {
-            path: location.display(),
-            message: e.to_string(),
-        })?;
-        let store = Store {
-            db,
-            location: location.clone(),
-        };
-        schema::migrate(&store)?;
-        Ok(store)
-    }
-
-    /// Open without migrating: for tests that build old databases.
-    pub fn open_unmigrated(location: &Location) -> Result<Store> {
-        let db = match location {
-            Location::Memory => DbInstance::new("mem", "", ""),
-            Location::Sqlite(path) => {
                 prepare_sqlite_file(path)?;
                 DbInstance::new("sqlite", path, "")
             }
