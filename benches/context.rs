@@ -9,15 +9,17 @@
 //!
 //! Run: `cargo bench --bench context` (optional arguments: crate names).
 
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use graphctx::analyse::blast;
 use graphctx::analyse::select::BaseSpec;
 use graphctx::emit::tokens::{Encoding, TokenCounter};
 use graphctx::emit::{self, ContextRequest, Format};
-use graphctx::index::{index_repository, walk, IndexOptions};
+use graphctx::index::{index_repository, IndexOptions};
 use graphctx::store::{Location, Store};
+
+mod common;
+use common::{copy_tree, find_crate};
 
 const DEFAULT_CRATES: &[&str] = &[
     "cozo-ce",
@@ -55,34 +57,6 @@ const DEFAULT_CRATES: &[&str] = &[
     "blake3",
 ];
 
-fn registry_src() -> Option<PathBuf> {
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
-    std::fs::read_dir(home.join("registry/src"))
-        .ok()?
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .find(|p| p.is_dir())
-}
-
-fn find_crate(src: &Path, name: &str) -> Option<PathBuf> {
-    let mut hits: Vec<PathBuf> = std::fs::read_dir(src)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_prefix(name))
-                .and_then(|r| r.strip_prefix('-'))
-                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
-        })
-        .collect();
-    hits.sort();
-    hits.pop()
-}
-
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -112,22 +86,13 @@ fn main() {
     } else {
         args
     };
-    let src = registry_src().expect("a cargo registry");
     let work = tempfile::tempdir().unwrap();
     let mut used = vec![];
     for name in &names {
-        let Some(dir) = find_crate(&src, name) else {
+        let Some(dir) = find_crate(name) else {
             continue;
         };
-        let dst = work.path().join(dir.file_name().unwrap());
-        for f in walk::walk(&dir).files {
-            let to = dst.join(&f.ctx.path);
-            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-            std::fs::copy(&f.abs_path, &to).unwrap();
-        }
-        if dir.join("Cargo.toml").is_file() {
-            std::fs::copy(dir.join("Cargo.toml"), dst.join("Cargo.toml")).unwrap();
-        }
+        copy_tree(&dir, &work.path().join(dir.file_name().unwrap()));
         used.push(dir.file_name().unwrap().to_string_lossy().into_owned());
     }
     let db = tempfile::tempdir().unwrap();

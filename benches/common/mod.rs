@@ -1,0 +1,51 @@
+//! Helpers shared by the benchmarks: finding real code in the cargo
+//! registry and copying it somewhere private.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use graphctx::index::walk;
+
+/// `~/.cargo/registry/src/<index>`, where cargo unpacks crate sources.
+pub fn registry_src() -> Option<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    std::fs::read_dir(home.join("registry/src"))
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.is_dir())
+}
+
+/// The newest version directory of a crate in the registry, e.g. `syn` → `.../syn-2.0.119`.
+pub fn find_crate(name: &str) -> Option<PathBuf> {
+    let src = registry_src()?;
+    let mut hits: Vec<PathBuf> = std::fs::read_dir(&src)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_prefix(name))
+                .and_then(|rest| rest.strip_prefix('-'))
+                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .collect();
+    hits.sort();
+    hits.pop()
+}
+
+/// Copy the `.rs` files the walker would index, and the top manifest.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for f in walk::walk(from).files {
+        let dst = to.join(&f.ctx.path);
+        std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+        std::fs::copy(&f.abs_path, &dst).unwrap();
+    }
+    let manifest = from.join("Cargo.toml");
+    if manifest.is_file() {
+        std::fs::copy(manifest, to.join("Cargo.toml")).unwrap();
+    }
+}
