@@ -637,12 +637,6 @@ fn emit_selection(
     loop {
         let (text, n) = settle_token_count(&assemble, &plan, counter);
         let estimate = fit::estimate(&items, &fit_rels, &plan, overhead);
-        if std::env::var_os("GRAPHCTX_DEBUG_FIT").is_some() {
-            eprintln!(
-                "fit: overhead {overhead} estimate {estimate} exact {n} included {}",
-                plan.included.iter().filter(|x| **x).count()
-            );
-        }
         if n <= req.budget
             && (n as f64) < 0.95 * req.budget as f64
             && estimate > n
