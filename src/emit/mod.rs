@@ -14,7 +14,6 @@ pub mod tokens;
 
 use std::collections::HashMap;
 
-use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -484,10 +483,7 @@ fn emit_selection(
     };
 
     let doc = JsonDoc::new(req, selection);
-    // Rendering and counting are independent per piece: spread them over
-    // the rayon threads.
     let pieces: Vec<[String; 4]> = (0..loaded.candidates.len())
-        .into_par_iter()
         .map(|i| {
             DETAILS.map(|d| match req.format {
                 Format::Json => entity::render(
@@ -502,7 +498,7 @@ fn emit_selection(
         .collect();
     let rel_texts: Vec<String> = loaded
         .rels
-        .par_iter()
+        .iter()
         .map(|r| match req.format {
             Format::Json => render_relationship(&loaded, r),
             Format::E => format_e::edge_line(&loaded, r),
@@ -514,7 +510,7 @@ fn emit_selection(
     };
     let items: Vec<FitItem> = loaded
         .candidates
-        .par_iter()
+        .iter()
         .zip(&pieces)
         .map(|(c, p)| FitItem {
             // A base entity also costs its key in query_context.base_entities.
