@@ -89,7 +89,7 @@ pub fn resolve<'a>(
 ) -> BTreeMap<String, FileLinks<'a>> {
     let table = SymbolTable::build(files);
     let mut out: BTreeMap<String, FileLinks<'a>> = BTreeMap::new();
-    for (fi, (ctx, extract)) in files.iter().enumerate() {
+    for (ctx, extract) in files {
         let mut links = FileLinks::default();
         let krate = ctx.crate_name.as_str();
         // Containment from the syntax tree, and of a file's module by the
@@ -111,7 +111,7 @@ pub fn resolve<'a>(
             }
         }
         for r in &extract.refs {
-            table.resolve_ref(fi, krate, r, &mut links);
+            table.resolve_ref(krate, r, &mut links);
         }
         for u in &extract.uses {
             table.resolve_use(krate, u, &mut links);
@@ -464,7 +464,7 @@ impl<'a> SymbolTable<'a> {
     /// search is exponential in the length of glob chains. A question
     /// already being answered further up the stack (an import cycle)
     /// answers "not found".
-    fn lookup(&self, _krate: &'a str, m: ModId, name: &str, ns: Ns, depth: u32) -> Option<Res> {
+    fn lookup(&self, m: ModId, name: &str, ns: Ns, depth: u32) -> Option<Res> {
         if depth > MAX_DEPTH {
             return None;
         }
@@ -536,7 +536,7 @@ impl<'a> SymbolTable<'a> {
             let segs: Vec<&str> = u.path.iter().map(String::as_str).collect();
             match self.resolve_path(krate, Some(m), &segs, Ns::Type, None, depth + 1) {
                 Some(Res::Module(gm)) if gm != m => {
-                    if let Some(r) = self.lookup(krate, gm, name, ns, depth + 1) {
+                    if let Some(r) = self.lookup(gm, name, ns, depth + 1) {
                         return Some(r);
                     }
                 }
@@ -599,7 +599,7 @@ impl<'a> SymbolTable<'a> {
                 (r, &segs[1..])
             }
             first => {
-                let found = scope.and_then(|m| self.lookup(krate, m, first, first_ns, depth));
+                let found = scope.and_then(|m| self.lookup(m, first, first_ns, depth));
                 match found {
                     Some(r) => (r, &segs[1..]),
                     None => {
@@ -616,7 +616,7 @@ impl<'a> SymbolTable<'a> {
         while let Some((&seg, tail)) = rest.split_first() {
             let seg_ns = if tail.is_empty() { ns } else { Ns::Type };
             cur = match cur {
-                Res::Module(m) => self.lookup(krate, m, seg, seg_ns, depth + 1)?,
+                Res::Module(m) => self.lookup(m, seg, seg_ns, depth + 1)?,
                 Res::Items(items) => {
                     let mut next = Vec::new();
                     for &i in &items {
@@ -698,7 +698,7 @@ impl<'a> SymbolTable<'a> {
         }
     }
 
-    fn resolve_ref(&self, _file: usize, krate: &'a str, r: &'a RawRef, links: &mut FileLinks<'a>) {
+    fn resolve_ref(&self, krate: &'a str, r: &'a RawRef, links: &mut FileLinks<'a>) {
         let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
         let scope = self.scope_of(krate, &r.scope);
         let st = r.self_type.as_deref();
@@ -794,9 +794,7 @@ impl<'a> SymbolTable<'a> {
             return vec![];
         };
         if segs.len() == 1 {
-            if let Some(Res::Items(i)) =
-                scope.and_then(|m| self.lookup(krate, m, name, Ns::Macro, 0))
-            {
+            if let Some(Res::Items(i)) = scope.and_then(|m| self.lookup(m, name, Ns::Macro, 0)) {
                 return i;
             }
         }
@@ -858,6 +856,17 @@ impl<'a> SymbolTable<'a> {
         defaults
     }
 
+    /// Methods called `name` among the associated items of `owners`.
+    fn methods_of(&self, owners: &[EntId], name: &str) -> Vec<EntId> {
+        owners
+            .iter()
+            .filter_map(|o| self.assoc.get(o).and_then(|a| a.get(name)))
+            .flatten()
+            .copied()
+            .filter(|&i| self.entities[i].0.kind == EntityKind::Method)
+            .collect()
+    }
+
     fn resolve_method(&self, krate: &'a str, scope: Option<ModId>, r: &RawRef) -> Vec<EntId> {
         let Some(name) = r.path.last().map(String::as_str) else {
             return vec![];
@@ -867,13 +876,7 @@ impl<'a> SymbolTable<'a> {
                 if let Some(Res::Items(owners)) =
                     self.resolve_path(krate, scope, &[st], Ns::Type, None, 0)
                 {
-                    let hits: Vec<EntId> = owners
-                        .iter()
-                        .filter_map(|o| self.assoc.get(o).and_then(|a| a.get(name)))
-                        .flatten()
-                        .copied()
-                        .filter(|&i| self.entities[i].0.kind == EntityKind::Method)
-                        .collect();
+                    let hits = self.methods_of(&owners, name);
                     if !hits.is_empty() {
                         return hits;
                     }
@@ -895,13 +898,7 @@ impl<'a> SymbolTable<'a> {
                 // our impl blocks add to that very type can be meant.
                 return self.extension_methods(segs.last().copied().unwrap_or(""), name);
             }
-            let hits: Vec<EntId> = types
-                .iter()
-                .filter_map(|t| self.assoc.get(t).and_then(|a| a.get(name)))
-                .flatten()
-                .copied()
-                .filter(|&i| self.entities[i].0.kind == EntityKind::Method)
-                .collect();
+            let hits = self.methods_of(&types, name);
             if !hits.is_empty() {
                 return hits;
             }
