@@ -1373,18 +1373,7 @@ impl<'t, 'x> Walker<'t, 'x> {
                     return Some(self.push_ty(&[t]));
                 }
                 K::TypeIdent | K::ScopedTypeIdent | K::GenericType => {
-                    let start = self.ty_segs.len();
-                    let mut segs = std::mem::take(&mut self.ty_segs);
-                    let ok = self.collect_path(cur, &mut segs);
-                    self.ty_segs = segs;
-                    if !ok || self.ty_segs.len() == start {
-                        return None;
-                    }
-                    let (first, last, len) = (
-                        self.ty_segs[start],
-                        self.ty_segs[self.ty_segs.len() - 1],
-                        self.ty_segs.len() - start,
-                    );
+                    let (start, first, last, len) = self.push_path(cur)?;
                     if k == K::GenericType && is_smart_pointer(last) {
                         self.ty_segs.truncate(start);
                         let args = self.field(cur, f.type_arguments)?;
@@ -1491,18 +1480,7 @@ impl<'t, 'x> Walker<'t, 'x> {
                 _ => break,
             }
         }
-        let start = self.ty_segs.len();
-        let mut segs = std::mem::take(&mut self.ty_segs);
-        let ok = self.collect_path(n, &mut segs);
-        self.ty_segs = segs;
-        if !ok || self.ty_segs.len() == start {
-            return None;
-        }
-        let (first, last, len) = (
-            self.ty_segs[start],
-            self.ty_segs[self.ty_segs.len() - 1],
-            self.ty_segs.len() - start,
-        );
+        let (start, first, last, len) = self.push_path(n)?;
         let camel = last.bytes().next().is_some_and(|b| b.is_ascii_uppercase());
         if !camel || (len == 1 && is_ctor_trait(last)) {
             self.ty_segs.truncate(start);
@@ -1648,6 +1626,26 @@ impl<'t, 'x> Walker<'t, 'x> {
 
     /// Appends the segments of a path node (generic args dropped; `<X as Tr>`
     /// gives `Tr`, `<X>` gives `X`). On failure `out` is left unchanged.
+    /// Push the path at `n` onto `ty_segs`: `(start, first, last, len)` of
+    /// the pushed segments, or `None` (and nothing pushed) when it has none.
+    fn push_path(&mut self, n: Node<'t>) -> Option<(usize, &'t str, &'t str, usize)> {
+        let start = self.ty_segs.len();
+        let mut segs = std::mem::take(&mut self.ty_segs);
+        let ok = self.collect_path(n, &mut segs);
+        self.ty_segs = segs;
+        if !ok || self.ty_segs.len() == start {
+            self.ty_segs.truncate(start);
+            return None;
+        }
+        let end = self.ty_segs.len();
+        Some((
+            start,
+            self.ty_segs[start],
+            self.ty_segs[end - 1],
+            end - start,
+        ))
+    }
+
     fn collect_path(&self, n: Node<'t>, out: &mut Vec<&'t str>) -> bool {
         let f = &self.t.f;
         let start = out.len();
