@@ -215,9 +215,25 @@ pub fn build_context(
     req: &ContextRequest,
     counter: &TokenCounter,
 ) -> Result<ContextOutput, ContextError> {
-    let selection = select::select(store, &req.graph, &req.base, req.hops, req.strategy)?;
-    emit_selection(store, req, &selection, counter)
+    // Several scripts make one answer; a change landing between them
+    // (another process indexing) would mix two states, so the answer is
+    // computed again when the graph's seq moved meanwhile.
+    let mut attempts = 0;
+    loop {
+        let seq = store.graph_seq(&req.graph)?;
+        let selection = select::select(store, &req.graph, &req.base, req.hops, req.strategy)?;
+        let out = emit_selection(store, req, &selection, counter)?;
+        attempts += 1;
+        if attempts == CONSISTENT_ATTEMPTS || store.graph_seq(&req.graph)? == seq {
+            return Ok(out);
+        }
+    }
 }
+
+/// How often [`build_context`] computes an answer again when the graph
+/// changed while it was computed (then the last answer stands: a graph
+/// changing that fast has no stable answer to give).
+const CONSISTENT_ATTEMPTS: u32 = 3;
 
 /// Like [`build_context`], answered from `context_cache` when a document for
 /// the same request was computed at the graph's current change sequence
@@ -243,15 +259,7 @@ pub fn cached_context(
     }
     let out = build_context(store, req, counter)?;
     if store_result {
-        let seq = store
-            .read(
-                queries::GRAPH_SEQ,
-                Params::new().with("graph", req.graph.as_str()),
-            )?
-            .rows
-            .first()
-            .and_then(|r| r.first().and_then(|v| v.get_int()))
-            .unwrap_or(0);
+        let seq = store.graph_seq(&req.graph)?;
         let mut batch = Batch::new();
         batch.put(
             "context_cache",

@@ -333,7 +333,7 @@ pub fn index_repository(
         summary.edges = get_int(row, 2);
         summary.unresolved = get_int(row, 3);
     }
-    summary.seq = current_seq(store, graph)?;
+    summary.seq = store.graph_seq(graph)?;
     summary.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     summary.phases_ms = phases.done;
     Ok(summary)
@@ -781,11 +781,6 @@ fn write_files(
     }
 }
 
-fn current_seq(store: &Store, graph: &str) -> Result<i64, StoreError> {
-    let rows = store.read(queries::GRAPH_SEQ, Params::new().with("graph", graph))?;
-    Ok(rows.rows.first().map(|r| get_int(r, 0)).unwrap_or(0))
-}
-
 fn next_seq(store: &Store, graph: &str) -> Result<i64, StoreError> {
-    Ok(current_seq(store, graph)? + 1)
+    Ok(store.graph_seq(graph)? + 1)
 }

@@ -109,6 +109,7 @@ impl Store {
                         source: e,
                     })?;
                 }
+                configure_sqlite_library();
                 prepare_sqlite_file(path)?;
                 DbInstance::new("sqlite", path, "")
             }
@@ -143,6 +144,10 @@ impl Store {
     }
 
     fn run(&self, script: &str, params: Params, m: ScriptMutability) -> Result<NamedRows> {
+        let _commit = match m {
+            ScriptMutability::Immutable => lock::CommitLock::read(&self.location),
+            ScriptMutability::Mutable => lock::CommitLock::write(&self.location)?,
+        };
         self.db
             .run_script(script, params.into_map(), m)
             .map_err(|e| {
@@ -162,9 +167,23 @@ impl Store {
         if batch.is_empty() {
             return Ok(());
         }
+        let _commit = lock::CommitLock::write(&self.location)?;
         self.db
             .import_relations(batch.into_map())
             .map_err(|e| StoreError::Query(e.to_string()))
+    }
+
+    /// The change sequence number of `graph` (0 for a graph never written):
+    /// it grows with every change that lands, so two reads of it bracket
+    /// an answer made of several scripts (equal: nothing landed between).
+    pub fn graph_seq(&self, graph: &str) -> Result<i64> {
+        let rows = self.read(queries::GRAPH_SEQ, Params::new().with("graph", graph))?;
+        Ok(rows
+            .rows
+            .first()
+            .and_then(|r| r.first())
+            .and_then(|v| v.get_int())
+            .unwrap_or(0))
     }
 
     /// Names of the relations in the database.
@@ -179,6 +198,7 @@ impl Store {
 
     /// Every row of `relation`, sorted, for comparisons in tests and dumps.
     pub fn dump(&self, relation: &str) -> Result<Vec<Vec<DataValue>>> {
+        let _commit = lock::CommitLock::read(&self.location);
         let exported = self
             .db
             .export_relations([relation].into_iter())
@@ -191,6 +211,33 @@ impl Store {
         rows.sort();
         Ok(rows)
     }
+}
+
+/// Memory-map database files for reading (up to 1 GiB). CozoDB's SQLite
+/// backend keeps everything in one key-value table and answers a query by
+/// many short range scans; with the default page cache (2 MB per
+/// connection) most page reads of a large index become `pread` calls that
+/// copy the page. A mapping serves the same pages from the OS page cache
+/// in place. The setting is process-wide and must be made before SQLite
+/// initialises, so it is made once, before the first connection; if
+/// something opened SQLite earlier, the call is refused and reads simply
+/// go through `pread` as before.
+fn configure_sqlite_library() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        const DEFAULT_MMAP: i64 = 1 << 30;
+        const MAX_MMAP: i64 = 1 << 31;
+        // SAFETY: `sqlite3_config` is called before any connection is
+        // opened in this process (guarded by `ONCE`, which runs before the
+        // first open); SQLite returns SQLITE_MISUSE, harmlessly, otherwise.
+        unsafe {
+            sqlite3_sys::sqlite3_config(
+                sqlite3_sys::SQLITE_CONFIG_MMAP_SIZE,
+                DEFAULT_MMAP,
+                MAX_MMAP,
+            );
+        }
+    });
 }
 
 /// Put the database file in WAL mode (a persistent setting of the file):
