@@ -579,11 +579,21 @@ fn number(v: f64) -> Value {
 /// crosses a file system), which is flushed to disk, given the original's
 /// permissions and renamed over `path`; the directory is then synced.
 /// A failure at any step removes the temporary file and leaves `path` as
-/// it was; a crash leaves either the old or the new file.
+/// it was; a crash leaves either the old or the new file. A symlink is
+/// followed: the file it points to is replaced, the link stays.
 pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    // Through a symlink: replace the file it points to, keep the link.
+    let resolved;
+    let path = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            resolved = std::fs::canonicalize(path)?;
+            resolved.as_path()
+        }
+        _ => path,
+    };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),

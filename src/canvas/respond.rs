@@ -17,10 +17,11 @@
 //! width if that is more), as tall as its text needs at about 8.5 px per
 //! character and 24 px per line ([`estimate_height`]), left-aligned with
 //! the source and [`GAP`] px below it. While it would come closer than
-//! [`MARGIN`] px to an existing node (group boxes excepted: they are meant
-//! to contain nodes), it moves right, to [`GAP`] px past that node's right
-//! edge. It only ever moves right, so this ends, and answers to the same
-//! source line up left to right like the branches of a tree.
+//! [`MARGIN`] px to existing nodes (group boxes excepted: they are meant
+//! to contain nodes), it moves right, to [`GAP`] px past the right edge of
+//! the rightmost of them. It only ever moves right, so this ends, and
+//! answers to the same source line up left to right like the branches of
+//! a tree.
 //!
 //! Everything else in the file is written back as it was read (see
 //! [`super::model`]), atomically.
