@@ -662,10 +662,23 @@ fn a_failed_write_leaves_the_original_intact() {
     assert!(target.join("keep").is_file());
     assert_eq!(listing(dir.path()).len(), 2);
 
-    // Success replaces the content and keeps the permissions.
+    // Success replaces the content.
     write_atomic(&path, |f| f.write_all(b"NEW")).unwrap();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "NEW");
     assert_eq!(listing(dir.path()).len(), 2);
+
+    // Through a symlink, the file it points to is replaced; the link stays.
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link.canvas");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        write_atomic(&link, |f| f.write_all(b"VIA LINK")).unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "VIA LINK");
+    }
 }
 
 #[test]
