@@ -47,4 +47,5 @@ queries! {
     CONTEXT_CACHE_GET => "context_cache_get.cozo",
     MEMBER_TESTS => "member_tests.cozo",
     MODULE_CYCLE_EDGES => "module_cycle_edges.cozo",
+    CANVAS_GRAPH_ROWS => "canvas_graph_rows.cozo",
 }
