@@ -47,4 +47,9 @@ queries! {
     CONTEXT_CACHE_GET => "context_cache_get.cozo",
     MEMBER_TESTS => "member_tests.cozo",
     MODULE_CYCLE_EDGES => "module_cycle_edges.cozo",
+    ONTO_NODES => "onto_nodes.cozo",
+    ONTO_EDGES => "onto_edges.cozo",
+    ONTO_SEMANTIC_IDS => "onto_semantic_ids.cozo",
+    ONTO_COUNTERS => "onto_counters.cozo",
+    ONTO_TOMBSTONES => "onto_tombstones.cozo",
 }
