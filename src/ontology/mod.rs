@@ -17,6 +17,9 @@
 //!   invariants hold for every writer);
 //! - [`semantic`]: semantic ID syntax.
 
+pub mod format_e;
+pub mod io;
+pub mod sanitize;
 pub mod semantic;
 pub mod store;
 

@@ -52,4 +52,12 @@ queries! {
     ONTO_SEMANTIC_IDS => "onto_semantic_ids.cozo",
     ONTO_COUNTERS => "onto_counters.cozo",
     ONTO_TOMBSTONES => "onto_tombstones.cozo",
+    CAPTURE_SESSION_GET => "capture_session_get.cozo",
+    CAPTURE_MARK_GET => "capture_mark_get.cozo",
+    CAPTURE_CACHE_GET => "capture_cache_get.cozo",
+    CAPTURE_STATS_GET => "capture_stats_get.cozo",
 }
+
+/// `queries/capture_record.cozo`: a script that writes, so not in [`ALL`]
+/// (which tests run read-only).
+pub const CAPTURE_RECORD: &str = include_str!("../../queries/capture_record.cozo");
