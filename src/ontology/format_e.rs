@@ -5,6 +5,7 @@
 //! ## Nodes
 //! CargoManagement|SYS|CargoManagement.SY.001|Central cargo management system
 //! ManageFleet|UC|ManageFleet.UC.001|Manage fleet operations|@120,80|{"priority":"high"}
+//!
 //! ## Edges
 //! CargoManagement.SY.001 -cp-> ManageFleet.UC.001
 //! ```
@@ -141,7 +142,8 @@ pub fn emit_parts(
         out.push_str(&node_line(n, opts));
         out.push('\n');
     }
-    out.push_str("## Edges\n");
+    // A blank line between the sections, as the seeds write it.
+    out.push_str("\n## Edges\n");
     for e in edges {
         let sid = |u: &String| g.semantic_id_of(u).unwrap_or(u).to_string();
         out.push_str(&edge_line(&sid(&e.src), e.rel, &sid(&e.dst), &e.props, opts));

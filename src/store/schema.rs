@@ -21,6 +21,7 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ontology",
         include_str!("../../schema/003_ontology.cozo"),
     ),
+    (5, "capture", include_str!("../../schema/005_capture.cozo")),
 ];
 
 /// The version a fully migrated database has.
