@@ -34,8 +34,7 @@ use crate::emit::tokens::{Encoding, TokenCounter};
 use crate::ontology::format_e::{self, EmitOptions};
 use crate::ontology::store::load_graph;
 use crate::ontology::{
-    sanitize, NodeType, OntoEdge, OntoNode, OntologyError, OntologyGraph, RelType,
-    ONTOLOGY_SOURCE,
+    sanitize, NodeType, OntoEdge, OntoNode, OntologyError, OntologyGraph, RelType, ONTOLOGY_SOURCE,
 };
 use crate::store::value::{get_int, get_json, get_str, json as json_value, Params};
 use crate::store::{queries, Batch, Store, StoreError};
@@ -336,7 +335,9 @@ pub fn render(
                 .filter(|e| {
                     selected_set.contains(e.src.as_str())
                         || selected_set.contains(e.dst.as_str())
-                        || e.uuid.as_deref().is_some_and(|u| selected_edges.contains(u))
+                        || e.uuid
+                            .as_deref()
+                            .is_some_and(|u| selected_edges.contains(u))
                 })
                 .collect(),
         ),
@@ -370,9 +371,8 @@ pub fn render(
                 .map(|n| n.uuid.as_str())
                 .collect();
             nodes.retain(|n| keep.contains(&n.uuid));
-            edges.retain(|e| {
-                !dropped.contains(e.src.as_str()) && !dropped.contains(e.dst.as_str())
-            });
+            edges
+                .retain(|e| !dropped.contains(e.src.as_str()) && !dropped.contains(e.dst.as_str()));
         }
     }
 
@@ -395,7 +395,9 @@ pub fn render(
     } else {
         body = format_e::emit_parts(g, &nodes, &edges, emit_opts);
         if mode == Mode::Changed {
-            let deleted: Vec<_> = g.tombstones.iter().filter(|t| t.seq > mark).collect();
+            // Nodes first, then edges (each in deletion order).
+            let mut deleted: Vec<_> = g.tombstones.iter().filter(|t| t.seq > mark).collect();
+            deleted.sort_by_key(|t| (t.kind != "node", t.seq));
             if !deleted.is_empty() {
                 body.push_str("## Deleted\n");
                 for t in deleted {
@@ -484,7 +486,10 @@ fn compose_depths(g: &OntologyGraph) -> HashMap<&str, u32> {
     let mut children: HashMap<&str, Vec<&str>> = HashMap::new();
     let mut has_parent: HashSet<&str> = HashSet::new();
     for e in g.edges.values().filter(|e| e.rel == RelType::Compose) {
-        children.entry(e.src.as_str()).or_default().push(e.dst.as_str());
+        children
+            .entry(e.src.as_str())
+            .or_default()
+            .push(e.dst.as_str());
         has_parent.insert(e.dst.as_str());
     }
     let mut depth: HashMap<&str, u32> = HashMap::new();
@@ -610,7 +615,12 @@ fn rel_counts(g: &OntologyGraph) -> String {
 }
 
 fn deleted_line(kind: &str, data: &Value) -> String {
-    let s = |k: &str| data.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let s = |k: &str| {
+        data.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
     if kind == "node" {
         let ty = NodeType::parse(&s("type")).map(|t| t.name()).unwrap_or("?");
         let mut line = format!(
@@ -624,7 +634,9 @@ fn deleted_line(kind: &str, data: &Value) -> String {
         }
         line
     } else {
-        let rel = RelType::parse(&s("type")).map(|r| r.short()).unwrap_or("rl");
+        let rel = RelType::parse(&s("type"))
+            .map(|r| r.short())
+            .unwrap_or("rl");
         format!("{} -{rel}-> {}", s("source"), s("target"))
     }
 }
@@ -666,7 +678,11 @@ fn header(m: &ContextMetadata, mode: Mode, s: &SessionState, viewport: bool) -> 
     } else {
         "## Current Graph Context"
     };
-    let changed = if mode == Mode::Changed { " (changed)" } else { "" };
+    let changed = if mode == Mode::Changed {
+        " (changed)"
+    } else {
+        ""
+    };
     let mut h = format!(
         "{title}\n\n**Timestamp:** {}\n**Total Nodes:** {}{changed}\n**Total Edges:** {}{changed}\n",
         crate::emit::time::format_unix(m.timestamp.div_euclid(1000)),
@@ -717,7 +733,10 @@ pub struct CacheStats {
 
 /// Cache statistics of a graph's sessions (`session` filters to one).
 pub fn stats(store: &Store, graph: &str, session: Option<&str>) -> Result<Vec<CacheStats>> {
-    let rows = store.read(queries::CAPTURE_STATS_GET, Params::new().with("graph", graph))?;
+    let rows = store.read(
+        queries::CAPTURE_STATS_GET,
+        Params::new().with("graph", graph),
+    )?;
     let mut out: Vec<CacheStats> = rows
         .rows
         .iter()

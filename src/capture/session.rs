@@ -115,7 +115,11 @@ pub fn load(store: &Store, graph: &str, session: &str) -> Result<Option<SessionS
         None => Ok(None),
         Some(row) => serde_json::from_value(get_json(row, 0))
             .map(Some)
-            .map_err(|e| CaptureError::Invalid(format!("stored state of session `{session}` is unreadable: {e}"))),
+            .map_err(|e| {
+                CaptureError::Invalid(format!(
+                    "stored state of session `{session}` is unreadable: {e}"
+                ))
+            }),
     }
 }
 
@@ -168,13 +172,17 @@ pub fn update(
     let mut s = load(store, &graph.name, session)?.unwrap_or_default();
     if let Some(z) = update.zoom {
         if !(z.is_finite() && z > 0.0) {
-            return Err(CaptureError::Invalid(format!("zoom must be a positive number, got {z}")));
+            return Err(CaptureError::Invalid(format!(
+                "zoom must be a positive number, got {z}"
+            )));
         }
         s.viewport.zoom = z;
     }
     if let Some((x, y)) = update.center {
         if !(x.is_finite() && y.is_finite()) {
-            return Err(CaptureError::Invalid("center must be finite numbers".into()));
+            return Err(CaptureError::Invalid(
+                "center must be finite numbers".into(),
+            ));
         }
         s.viewport.center_x = x;
         s.viewport.center_y = y;
@@ -197,9 +205,12 @@ pub fn update(
     if let Some(refs) = update.select_nodes {
         let mut uuids = Vec::new();
         for r in refs {
-            let node = graph
-                .find(r.trim())
-                .ok_or_else(|| CaptureError::Invalid(format!("cannot select `{r}`: no such node in graph `{}`", graph.name)))?;
+            let node = graph.find(r.trim()).ok_or_else(|| {
+                CaptureError::Invalid(format!(
+                    "cannot select `{r}`: no such node in graph `{}`",
+                    graph.name
+                ))
+            })?;
             uuids.push(node.uuid.clone());
         }
         s.selected_nodes = dedup(uuids);
@@ -214,7 +225,9 @@ pub fn update(
     for m in update.add_members {
         let m = m.trim().to_string();
         if m.is_empty() {
-            return Err(CaptureError::Invalid("member names must not be empty".into()));
+            return Err(CaptureError::Invalid(
+                "member names must not be empty".into(),
+            ));
         }
         if !s.members.contains(&m) {
             s.members.push(m);
@@ -226,7 +239,12 @@ pub fn update(
 }
 
 fn resolve_edge(graph: &OntologyGraph, r: &str) -> Result<String> {
-    let unknown = || CaptureError::Invalid(format!("cannot select edge `{r}`: no such edge in graph `{}`", graph.name));
+    let unknown = || {
+        CaptureError::Invalid(format!(
+            "cannot select edge `{r}`: no such edge in graph `{}`",
+            graph.name
+        ))
+    };
     if let Some(e) = graph.edge_by_uuid(r) {
         return Ok(e.uuid.clone().unwrap_or_default());
     }

@@ -339,8 +339,14 @@ pub fn session(global: &Global, cmd: SessionCommand) -> Result<u8> {
                     let (x, y) = c
                         .split_once(',')
                         .with_context(|| format!("--center {c}: expected X,Y"))?;
-                    let x: f64 = x.trim().parse().with_context(|| format!("--center {c}: X is not a number"))?;
-                    let y: f64 = y.trim().parse().with_context(|| format!("--center {c}: Y is not a number"))?;
+                    let x: f64 = x
+                        .trim()
+                        .parse()
+                        .with_context(|| format!("--center {c}: X is not a number"))?;
+                    let y: f64 = y
+                        .trim()
+                        .parse()
+                        .with_context(|| format!("--center {c}: Y is not a number"))?;
                     Some((x, y))
                 }
             };

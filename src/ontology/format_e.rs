@@ -72,7 +72,10 @@ fn escape(s: &str) -> String {
 /// `Name|TYPE|SemanticID|Descr[|@x,y][|{props}]`.
 pub fn node_line(n: &OntoNode, opts: EmitOptions) -> String {
     let (name, descr) = if opts.sanitize {
-        (super::sanitize::text(&n.name), super::sanitize::text(&n.descr))
+        (
+            super::sanitize::text(&n.name),
+            super::sanitize::text(&n.descr),
+        )
     } else {
         (n.name.clone(), n.descr.clone())
     };
@@ -107,7 +110,13 @@ pub fn node_line(n: &OntoNode, opts: EmitOptions) -> String {
 }
 
 /// `Source -rel-> Target[ {props}]`.
-pub fn edge_line(src: &str, rel: RelType, dst: &str, props: &Map<String, Value>, opts: EmitOptions) -> String {
+pub fn edge_line(
+    src: &str,
+    rel: RelType,
+    dst: &str,
+    props: &Map<String, Value>,
+    opts: EmitOptions,
+) -> String {
     let mut line = format!("{src} -{}-> {dst}", rel.short());
     if opts.props {
         let props = if opts.sanitize {
@@ -146,7 +155,13 @@ pub fn emit_parts(
     out.push_str("\n## Edges\n");
     for e in edges {
         let sid = |u: &String| g.semantic_id_of(u).unwrap_or(u).to_string();
-        out.push_str(&edge_line(&sid(&e.src), e.rel, &sid(&e.dst), &e.props, opts));
+        out.push_str(&edge_line(
+            &sid(&e.src),
+            e.rel,
+            &sid(&e.dst),
+            &e.props,
+            opts,
+        ));
         out.push('\n');
     }
     out
@@ -247,7 +262,10 @@ pub fn parse(text: &str) -> Result<Parsed, FormatEError> {
                         .push(parse_edge_line(line, line_no).map_err(err)?);
                 } else {
                     let fields = split_fields(line);
-                    let sid = fields.get(2).map(|s| s.trim().to_string()).unwrap_or_default();
+                    let sid = fields
+                        .get(2)
+                        .map(|s| s.trim().to_string())
+                        .unwrap_or_default();
                     semantic::parse(&sid).map_err(|e| err(e.to_string()))?;
                     out.deleted_nodes.push((line_no, sid));
                 }
@@ -317,7 +335,11 @@ fn parse_node_line(line: &str) -> Result<OntoNode, String> {
             parsed.node_type
         ));
     }
-    let mut node = OntoNode::new(node_type, &name, fields.get(3).map(String::as_str).unwrap_or(""));
+    let mut node = OntoNode::new(
+        node_type,
+        &name,
+        fields.get(3).map(String::as_str).unwrap_or(""),
+    );
     node.semantic_id = sid;
     let mut rest = rest.unwrap_or("");
     if let Some(pos) = rest.strip_prefix('@') {
@@ -339,12 +361,10 @@ fn parse_node_line(line: &str) -> Result<OntoNode, String> {
     if !rest.is_empty() {
         match serde_json::from_str::<Value>(rest) {
             Ok(Value::Object(m)) => node.props = m,
-            _ => {
-                return Err(format!(
-                    "expected `@x,y` or a JSON object of properties after the description, got `{}`",
-                    clip(rest)
-                ))
-            }
+            _ => return Err(format!(
+                "expected `@x,y` or a JSON object of properties after the description, got `{}`",
+                clip(rest)
+            )),
         }
     }
     Ok(node)

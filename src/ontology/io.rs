@@ -111,7 +111,12 @@ pub fn export(g: &OntologyGraph, format: Format) -> String {
 }
 
 /// Import text in `format` into the transaction's graph.
-pub fn import(tx: &mut OntoTx, text: &str, format: Format, replace: bool) -> Result<(), ImportError> {
+pub fn import(
+    tx: &mut OntoTx,
+    text: &str,
+    format: Format,
+    replace: bool,
+) -> Result<(), ImportError> {
     match format {
         Format::Json => {
             let v: Value =
@@ -135,9 +140,12 @@ pub fn import_json(tx: &mut OntoTx, v: &Value, replace: bool) -> Result<(), Impo
         at,
         message: message.to_string(),
     };
-    let obj = v
-        .as_object()
-        .ok_or_else(|| jerr("top level".into(), "expected an object with `nodes` and `relationships`"))?;
+    let obj = v.as_object().ok_or_else(|| {
+        jerr(
+            "top level".into(),
+            "expected an object with `nodes` and `relationships`",
+        )
+    })?;
     let empty = Vec::new();
     let nodes = match obj.get("nodes") {
         Some(Value::Array(a)) => a,
@@ -178,12 +186,17 @@ pub fn import_json(tx: &mut OntoTx, v: &Value, replace: bool) -> Result<(), Impo
                 .and_then(Value::as_str)
                 .map(str::to_string)
         });
-        let position = match props.remove("position").or_else(|| n.get("position").cloned()) {
+        let position = match props
+            .remove("position")
+            .or_else(|| n.get("position").cloned())
+        {
             None | Some(Value::Null) => None,
-            Some(p) => Some(
-                serde_json::from_value::<Position>(p)
-                    .map_err(|_| jerr(at.clone(), "`position` must be {\"x\": number, \"y\": number}"))?,
-            ),
+            Some(p) => Some(serde_json::from_value::<Position>(p).map_err(|_| {
+                jerr(
+                    at.clone(),
+                    "`position` must be {\"x\": number, \"y\": number}",
+                )
+            })?),
         };
         let uuid = match n.get("uuid").or_else(|| n.get("id")) {
             Some(Value::String(u)) => u.clone(),

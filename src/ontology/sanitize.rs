@@ -72,7 +72,10 @@ fn remove_tags(s: &str, open: &str) -> String {
         let after = start + open.len();
         // `<scripts>` or `<scripting` is not a script tag.
         let next = lower[after..].chars().next();
-        if !matches!(next, None | Some('>') | Some(' ') | Some('/') | Some('\t') | Some('\n')) {
+        if !matches!(
+            next,
+            None | Some('>') | Some(' ') | Some('/') | Some('\t') | Some('\n')
+        ) {
             out.push_str(&s[i..after]);
             i = after;
             continue;
@@ -120,7 +123,15 @@ mod tests {
 
     #[test]
     fn sensitive_keys() {
-        for k in ["password", "token", "secret", "apiKey", "api_key", "dbPassword", "accessToken"] {
+        for k in [
+            "password",
+            "token",
+            "secret",
+            "apiKey",
+            "api_key",
+            "dbPassword",
+            "accessToken",
+        ] {
             assert!(is_sensitive(k), "{k}");
         }
         for k in ["priority", "owner", "tokenizer", "status"] {
