@@ -37,7 +37,7 @@ use crate::ontology::{
     sanitize, NodeType, OntoEdge, OntoNode, OntologyError, OntologyGraph, RelType, ONTOLOGY_SOURCE,
 };
 use crate::store::value::{get_int, get_json, get_str, json as json_value, Params};
-use crate::store::{queries, Batch, Store, StoreError};
+use crate::store::{queries, Store, StoreError};
 use session::SessionState;
 
 #[derive(Debug, thiserror::Error)]
@@ -201,6 +201,11 @@ pub fn check_access(state: &SessionState, session: &str, user: Option<&str>) -> 
 }
 
 /// Capture the context of `session` on `graph`.
+///
+/// One read answers a cache hit (session, graph seq, capture mark and the
+/// slot's entry come back together) and one write counts it; a miss loads
+/// the graph (MINIMAL only its counts), renders, and stores the result,
+/// the count and the mark in one transaction.
 pub fn capture(
     store: &Store,
     graph: &str,
@@ -208,72 +213,155 @@ pub fn capture(
     user: Option<&str>,
     opts: &CaptureOptions,
 ) -> Result<CaptureResult> {
-    let state = session::load(store, graph, session)?.ok_or_else(|| CaptureError::NoSession {
-        graph: graph.to_string(),
-        session: session.to_string(),
-    })?;
+    let slot = opts.slot();
+    let p = || {
+        Params::new()
+            .with("graph", graph)
+            .with("session", session)
+            .with("slot", slot.as_str())
+    };
+    let rows = store.read(queries::CAPTURE_LOOKUP, p())?;
+    let mut state = None;
+    let mut graph_row = None;
+    let mut mark = 0;
+    let mut entry = None;
+    for r in &rows.rows {
+        match get_str(r, 0) {
+            "session" => state = Some(get_json(r, 1)),
+            "graph" => graph_row = Some((get_int(r, 1), get_str(r, 2).to_string())),
+            "mark" => mark = get_int(r, 1),
+            "cache" => entry = Some((get_str(r, 1).to_string(), get_json(r, 2))),
+            _ => {}
+        }
+    }
+    let state: SessionState = match state {
+        None => {
+            return Err(CaptureError::NoSession {
+                graph: graph.to_string(),
+                session: session.to_string(),
+            })
+        }
+        Some(v) => serde_json::from_value(v).map_err(|e| {
+            CaptureError::Invalid(format!(
+                "stored state of session `{session}` is unreadable: {e}"
+            ))
+        })?,
+    };
     check_access(&state, session, user)?;
-    let p = || Params::new().with("graph", graph).with("session", session);
-    let seq = match store.read(queries::GRAPH_SEQ, p())?.rows.first() {
+    let seq = match graph_row {
         None => return Err(CaptureError::NoGraph(graph.to_string())),
-        Some(row) if get_str(row, 1) != ONTOLOGY_SOURCE => {
+        Some((_, source)) if source != ONTOLOGY_SOURCE => {
             return Err(OntologyError::NotOntology {
                 graph: graph.to_string(),
-                kind: get_str(row, 1).to_string(),
+                kind: source,
             }
             .into())
         }
-        Some(row) => get_int(row, 0),
+        Some((seq, _)) => seq,
     };
-    let mark = store
-        .read(queries::CAPTURE_MARK_GET, p())?
-        .rows
-        .first()
-        .map(|r| get_int(r, 0))
-        .unwrap_or(0);
-    let slot = opts.slot();
     let fingerprint = fingerprint(seq, mark, &state, opts);
     let cache_key = format!("{graph}:{session}:{slot}:{}", &fingerprint[..16]);
-
-    let cached = store
-        .read(queries::CAPTURE_CACHE_GET, p().with("slot", slot.as_str()))?
-        .rows
-        .first()
-        .filter(|r| get_str(r, 0) == fingerprint)
-        .and_then(|r| serde_json::from_value::<CaptureResult>(get_json(r, 1)).ok());
-    let hit = cached.is_some();
-    let result = match cached {
+    let cached = entry
+        .filter(|(fp, _)| *fp == fingerprint)
+        .and_then(|(_, v)| serde_json::from_value::<CaptureResult>(v).ok());
+    let record = |script: &str, params: Params| store.write(script, params);
+    match cached {
         Some(mut r) => {
+            record(
+                queries::CAPTURE_RECORD,
+                p().with("hit", 1)
+                    .with("miss", 0)
+                    .with("seq", seq.max(mark)),
+            )?;
             r.cached = true;
-            r
+            Ok(r)
         }
         None => {
-            let g = load_graph(store, graph)?;
-            let mut r = render(store, &g, &state, opts, mark)?;
+            let mut r = if opts.effective_mode() == Mode::Minimal {
+                let (g, totals) = load_minimal(store, graph, seq, &state)?;
+                render_with(store, &g, &totals, &state, opts, mark)?
+            } else {
+                render(store, &load_graph(store, graph)?, &state, opts, mark)?
+            };
             r.cache_key = cache_key;
-            let mut batch = Batch::new();
-            batch.put(
-                "capture_cache",
-                &["graph", "session", "slot", "fingerprint", "result"],
-                vec![
-                    graph.into(),
-                    session.into(),
-                    slot.as_str().into(),
-                    fingerprint.as_str().into(),
-                    json_value(serde_json::to_value(&r).unwrap_or(Value::Null)),
-                ],
-            );
-            store.apply(batch)?;
-            r
+            record(
+                queries::CAPTURE_STORE,
+                p().with("fingerprint", fingerprint.as_str())
+                    .with(
+                        "result",
+                        json_value(serde_json::to_value(&r).unwrap_or(Value::Null)),
+                    )
+                    .with("hit", 0)
+                    .with("miss", 1)
+                    .with("seq", seq.max(mark)),
+            )?;
+            Ok(r)
         }
-    };
-    store.write(
-        queries::CAPTURE_RECORD,
-        p().with("hit", hit as i64)
-            .with("miss", !hit as i64)
-            .with("seq", seq.max(mark)),
+    }
+}
+
+/// Counts of a graph: what MINIMAL shows.
+#[derive(Debug, Clone, Default)]
+pub struct Totals {
+    pub nodes: usize,
+    pub edges: usize,
+    pub by_type: Vec<(NodeType, usize)>,
+    pub by_rel: Vec<(RelType, usize)>,
+}
+
+impl Totals {
+    pub fn of(g: &OntologyGraph) -> Totals {
+        let mut by_rel: std::collections::BTreeMap<RelType, usize> = Default::default();
+        for e in g.edges.values() {
+            *by_rel.entry(e.rel).or_default() += 1;
+        }
+        Totals {
+            nodes: g.nodes.len(),
+            edges: g.edges.len(),
+            by_type: g.counts_by_type(),
+            by_rel: by_rel.into_iter().collect(),
+        }
+    }
+}
+
+/// What MINIMAL needs — the counts and the selected nodes' names — read
+/// without loading the graph.
+fn load_minimal(
+    store: &Store,
+    graph: &str,
+    seq: i64,
+    state: &SessionState,
+) -> Result<(OntologyGraph, Totals)> {
+    let mut g = OntologyGraph::new(graph);
+    g.seq = seq;
+    let p = Params::new().with("graph", graph);
+    let mut totals = Totals::default();
+    for r in store.read(queries::ONTO_COUNTS, p.clone())?.rows {
+        let n = get_int(&r, 2).max(0) as usize;
+        if get_str(&r, 0) == "node" {
+            if let Ok(t) = NodeType::parse(get_str(&r, 1)) {
+                totals.nodes += n;
+                totals.by_type.push((t, n));
+            }
+        } else if let Ok(rel) = RelType::parse(get_str(&r, 1)) {
+            totals.edges += n;
+            totals.by_rel.push((rel, n));
+        }
+    }
+    totals.by_type.sort();
+    totals.by_rel.sort();
+    let rows = store.read(
+        queries::ONTO_NODE_NAMES,
+        p.with("keys", crate::store::value::str_list(&state.selected_nodes)),
     )?;
-    Ok(result)
+    for r in rows.rows {
+        if let Ok(t) = NodeType::parse(get_str(&r, 1)) {
+            let mut n = OntoNode::new(t, get_str(&r, 2), "");
+            n.uuid = get_str(&r, 0).to_string();
+            g.nodes.insert(n.uuid.clone(), n);
+        }
+    }
+    Ok((g, totals))
 }
 
 /// Everything outside the options that the output of `opts` reads.
@@ -306,6 +394,17 @@ fn fingerprint(seq: i64, mark: i64, s: &SessionState, opts: &CaptureOptions) -> 
 pub fn render(
     store: &Store,
     g: &OntologyGraph,
+    state: &SessionState,
+    opts: &CaptureOptions,
+    mark: i64,
+) -> Result<CaptureResult> {
+    render_with(store, g, &Totals::of(g), state, opts, mark)
+}
+
+fn render_with(
+    store: &Store,
+    g: &OntologyGraph,
+    totals: &Totals,
     state: &SessionState,
     opts: &CaptureOptions,
     mark: i64,
@@ -386,22 +485,26 @@ pub fn render(
         if !opts.include_metadata {
             body.push_str(&format!(
                 "**Total Nodes:** {}\n**Total Edges:** {}\n",
-                g.nodes.len(),
-                g.edges.len()
+                totals.nodes, totals.edges
             ));
         }
-        body.push_str(&format!("**Node Types:** {}\n", type_counts(g)));
-        body.push_str(&format!("**Relationship Types:** {}\n", rel_counts(g)));
+        body.push_str(&format!("**Node Types:** {}\n", type_counts(totals)));
+        body.push_str(&format!("**Relationship Types:** {}\n", rel_counts(totals)));
     } else {
         body = format_e::emit_parts(g, &nodes, &edges, emit_opts);
         if mode == Mode::Changed {
-            // Nodes first, then edges (each in deletion order).
-            let mut deleted: Vec<_> = g.tombstones.iter().filter(|t| t.seq > mark).collect();
-            deleted.sort_by_key(|t| (t.kind != "node", t.seq));
+            // Nodes first, then edges; each by deletion seq, then text.
+            let mut deleted: Vec<(bool, i64, String)> = g
+                .tombstones
+                .iter()
+                .filter(|t| t.seq > mark)
+                .map(|t| (t.kind != "node", t.seq, deleted_line(&t.kind, &t.data)))
+                .collect();
+            deleted.sort();
             if !deleted.is_empty() {
                 body.push_str("## Deleted\n");
-                for t in deleted {
-                    body.push_str(&deleted_line(&t.kind, &t.data));
+                for (_, _, line) in deleted {
+                    body.push_str(&line);
                     body.push('\n');
                 }
             }
@@ -413,7 +516,7 @@ pub fn render(
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0);
     let (total_nodes, total_edges) = if mode == Mode::Minimal {
-        (g.nodes.len(), g.edges.len())
+        (totals.nodes, totals.edges)
     } else {
         (nodes.len(), edges.len())
     };
@@ -586,29 +689,23 @@ fn rank(
     Ok(scored.into_iter().map(|s| s.3.to_string()).collect())
 }
 
-fn type_counts(g: &OntologyGraph) -> String {
-    let parts: Vec<String> = g
-        .counts_by_type()
-        .into_iter()
-        .map(|(t, n)| format!("{t} ({n})"))
-        .collect();
-    if parts.is_empty() {
-        "None".into()
-    } else {
-        parts.join(", ")
-    }
-}
-
-fn rel_counts(g: &OntologyGraph) -> String {
-    let mut counts: std::collections::BTreeMap<RelType, usize> = Default::default();
-    for e in g.edges.values() {
-        *counts.entry(e.rel).or_default() += 1;
-    }
-    if counts.is_empty() {
+fn type_counts(t: &Totals) -> String {
+    if t.by_type.is_empty() {
         return "None".into();
     }
-    counts
-        .into_iter()
+    t.by_type
+        .iter()
+        .map(|(t, n)| format!("{t} ({n})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn rel_counts(t: &Totals) -> String {
+    if t.by_rel.is_empty() {
+        return "None".into();
+    }
+    t.by_rel
+        .iter()
         .map(|(r, n)| format!("{r} ({n})"))
         .collect::<Vec<_>>()
         .join(", ")

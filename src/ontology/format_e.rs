@@ -361,10 +361,12 @@ fn parse_node_line(line: &str) -> Result<OntoNode, String> {
     if !rest.is_empty() {
         match serde_json::from_str::<Value>(rest) {
             Ok(Value::Object(m)) => node.props = m,
-            _ => return Err(format!(
+            _ => {
+                return Err(format!(
                 "expected `@x,y` or a JSON object of properties after the description, got `{}`",
                 clip(rest)
-            )),
+            ))
+            }
         }
     }
     Ok(node)
