@@ -223,7 +223,8 @@ fn blast_radius_and_cycles_run_on_ontology_graphs() {
     let g = load_graph(&store, "cargo").unwrap();
     let fleet = g.uuid_of("ManageFleet.UC.001").unwrap().to_string();
     let reached =
-        graphctx::analyse::blast::blast_radius(&store, "cargo", &[fleet.clone()], 1).unwrap();
+        graphctx::analyse::blast::blast_radius(&store, "cargo", std::slice::from_ref(&fleet), 1)
+            .unwrap();
     let mut near: Vec<&str> = reached
         .iter()
         .filter(|r| r.distance == 1)

@@ -115,7 +115,7 @@ pub struct CaptureArgs {
 #[derive(Subcommand)]
 pub enum SessionCommand {
     /// Create or change a canvas session.
-    Set(SessionSetArgs),
+    Set(Box<SessionSetArgs>),
     /// Show a session's state as JSON.
     Show {
         #[arg(long)]
