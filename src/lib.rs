@@ -8,8 +8,10 @@
 //! budgets). [`graph`] reads the stored graph for the CLI.
 pub mod analyse;
 pub mod canvas;
+pub mod capture;
 pub mod emit;
 pub mod graph;
 pub mod index;
 pub mod model;
+pub mod ontology;
 pub mod store;

@@ -13,14 +13,21 @@ use crate::store::{queries, Params, Store, StoreError};
 /// Relationships that mean "depends on". `contains` (structure) and
 /// `tests` (a test's view of what it calls) are not dependencies. A
 /// canvas `thread` edge is a conversation step (the answer depends on the
-/// question); canvas `context` edges are not dependencies.
-pub const DEPENDENCY_RELS: [&str; 6] = [
+/// question); canvas `context` edges are not dependencies. Ontology
+/// graphs depend along their hierarchy relations
+/// ([`crate::ontology::HIERARCHY_RELS`]). The names do not overlap between
+/// sources, so one list serves every graph.
+pub const DEPENDENCY_RELS: [&str; 10] = [
     "calls",
     "uses_type",
     "implements",
     "imports",
     "references",
     "thread",
+    "compose",
+    "allocate",
+    "derive",
+    "refine",
 ];
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -51,9 +58,19 @@ fn components(rows: &cozo::NamedRows) -> BTreeMap<i64, Vec<(String, String)>> {
 /// All cycles of a graph: entity components (largest first), self-loops,
 /// then module cycles.
 pub fn find_cycles(store: &Store, graph: &str) -> Result<Vec<Cycle>, StoreError> {
+    find_cycles_over(store, graph, &DEPENDENCY_RELS)
+}
+
+/// [`find_cycles`] over the given relationship types (ontology graphs use
+/// their hierarchy relations).
+pub fn find_cycles_over(
+    store: &Store,
+    graph: &str,
+    rels: &[&str],
+) -> Result<Vec<Cycle>, StoreError> {
     let params = Params::new()
         .with("graph", graph)
-        .with("rels", str_list(DEPENDENCY_RELS));
+        .with("rels", str_list(rels));
     let comps = components(&store.read(queries::CYCLE_EDGES, params.clone())?);
     let rel_of = edge_rels(store, graph, &comps)?;
     let mut cycles: Vec<Cycle> = comps

@@ -1,7 +1,7 @@
 //! `graphctx canvas ...`: JSON Canvas conversations (seed 002).
 
 use std::io::{IsTerminal, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Subcommand;
@@ -109,44 +109,47 @@ pub fn run(global: &Global, cmd: CanvasCommand) -> Result<u8> {
             }
             Ok(0)
         }
-        CanvasCommand::Import { file, vault, json } => {
-            if global.graph == CODE_GRAPH {
-                bail!(
-                    "canvas import needs --graph NAME, a graph other than '{CODE_GRAPH}' (which \
-                     holds the repository's code)"
-                );
-            }
-            let location = match locate(global) {
-                Ok(l) => l,
-                Err(_) => Location::default_for(
-                    &std::env::current_dir().context("cannot read the current directory")?,
-                ),
-            };
-            let _lock = WriteLock::acquire(&location)?;
-            let store = Store::open(&location)?;
-            let summary =
-                canvas::import_canvas(&store, &global.graph, &file, &ImportOptions { vault })?;
-            for w in &summary.warnings {
-                eprintln!("graphctx: warning: {w}");
-            }
-            if json {
-                print_json(&summary)?;
-            } else {
-                println!(
-                    "imported {} into graph '{}': {} nodes, {} edges{} (seq {})",
-                    file.display(),
-                    summary.graph,
-                    summary.nodes,
-                    summary.edges,
-                    if summary.skipped_edges > 0 {
-                        format!(", {} edges to missing nodes skipped", summary.skipped_edges)
-                    } else {
-                        String::new()
-                    },
-                    summary.seq
-                );
-            }
-            Ok(0)
-        }
+        CanvasCommand::Import { file, vault, json } => import(global, &file, vault, json),
     }
+}
+
+/// `canvas import FILE` and `graph import --canvas FILE`: the canvas as
+/// graph `--graph`, replacing what that graph held.
+pub fn import(global: &Global, file: &Path, vault: Option<PathBuf>, json: bool) -> Result<u8> {
+    if global.graph == CODE_GRAPH {
+        bail!(
+            "canvas import needs --graph NAME, a graph other than '{CODE_GRAPH}' (which \
+             holds the repository's code)"
+        );
+    }
+    let location = match locate(global) {
+        Ok(l) => l,
+        Err(_) => Location::default_for(
+            &std::env::current_dir().context("cannot read the current directory")?,
+        ),
+    };
+    let _lock = WriteLock::acquire(&location)?;
+    let store = Store::open(&location)?;
+    let summary = canvas::import_canvas(&store, &global.graph, file, &ImportOptions { vault })?;
+    for w in &summary.warnings {
+        eprintln!("graphctx: warning: {w}");
+    }
+    if json {
+        print_json(&summary)?;
+    } else {
+        println!(
+            "imported {} into graph '{}': {} nodes, {} edges{} (seq {})",
+            file.display(),
+            summary.graph,
+            summary.nodes,
+            summary.edges,
+            if summary.skipped_edges > 0 {
+                format!(", {} edges to missing nodes skipped", summary.skipped_edges)
+            } else {
+                String::new()
+            },
+            summary.seq
+        );
+    }
+    Ok(0)
 }

@@ -3,6 +3,7 @@
 mod analyse;
 mod canvas;
 mod look;
+mod ontology;
 mod output;
 
 use std::io::IsTerminal;
@@ -107,6 +108,14 @@ pub enum Command {
     /// JSON Canvas conversations: walk, respond, import.
     #[command(subcommand)]
     Canvas(canvas::CanvasCommand),
+    /// Ontology graphs: import and export (JSON or Format E).
+    #[command(subcommand)]
+    Graph(ontology::GraphCommand),
+    /// Canvas context for an LLM request: FULL, SELECTED, VISIBLE, CHANGED or MINIMAL.
+    Capture(ontology::CaptureArgs),
+    /// Canvas sessions: viewport, filters, layout, selection, members.
+    #[command(subcommand)]
+    Session(ontology::SessionCommand),
     /// Run a Datalog script against the store (read-only unless --write).
     Query {
         script: String,
@@ -195,6 +204,9 @@ pub fn run(cli: Cli) -> Result<u8> {
         }
         Command::Cycles { json } => analyse::cycles(&open_existing(&global)?, &global.graph, json),
         Command::Canvas(cmd) => canvas::run(&global, cmd),
+        Command::Graph(c) => ontology::graph(&global, c),
+        Command::Capture(a) => ontology::capture(&global, a),
+        Command::Session(c) => ontology::session(&global, c),
         Command::Query {
             script,
             params,
