@@ -15,8 +15,26 @@ fn main() -> ExitCode {
     match cli::run(args) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            eprintln!("graphctx: {err:#}");
+            eprintln!("graphctx: {}", error_chain(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes, `: `-separated, leaving out a cause whose
+/// text the message before it already contains (library errors often
+/// name their cause in their own message).
+fn error_chain(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }

@@ -1104,7 +1104,7 @@ fn cli_end_to_end() {
     );
     assert_eq!(copy, json_out);
 
-    // Errors: a malformed line (with its number), --canvas, unknown graph.
+    // Errors: a malformed line (with its number), a missing canvas, unknown graph.
     let (code, _, err) = graphctx(
         &db,
         &["--graph", "cargo", "graph", "import", "--format", "e"],
@@ -1118,7 +1118,8 @@ fn cli_end_to_end() {
         None,
     );
     assert_ne!(code, 0);
-    assert!(err.contains("not built in this branch"), "{err}");
+    assert!(err.contains("cannot read x.canvas"), "{err}");
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
 
     // Sessions and capture.
     let (code, out, err) = graphctx(
