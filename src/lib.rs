@@ -11,4 +11,5 @@ pub mod emit;
 pub mod graph;
 pub mod index;
 pub mod model;
+pub mod operations;
 pub mod store;
