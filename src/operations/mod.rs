@@ -6,6 +6,7 @@
 //! `Batch` → land it with one `Store::apply` → stream per-chunk view
 //! updates. Any error leaves the graph exactly as it was.
 
+pub mod changelog;
 pub mod chunk;
 pub mod error;
 pub mod parse;

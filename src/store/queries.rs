@@ -47,4 +47,8 @@ queries! {
     CONTEXT_CACHE_GET => "context_cache_get.cozo",
     MEMBER_TESTS => "member_tests.cozo",
     MODULE_CYCLE_EDGES => "module_cycle_edges.cozo",
+    OPS_LOG_UNDO_HEAD => "ops_log_undo_head.cozo",
+    OPS_LOG_REDO_HEAD => "ops_log_redo_head.cozo",
+    OPS_LOG_UNDONE => "ops_log_undone.cozo",
+    OPS_LOG_STATS => "ops_log_stats.cozo",
 }

@@ -16,6 +16,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "node_by_name",
         include_str!("../../schema/002_node_by_name.cozo"),
     ),
+    (
+        4,
+        "operations",
+        include_str!("../../schema/004_operations.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.
