@@ -2,6 +2,7 @@
 
 mod analyse;
 mod look;
+mod operations;
 mod output;
 
 use std::io::IsTerminal;
@@ -103,6 +104,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Apply an LLM response's operations to an ontology graph, atomically.
+    Apply(operations::ApplyArgs),
+    /// Undo the last applied response on an ontology graph.
+    Undo,
+    /// Redo the response undone last.
+    Redo,
     /// Run a Datalog script against the store (read-only unless --write).
     Query {
         script: String,
@@ -196,6 +203,9 @@ pub fn run(cli: Cli) -> Result<u8> {
             write,
             json,
         } => look::query(&global, &script, &params, write, json),
+        Command::Apply(args) => operations::apply(&global, args),
+        Command::Undo => operations::revert(&global, true),
+        Command::Redo => operations::revert(&global, false),
     }
 }
 

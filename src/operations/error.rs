@@ -78,7 +78,18 @@ pub enum OperationError {
         message: String,
     },
     #[error(transparent)]
+    Ontology(crate::ontology::OntologyError),
+    #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl From<crate::ontology::OntologyError> for OperationError {
+    fn from(e: crate::ontology::OntologyError) -> Self {
+        match e {
+            crate::ontology::OntologyError::Store(s) => OperationError::Store(s),
+            other => OperationError::Ontology(other),
+        }
+    }
 }
 
 /// A cycle's operation ids with the first repeated at the end:
@@ -103,6 +114,7 @@ impl OperationError {
             OperationError::ChunkExecution { .. } => "ChunkExecutionError",
             OperationError::NothingTo(..) => "NothingToDoError",
             OperationError::Conflict { .. } => "ConflictError",
+            OperationError::Ontology(_) => "OntologyError",
             OperationError::Store(_) => "StorageError",
         }
     }
@@ -114,6 +126,7 @@ impl OperationError {
             self,
             OperationError::NothingTo(..)
                 | OperationError::Conflict { .. }
+                | OperationError::Ontology(_)
                 | OperationError::Store(_)
         )
     }
@@ -203,6 +216,7 @@ impl OperationError {
                 "graph": graph,
                 "entry": entry,
             }),
+            OperationError::Ontology(e) => json!({ "message": e.to_string() }),
             OperationError::Store(e) => json!({ "message": e.to_string() }),
         };
         let obj = v.as_object_mut().expect("json! object");
