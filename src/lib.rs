@@ -11,5 +11,6 @@ pub mod emit;
 pub mod graph;
 pub mod index;
 pub mod model;
+pub mod ontology;
 pub mod operations;
 pub mod store;

@@ -94,6 +94,7 @@ pub fn apply(
     let executed = execute::execute(&mut tx, ops, &plan)?;
 
     let mut batch = Batch::new();
+    let base_seq = tx.base().seq;
     let changes = tx.finish(&mut batch);
     let (entry, seq) = match changes.seq {
         Some(seq) => {
@@ -123,7 +124,7 @@ pub fn apply(
             }
             (Some(entry), seq)
         }
-        None => (None, tx.base().seq),
+        None => (None, base_seq),
     };
     let rows_written = batch.len();
     store.apply(batch)?;

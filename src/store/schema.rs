@@ -17,6 +17,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../schema/002_node_by_name.cozo"),
     ),
     (
+        3,
+        "ontology",
+        include_str!("../../schema/003_ontology.cozo"),
+    ),
+    (
         4,
         "operations",
         include_str!("../../schema/004_operations.cozo"),
