@@ -113,9 +113,9 @@ fn walk(v: &mut Value, seen: &mut Vec<String>) {
 
 fn uuid_like(s: &str) -> bool {
     s.len() == 36
-        && s.chars()
-            .enumerate()
-            .all(|(i, c)| matches!(i, 8 | 13 | 18 | 23) == (c == '-') && (c == '-' || c.is_ascii_hexdigit()))
+        && s.chars().enumerate().all(|(i, c)| {
+            matches!(i, 8 | 13 | 18 | 23) == (c == '-') && (c == '-' || c.is_ascii_hexdigit())
+        })
 }
 
 fn graphctx(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
@@ -157,7 +157,14 @@ fn seed_11_worked_example_end_to_end() {
     std::fs::write(&input, SEED_11).unwrap();
     let out = graphctx(
         dir.path(),
-        &["--db", "g.db", "--graph", "orders", "apply", "response.json"],
+        &[
+            "--db",
+            "g.db",
+            "--graph",
+            "orders",
+            "apply",
+            "response.json",
+        ],
         None,
     );
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -203,16 +210,28 @@ fn seed_11_worked_example_end_to_end() {
     golden("seed_11.jsonl", &normalise(&stdout));
 
     // Undo and redo through the binary.
-    let undo = graphctx(dir.path(), &["--db", "g.db", "--graph", "orders", "undo"], None);
+    let undo = graphctx(
+        dir.path(),
+        &["--db", "g.db", "--graph", "orders", "undo"],
+        None,
+    );
     assert_eq!(undo.status.code(), Some(0));
     let u: Value = serde_json::from_slice(&undo.stdout).unwrap();
     assert_eq!(u["undo"]["entry"], 1);
     assert_eq!(u["undo"]["redo"], 1);
-    let again = graphctx(dir.path(), &["--db", "g.db", "--graph", "orders", "undo"], None);
+    let again = graphctx(
+        dir.path(),
+        &["--db", "g.db", "--graph", "orders", "undo"],
+        None,
+    );
     assert_eq!(again.status.code(), Some(2));
     let e: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(e["error"], "NothingToDoError");
-    let redo = graphctx(dir.path(), &["--db", "g.db", "--graph", "orders", "redo"], None);
+    let redo = graphctx(
+        dir.path(),
+        &["--db", "g.db", "--graph", "orders", "redo"],
+        None,
+    );
     assert_eq!(redo.status.code(), Some(0));
 }
 

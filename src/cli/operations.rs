@@ -62,8 +62,7 @@ pub fn apply(global: &Global, args: ApplyArgs) -> Result<u8> {
         s
     } else {
         let path = PathBuf::from(&args.file);
-        std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?
+        std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?
     };
     let response = match operations::parse_response(&text) {
         Ok(r) => r,

@@ -159,8 +159,13 @@ fn normalise(schema: &RelSchema, row: &mut [DataValue]) {
 pub fn images_of(store: &Store, batch: &Batch) -> Result<Vec<RowImage>, StoreError> {
     // relation -> key -> after (None: deleted). Deletes before puts, as
     // `Store::apply` runs them; a later put of the same key wins.
-    let mut after: BTreeMap<&str, (Vec<Vec<DataValue>>, HashMap<Vec<DataValue>, Option<Vec<DataValue>>>)> =
-        BTreeMap::new();
+    let mut after: BTreeMap<
+        &str,
+        (
+            Vec<Vec<DataValue>>,
+            HashMap<Vec<DataValue>, Option<Vec<DataValue>>>,
+        ),
+    > = BTreeMap::new();
     let mut schemas: HashMap<String, RelSchema> = HashMap::new();
     let mut entries: Vec<(&str, bool, &cozo::NamedRows)> = batch
         .entries()
@@ -185,7 +190,10 @@ pub fn images_of(store: &Store, batch: &Batch) -> Result<Vec<RowImage>, StoreErr
         for row in &rows.rows {
             let mut full: Vec<DataValue> = pos
                 .iter()
-                .map(|p| p.and_then(|i| row.get(i).cloned()).unwrap_or(DataValue::Null))
+                .map(|p| {
+                    p.and_then(|i| row.get(i).cloned())
+                        .unwrap_or(DataValue::Null)
+                })
                 .collect();
             normalise(schema, &mut full);
             let key = full[..schema.key_len].to_vec();
@@ -229,10 +237,7 @@ pub struct LogStats {
 }
 
 pub fn stats(store: &Store, graph: &str) -> Result<LogStats, StoreError> {
-    let rows = store.read(
-        queries::OPS_LOG_STATS,
-        Params::new().with("graph", graph),
-    )?;
+    let rows = store.read(queries::OPS_LOG_STATS, Params::new().with("graph", graph))?;
     Ok(rows
         .rows
         .first()
@@ -266,7 +271,16 @@ pub fn record(
             vec![graph.into(), get_int(&row, 0).into()],
         );
     }
-    stage_entry(batch, graph, entry, "applied", seq, &now_rfc3339(), summary, &images)?;
+    stage_entry(
+        batch,
+        graph,
+        entry,
+        "applied",
+        seq,
+        &now_rfc3339(),
+        summary,
+        &images,
+    )?;
     Ok(entry)
 }
 
@@ -347,14 +361,13 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
     let entry = get_int(row, 0);
     let at = get_str(row, 3).to_string();
     let summary = get_json(row, 4);
-    let images: Vec<RowImage> = rmp_serde::from_slice(get_bytes(row, 5)).map_err(|e| {
-        OperationError::Conflict {
+    let images: Vec<RowImage> =
+        rmp_serde::from_slice(get_bytes(row, 5)).map_err(|e| OperationError::Conflict {
             action,
             graph: graph.to_string(),
             entry,
             message: format!("the log entry cannot be read: {e}"),
-        }
-    })?;
+        })?;
 
     // The rows must still be as the entry left them (undo) or found them (redo).
     let mut by_rel: BTreeMap<&str, Vec<&RowImage>> = BTreeMap::new();
@@ -368,7 +381,9 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
                 action,
                 graph: graph.to_string(),
                 entry,
-                message: format!("relation `{rel}` changed its columns since the entry was recorded"),
+                message: format!(
+                    "relation `{rel}` changed its columns since the entry was recorded"
+                ),
             });
         }
         let current = read_rows(store, rel, &schema, ims.iter().map(|i| i.key()).collect())?;
@@ -413,7 +428,16 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
         vec![graph.into(), source.into(), seq.into()],
     );
     let state = if undo { "undone" } else { "applied" };
-    stage_entry(&mut batch, graph, entry, state, seq, &at, summary.clone(), &images)?;
+    stage_entry(
+        &mut batch,
+        graph,
+        entry,
+        state,
+        seq,
+        &at,
+        summary.clone(),
+        &images,
+    )?;
     store.apply(batch)?;
     let st = stats(store, graph)?;
     Ok(Reverted {

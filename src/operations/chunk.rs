@@ -376,7 +376,10 @@ mod tests {
         let OperationError::MissingDependency { missing } = &e else {
             panic!("{e}")
         };
-        let refs: Vec<_> = missing.iter().map(|m| (m.kind, m.reference.as_str())).collect();
+        let refs: Vec<_> = missing
+            .iter()
+            .map(|m| (m.kind, m.reference.as_str()))
+            .collect();
         assert_eq!(
             refs,
             [
@@ -407,7 +410,10 @@ mod tests {
         assert_eq!(j["cycles"], serde_json::json!([["a", "b", "c", "a"]]));
         assert_eq!(j["blocked"], serde_json::json!(["x"]));
         let fb = j["llmFeedback"].as_str().unwrap();
-        assert!(fb.contains("a (create UC A) depends on b (create UC B)"), "{fb}");
+        assert!(
+            fb.contains("a (create UC A) depends on b (create UC B)"),
+            "{fb}"
+        );
     }
 
     #[test]

@@ -258,9 +258,13 @@ fn apply_data(node: &mut OntoNode, data: &Map<String, Value>) -> Result<(), Fail
             ("Descr", _) => return Err(Fail::new("invalid_data", "`Descr` must be a string")),
             ("position", Value::Null) => node.position = None,
             ("position", v) => {
-                node.position = Some(serde_json::from_value::<Position>(v.clone()).map_err(
-                    |_| Fail::new("invalid_data", "`position` must be {\"x\": number, \"y\": number}"),
-                )?)
+                node.position =
+                    Some(serde_json::from_value::<Position>(v.clone()).map_err(|_| {
+                        Fail::new(
+                            "invalid_data",
+                            "`position` must be {\"x\": number, \"y\": number}",
+                        )
+                    })?)
             }
             (_, Value::Null) => {
                 node.props.remove(k);
@@ -274,7 +278,11 @@ fn apply_data(node: &mut OntoNode, data: &Map<String, Value>) -> Result<(), Fail
 }
 
 /// Execute `plan` on `tx`, chunk by chunk.
-pub fn execute(tx: &mut OntoTx, ops: &[Operation], plan: &Plan) -> Result<Executed, OperationError> {
+pub fn execute(
+    tx: &mut OntoTx,
+    ops: &[Operation],
+    plan: &Plan,
+) -> Result<Executed, OperationError> {
     let mut ex = Executed::default();
     let mut exec = Executor {
         tx,
@@ -286,13 +294,14 @@ pub fn execute(tx: &mut OntoTx, ops: &[Operation], plan: &Plan) -> Result<Execut
         let mut out = ChunkUpdates::new(c);
         for &i in chunk {
             out.operations.push(ops[i].id.clone());
-            exec.run(i, &mut out, &mut ex).map_err(|f| OperationError::ChunkExecution {
-                chunk: c,
-                operation: ops[i].id.clone(),
-                description: ops[i].describe(),
-                reason: f.reason.to_string(),
-                message: f.message,
-            })?;
+            exec.run(i, &mut out, &mut ex)
+                .map_err(|f| OperationError::ChunkExecution {
+                    chunk: c,
+                    operation: ops[i].id.clone(),
+                    description: ops[i].describe(),
+                    reason: f.reason.to_string(),
+                    message: f.message,
+                })?;
         }
         ex.chunks.push(out);
     }

@@ -423,9 +423,7 @@ fn parse_operation(
                 Some(Value::String(_)) => {
                     return Err(f.err("a create needs a non-empty `data.Name`".into()))
                 }
-                None | Some(Value::Null) => {
-                    return Err(f.err("a create needs `data.Name`".into()))
-                }
+                None | Some(Value::Null) => return Err(f.err("a create needs `data.Name`".into())),
                 Some(v) => {
                     return Err(f.err(format!(
                         "`data.Name` must be a string, not {}",
@@ -515,9 +513,12 @@ fn parse_operation(
             index,
             message,
         };
-        let robj = r
-            .as_object()
-            .ok_or_else(|| err(format!("a relationship must be an object, not {}", type_name(r))))?;
+        let robj = r.as_object().ok_or_else(|| {
+            err(format!(
+                "a relationship must be an object, not {}",
+                type_name(r)
+            ))
+        })?;
         let rel_type = match str_in(robj, "type").map_err(&err)? {
             Some(t) => Some(t),
             None => str_in(robj, "relType").map_err(&err)?,
@@ -606,12 +607,30 @@ mod tests {
         let cases = [
             (r#"[1]"#, "must be a JSON object"),
             (r#"{"operations":{}}"#, "`operations` must be an array"),
-            (r#"{"operations":[{"id":"x","type":"make"}]}"#, "unknown operation type `make`"),
-            (r#"{"operations":[{"id":"x","type":"create","data":{"Name":"A"}}]}"#, "needs `nodeType`"),
-            (r#"{"operations":[{"id":"x","type":"create","nodeType":"UC","data":{}}]}"#, "needs `data.Name`"),
-            (r#"{"operations":[{"id":"x","type":"update","data":{"Name":"A"}}]}"#, "`uuid`, `semanticId` or `tempId`"),
-            (r#"{"operations":[{"id":"x","type":"create-relationship","sourceTempId":"a"}]}"#, "`relType`"),
-            (r#"{"operations":[{"id":"x","type":"create","nodeType":"UC","data":{"Name":"A"},"dependsOn":"y"}]}"#, "`dependsOn` must be an array"),
+            (
+                r#"{"operations":[{"id":"x","type":"make"}]}"#,
+                "unknown operation type `make`",
+            ),
+            (
+                r#"{"operations":[{"id":"x","type":"create","data":{"Name":"A"}}]}"#,
+                "needs `nodeType`",
+            ),
+            (
+                r#"{"operations":[{"id":"x","type":"create","nodeType":"UC","data":{}}]}"#,
+                "needs `data.Name`",
+            ),
+            (
+                r#"{"operations":[{"id":"x","type":"update","data":{"Name":"A"}}]}"#,
+                "`uuid`, `semanticId` or `tempId`",
+            ),
+            (
+                r#"{"operations":[{"id":"x","type":"create-relationship","sourceTempId":"a"}]}"#,
+                "`relType`",
+            ),
+            (
+                r#"{"operations":[{"id":"x","type":"create","nodeType":"UC","data":{"Name":"A"},"dependsOn":"y"}]}"#,
+                "`dependsOn` must be an array",
+            ),
         ];
         for (input, expect) in cases {
             let e = parse_response(input).unwrap_err();

@@ -22,11 +22,41 @@ pub fn cargo_response(groups: usize) -> Value {
                 "data": {"Name": name, "Descr": descr}, "dependsOn": []
             })
         };
-        ops.push(create(1, "SYS", "sys", format!("CargoManagement{k}"), "Central cargo management system"));
-        ops.push(create(2, "UC", "uc", format!("ManageFleet{k}"), "Manage fleet operations"));
-        ops.push(create(3, "FUNC", "fn", format!("OptimizeRoutes{k}"), "Optimize delivery routes"));
-        ops.push(create(4, "ACTOR", "ac", format!("Customer{k}"), "Customer placing orders"));
-        ops.push(create(5, "FLOW", "fl", format!("OrderRequest{k}"), "Order data from customer"));
+        ops.push(create(
+            1,
+            "SYS",
+            "sys",
+            format!("CargoManagement{k}"),
+            "Central cargo management system",
+        ));
+        ops.push(create(
+            2,
+            "UC",
+            "uc",
+            format!("ManageFleet{k}"),
+            "Manage fleet operations",
+        ));
+        ops.push(create(
+            3,
+            "FUNC",
+            "fn",
+            format!("OptimizeRoutes{k}"),
+            "Optimize delivery routes",
+        ));
+        ops.push(create(
+            4,
+            "ACTOR",
+            "ac",
+            format!("Customer{k}"),
+            "Customer placing orders",
+        ));
+        ops.push(create(
+            5,
+            "FLOW",
+            "fl",
+            format!("OrderRequest{k}"),
+            "Order data from customer",
+        ));
         let rel = |i: usize, rel: &str, s: &str, d: &str, deps: &[usize]| {
             let mut v = json!({
                 "id": id(i), "type": "create-relationship", "relType": rel,
