@@ -216,7 +216,21 @@ fn seed_11_worked_example_end_to_end() {
         None,
     );
     assert_eq!(undo.status.code(), Some(0));
-    let u: Value = serde_json::from_slice(&undo.stdout).unwrap();
+    let lines: Vec<Value> = String::from_utf8_lossy(&undo.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The graph view loses the edge first, then both nodes.
+    let graph_view = lines.iter().find(|l| l["view"] == "graph").unwrap();
+    assert_eq!(graph_view["action"], "undo");
+    let kinds: Vec<&str> = graph_view["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["edge-delete", "node-delete", "node-delete"]);
+    let u = lines.last().unwrap();
     assert_eq!(u["undo"]["entry"], 1);
     assert_eq!(u["undo"]["redo"], 1);
     let again = graphctx(
@@ -437,6 +451,36 @@ fn undo_and_redo_restore_exactly() {
     let u = changelog::undo(&store, G).unwrap();
     assert_eq!(u.entry, 2);
     assert_eq!(seq(&store), seq1 + 1, "undo bumps the seq");
+    // The views get the way back: the new edge and node go, the deleted
+    // node and its edge return, the updated node is updated again.
+    let kinds = |u: &changelog::Reverted| -> Vec<String> {
+        u.view
+            .graph
+            .iter()
+            .map(|x| {
+                let what = x.get("node").or(x.get("edge")).unwrap();
+                format!(
+                    "{} {}",
+                    x["type"].as_str().unwrap(),
+                    what["Name"]
+                        .as_str()
+                        .unwrap_or(what["type"].as_str().unwrap())
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        kinds(&u),
+        [
+            "edge-delete compose",
+            "node-delete ProcessPayment",
+            "node-add PlaceOrder",
+            "node-update OrderSystem",
+            "edge-add compose"
+        ],
+        "{:?}",
+        u.view
+    );
     assert_eq!(dump(&store), s0);
     let u = changelog::undo(&store, G).unwrap();
     assert_eq!(u.entry, 1);

@@ -2,7 +2,8 @@
 //!
 //! Output is JSON lines on stdout: for `apply` the view updates (chat,
 //! then per chunk text and graph) followed by `{"summary": ...}`; for
-//! `undo`/`redo` one `{"undo": ...}` / `{"redo": ...}` line. Errors are the
+//! `undo`/`redo` the text and graph updates that revert or restore the
+//! views, then one `{"undo": ...}` / `{"redo": ...}` line. Errors are the
 //! seed's error objects, one line on stdout, exit code 2.
 
 use std::io::{Read, Write};
@@ -95,8 +96,17 @@ pub fn revert(global: &Global, undo: bool) -> Result<u8> {
     };
     match result {
         Ok(r) => {
+            let mut out = std::io::stdout().lock();
+            for mut l in r.view.lines(1) {
+                if let Some(m) = l.as_object_mut() {
+                    m.remove("operations");
+                    m.insert("action".into(), json!(r.action));
+                    m.insert("entry".into(), json!(r.entry));
+                }
+                line(&mut out, &l);
+            }
             let key = if undo { "undo" } else { "redo" };
-            line(&mut std::io::stdout().lock(), &json!({ key: r }));
+            line(&mut out, &json!({ key: r }));
             Ok(0)
         }
         Err(e) => fail(&e),

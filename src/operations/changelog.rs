@@ -29,9 +29,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::error::OperationError;
+use super::events::{ChunkUpdates, EdgeView, NodeView};
 use crate::emit::time::now_rfc3339;
 use crate::store::value::{get_bytes, get_int, get_json, get_str, json as json_value, Params};
 use crate::store::{queries, Batch, Store, StoreError};
+
+/// A row's key columns. (`DataValue` only looks mutable to clippy — its
+/// regex variant carries a cache — key rows here are plain scalars.)
+type Key = Vec<DataValue>;
+type Rows = HashMap<Key, Vec<DataValue>>;
+/// Per relation: keys in first-seen order, and the row the batch leaves.
+type After<'a> = BTreeMap<&'a str, (Vec<Key>, HashMap<Key, Option<Vec<DataValue>>>)>;
 
 /// Relations a change-log entry never records.
 const NOT_RECORDED: &[&str] = &["graph", "op_log", "context_cache"];
@@ -105,12 +113,13 @@ fn schema_of(store: &Store, relation: &str) -> Result<RelSchema, StoreError> {
 }
 
 /// The stored rows of `relation` with these keys, by key.
+#[allow(clippy::mutable_key_type)]
 fn read_rows(
     store: &Store,
     relation: &str,
     schema: &RelSchema,
     keys: Vec<Vec<DataValue>>,
-) -> Result<HashMap<Vec<DataValue>, Vec<DataValue>>, StoreError> {
+) -> Result<Rows, StoreError> {
     if keys.is_empty() {
         return Ok(HashMap::new());
     }
@@ -156,16 +165,11 @@ fn normalise(schema: &RelSchema, row: &mut [DataValue]) {
 }
 
 /// The row images of everything `batch` would change, read before it lands.
+#[allow(clippy::mutable_key_type)]
 pub fn images_of(store: &Store, batch: &Batch) -> Result<Vec<RowImage>, StoreError> {
     // relation -> key -> after (None: deleted). Deletes before puts, as
     // `Store::apply` runs them; a later put of the same key wins.
-    let mut after: BTreeMap<
-        &str,
-        (
-            Vec<Vec<DataValue>>,
-            HashMap<Vec<DataValue>, Option<Vec<DataValue>>>,
-        ),
-    > = BTreeMap::new();
+    let mut after: After = BTreeMap::new();
     let mut schemas: HashMap<String, RelSchema> = HashMap::new();
     let mut entries: Vec<(&str, bool, &cozo::NamedRows)> = batch
         .entries()
@@ -330,10 +334,10 @@ pub struct Reverted {
     /// Stack sizes after it.
     pub undo: i64,
     pub redo: i64,
-    /// The restored rows (not serialised; for callers that derive view
-    /// updates from them).
+    /// The view updates of the revert (the text and graph lines of
+    /// `undo`/`redo`; not part of this object's JSON).
     #[serde(skip)]
-    pub images: Vec<RowImage>,
+    pub view: ChunkUpdates,
 }
 
 /// Revert the newest applied entry.
@@ -346,6 +350,7 @@ pub fn redo(store: &Store, graph: &str) -> Result<Reverted, OperationError> {
     revert(store, graph, false)
 }
 
+#[allow(clippy::mutable_key_type)]
 fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationError> {
     let action = if undo { "undo" } else { "redo" };
     let p = || Params::new().with("graph", graph);
@@ -440,6 +445,16 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
     )?;
     store.apply(batch)?;
     let st = stats(store, graph)?;
+    let node_schema = schema_of(store, "node")?;
+    let current_node = |uuid: &str| {
+        let key = vec![DataValue::from(graph), DataValue::from(uuid)];
+        read_rows(store, "node", &node_schema, vec![key])
+            .ok()?
+            .into_values()
+            .next()
+            .map(|row| (node_schema.columns.clone(), row))
+    };
+    let view = view_updates(graph, &images, undo, &current_node);
     Ok(Reverted {
         action,
         graph: graph.to_string(),
@@ -449,7 +464,7 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
         summary,
         undo: st.undo,
         redo: st.redo,
-        images,
+        view,
     })
 }
 
@@ -460,4 +475,135 @@ pub fn count_by_relation(images: &[RowImage]) -> Value {
         *m.entry(im.relation.as_str()).or_default() += 1;
     }
     json!(m)
+}
+
+/// The view updates that take a UI from the state before an undo or redo
+/// to the state after it, as one pseudo-chunk: edges removed first, then
+/// nodes, then edges added (a UI never holds an edge whose node is gone).
+/// `current_node` reads a node's shared row after the revert, for nodes
+/// whose only change was in their side row (properties, position).
+#[allow(clippy::mutable_key_type)]
+fn view_updates(
+    graph: &str,
+    images: &[RowImage],
+    undo: bool,
+    current_node: &dyn Fn(&str) -> Option<(Vec<String>, Vec<DataValue>)>,
+) -> ChunkUpdates {
+    // (state before this revert, state after it)
+    let states = |im: &RowImage| {
+        if undo {
+            (im.after.clone(), im.before.clone())
+        } else {
+            (im.before.clone(), im.after.clone())
+        }
+    };
+    let col = |cols: &[String], row: &[DataValue], name: &str| -> DataValue {
+        cols.iter()
+            .position(|c| c == name)
+            .and_then(|i| row.get(i).cloned())
+            .unwrap_or(DataValue::Null)
+    };
+    let text = |v: DataValue| v.get_str().unwrap_or("").to_string();
+    let json_obj = |v: DataValue| match v {
+        DataValue::Json(j) => j.0.as_object().cloned().unwrap_or_default(),
+        _ => Default::default(),
+    };
+    let g = DataValue::from(graph);
+    let ours = |im: &RowImage| {
+        im.before
+            .as_ref()
+            .or(im.after.as_ref())
+            .is_some_and(|r| r.first() == Some(&g))
+    };
+
+    // Side rows of nodes by uuid: (columns, before, after).
+    type Side = (Vec<String>, Option<Vec<DataValue>>, Option<Vec<DataValue>>);
+    let mut side: BTreeMap<String, Side> = BTreeMap::new();
+    for im in images
+        .iter()
+        .filter(|i| i.relation == "onto_node" && ours(i))
+    {
+        let (b, a) = states(im);
+        let uuid = text(im.key().get(1).cloned().unwrap_or(DataValue::Null));
+        side.insert(uuid, (im.columns.clone(), b, a));
+    }
+    let node_view = |cols: &[String], row: &[DataValue], side_row: Option<&Side>, after: bool| {
+        let s = |name: &str| {
+            side_row
+                .and_then(|(c, b, a)| {
+                    let r = if after { a.as_ref() } else { b.as_ref() };
+                    r.map(|r| col(c, r, name))
+                })
+                .unwrap_or(DataValue::Null)
+        };
+        let position = match s("position") {
+            DataValue::Json(j) => j.0["x"].as_f64().zip(j.0["y"].as_f64()),
+            _ => None,
+        };
+        NodeView {
+            uuid: text(col(cols, row, "id")),
+            node_type: text(col(cols, row, "kind")),
+            semantic_id: text(s("semantic_id")),
+            name: text(col(cols, row, "name")),
+            descr: text(col(cols, row, "doc")),
+            props: json_obj(s("props")),
+            position,
+        }
+    };
+    let edge_view = |im: &RowImage, row: &[DataValue]| EdgeView {
+        uuid: text(col(&im.columns, row, "uuid")),
+        rel: text(col(&im.columns, row, "rel")),
+        source_uuid: text(col(&im.columns, row, "src")),
+        target_uuid: text(col(&im.columns, row, "dst")),
+        props: json_obj(col(&im.columns, row, "props")),
+    };
+
+    let mut out = ChunkUpdates::new(0);
+    let mut added = Vec::new();
+    for im in images
+        .iter()
+        .filter(|i| i.relation == "onto_edge" && ours(i))
+    {
+        match states(im) {
+            (Some(b), None) => out.edge_deleted(&edge_view(im, &b)),
+            (None, Some(a)) => added.push((false, edge_view(im, &a))),
+            (Some(_), Some(a)) => added.push((true, edge_view(im, &a))),
+            (None, None) => {}
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let (mut deleted, mut created, mut updated) = (Vec::new(), Vec::new(), Vec::new());
+    for im in images.iter().filter(|i| i.relation == "node" && ours(i)) {
+        let (b, a) = states(im);
+        let cols = &im.columns;
+        let uuid = text(im.key().get(1).cloned().unwrap_or(DataValue::Null));
+        let sr = side.get(&uuid);
+        match (b, a) {
+            (Some(b), None) => deleted.push(node_view(cols, &b, sr, false)),
+            (None, Some(a)) => created.push(node_view(cols, &a, sr, true)),
+            (Some(_), Some(a)) => updated.push(node_view(cols, &a, sr, true)),
+            (None, None) => {}
+        }
+        seen.insert(uuid);
+    }
+    // Nodes whose only change was in the side row.
+    for (uuid, sr) in &side {
+        if seen.contains(uuid) || sr.1.is_none() || sr.2.is_none() {
+            continue;
+        }
+        if let Some((cols, row)) = current_node(uuid) {
+            updated.push(node_view(&cols, &row, Some(sr), true));
+        }
+    }
+    deleted.iter().for_each(|n| out.node_deleted(n));
+    created.iter().for_each(|n| out.node_added(n));
+    updated.iter().for_each(|n| out.node_updated(n));
+    for (updated, e) in added {
+        if updated {
+            out.edge_updated(&e);
+        } else {
+            out.edge_added(&e);
+        }
+    }
+    out
 }
