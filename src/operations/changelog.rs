@@ -38,6 +38,8 @@ use crate::store::{queries, Batch, Store, StoreError};
 /// regex variant carries a cache — key rows here are plain scalars.)
 type Key = Vec<DataValue>;
 type Rows = HashMap<Key, Vec<DataValue>>;
+/// A stored row with its relation's column names.
+type ColumnsAndRow = (Vec<String>, Vec<DataValue>);
 /// Per relation: keys in first-seen order, and the row the batch leaves.
 type After<'a> = BTreeMap<&'a str, (Vec<Key>, HashMap<Key, Option<Vec<DataValue>>>)>;
 
@@ -487,7 +489,7 @@ fn view_updates(
     graph: &str,
     images: &[RowImage],
     undo: bool,
-    current_node: &dyn Fn(&str) -> Option<(Vec<String>, Vec<DataValue>)>,
+    current_node: &dyn Fn(&str) -> Option<ColumnsAndRow>,
 ) -> ChunkUpdates {
     // (state before this revert, state after it)
     let states = |im: &RowImage| {
