@@ -55,6 +55,9 @@ impl OpKind {
     }
 
     fn parse(s: &str) -> Option<OpKind> {
+        if let Some(k) = OpKind::ALL.into_iter().find(|k| k.as_str() == s) {
+            return Some(k);
+        }
         let norm: String = s
             .chars()
             .filter(|c| !matches!(c, '-' | '_' | ' '))
@@ -204,17 +207,17 @@ pub fn parse_response(text: &str) -> Result<Response, OperationError> {
     let value: Value = serde_json::from_str(text).map_err(|e| OperationError::InvalidResponse {
         message: format!("the response is not valid JSON: {e}"),
     })?;
-    parse_value(&value)
+    parse_value(value)
 }
 
 /// Parse a response from a JSON value.
-pub fn parse_value(value: &Value) -> Result<Response, OperationError> {
+pub fn parse_value(mut value: Value) -> Result<Response, OperationError> {
+    let kind = type_name(&value);
     let obj = value
-        .as_object()
+        .as_object_mut()
         .ok_or_else(|| OperationError::InvalidResponse {
             message: format!(
-                "the response must be a JSON object with `response` and `operations`, not {}",
-                type_name(value)
+                "the response must be a JSON object with `response` and `operations`, not {kind}"
             ),
         })?;
     let text = match (obj.get("textResponse"), obj.get("response")) {
@@ -231,9 +234,9 @@ pub fn parse_value(value: &Value) -> Result<Response, OperationError> {
             })
         }
     };
-    let raw = match obj.get("operations") {
-        None | Some(Value::Null) => &[][..],
-        Some(Value::Array(a)) => &a[..],
+    let raw = match obj.get_mut("operations") {
+        None | Some(Value::Null) => &mut [][..],
+        Some(Value::Array(a)) => &mut a[..],
         Some(v) => {
             return Err(OperationError::InvalidResponse {
                 message: format!("`operations` must be an array, not {}", type_name(v)),
@@ -241,7 +244,7 @@ pub fn parse_value(value: &Value) -> Result<Response, OperationError> {
         }
     };
     let mut operations = Vec::with_capacity(raw.len());
-    for (pos, v) in raw.iter().enumerate() {
+    for (pos, v) in raw.iter_mut().enumerate() {
         parse_operation(pos, v, &mut operations)?;
     }
     Ok(Response { text, operations })
@@ -296,24 +299,20 @@ fn str_in(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, String>
 }
 
 fn node_ref_in(obj: &Map<String, Value>, prefix: &str) -> Result<Option<NodeRef>, String> {
-    let key = |suffix: &str| {
-        if prefix.is_empty() {
-            let mut s = suffix.to_string();
-            s[..1].make_ascii_lowercase();
-            s
-        } else {
-            format!("{prefix}{suffix}")
-        }
-    };
     // A UUID is the most specific; a semantic ID names an existing node or
     // a create's proposal; a tempId only a create of this response.
-    if let Some(u) = str_in(obj, &key("Uuid"))? {
+    let [uuid, sid, temp] = match prefix {
+        "source" => ["sourceUuid", "sourceSemanticId", "sourceTempId"],
+        "target" => ["targetUuid", "targetSemanticId", "targetTempId"],
+        _ => ["uuid", "semanticId", "tempId"],
+    };
+    if let Some(u) = str_in(obj, uuid)? {
         return Ok(Some(NodeRef::Uuid(u)));
     }
-    if let Some(s) = str_in(obj, &key("SemanticId"))? {
+    if let Some(s) = str_in(obj, sid)? {
         return Ok(Some(NodeRef::Semantic(s)));
     }
-    if let Some(t) = str_in(obj, &key("TempId"))? {
+    if let Some(t) = str_in(obj, temp)? {
         return Ok(Some(NodeRef::Temp(t)));
     }
     Ok(None)
@@ -321,25 +320,35 @@ fn node_ref_in(obj: &Map<String, Value>, prefix: &str) -> Result<Option<NodeRef>
 
 fn parse_operation(
     pos: usize,
-    value: &Value,
+    value: &mut Value,
     out: &mut Vec<Operation>,
 ) -> Result<(), OperationError> {
+    // `data` is moved out rather than copied (the rest is only read).
+    let data_value = value.as_object_mut().and_then(|o| {
+        if o.contains_key("data") {
+            o.get_mut("data")
+        } else {
+            o.get_mut("properties")
+        }
+        .map(Value::take)
+    });
+    let value = &*value;
     let index = out.len();
-    let auto_id = format!("#{}", pos + 1);
+    let auto_id = || format!("#{}", pos + 1);
     let obj = value
         .as_object()
         .ok_or_else(|| OperationError::InvalidOperation {
-            operation: auto_id.clone(),
+            operation: auto_id(),
             index,
             message: format!("an operation must be an object, not {}", type_name(value)),
         })?;
     let id = match obj.get("id") {
-        None | Some(Value::Null) => auto_id,
+        None | Some(Value::Null) => auto_id(),
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
         Some(v) => {
             return Err(OperationError::InvalidOperation {
-                operation: auto_id,
+                operation: auto_id(),
                 index,
                 message: format!("`id` must be a non-empty string, not {}", type_name(v)),
             })
@@ -363,10 +372,10 @@ fn parse_operation(
         Some(v) => return Err(f.err(format!("`type` must be a string, not {}", type_name(v)))),
     };
 
-    let mut data = match obj.get("data").or_else(|| obj.get("properties")) {
+    let mut data = match data_value {
         None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m.clone(),
-        Some(v) => return Err(f.err(format!("`data` must be an object, not {}", type_name(v)))),
+        Some(Value::Object(m)) => m,
+        Some(v) => return Err(f.err(format!("`data` must be an object, not {}", type_name(&v)))),
     };
 
     let depends_on = match obj.get("dependsOn") {
