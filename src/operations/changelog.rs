@@ -44,9 +44,10 @@ type ColumnsAndRow = (Vec<String>, Vec<DataValue>);
 type After<'a> = BTreeMap<&'a str, (Vec<Key>, HashMap<Key, Option<Vec<DataValue>>>)>;
 
 /// Relations a change-log entry never records.
-const NOT_RECORDED: &[&str] = &["graph", "op_log", "context_cache"];
+const NOT_RECORDED: &[&str] = &["graph", "op_log", "op_changes", "context_cache"];
 
-const LOG_COLS: &[&str] = &["graph", "entry", "state", "seq", "at", "summary", "changes"];
+const LOG_COLS: &[&str] = &["graph", "entry", "state", "seq", "at", "summary"];
+const CHANGES_COLS: &[&str] = &["graph", "entry", "changes"];
 const LOG_KEY: &[&str] = &["graph", "entry"];
 
 /// One touched row: as it was and as the change left it (`None`: absent).
@@ -271,26 +272,21 @@ pub fn record(
         .read(queries::OPS_LOG_UNDONE, Params::new().with("graph", graph))?
         .rows
     {
-        batch.delete(
-            "op_log",
-            LOG_KEY,
-            vec![graph.into(), get_int(&row, 0).into()],
-        );
+        let key = vec![graph.into(), get_int(&row, 0).into()];
+        batch.delete("op_changes", LOG_KEY, key.clone());
+        batch.delete("op_log", LOG_KEY, key);
     }
-    stage_entry(
-        batch,
-        graph,
-        entry,
-        "applied",
-        seq,
-        &now_rfc3339(),
-        summary,
-        &images,
-    )?;
+    stage_entry(batch, graph, entry, "applied", seq, &now_rfc3339(), summary);
+    let bytes = rmp_serde::to_vec(&images)
+        .map_err(|e| StoreError::Query(format!("change log: cannot encode changes: {e}")))?;
+    batch.put(
+        "op_changes",
+        CHANGES_COLS,
+        vec![graph.into(), entry.into(), DataValue::Bytes(bytes)],
+    );
     Ok(entry)
 }
 
-#[allow(clippy::too_many_arguments)]
 fn stage_entry(
     batch: &mut Batch,
     graph: &str,
@@ -299,10 +295,7 @@ fn stage_entry(
     seq: i64,
     at: &str,
     summary: Value,
-    images: &[RowImage],
-) -> Result<(), StoreError> {
-    let bytes = rmp_serde::to_vec(images)
-        .map_err(|e| StoreError::Query(format!("change log: cannot encode changes: {e}")))?;
+) {
     batch.put(
         "op_log",
         LOG_COLS,
@@ -313,10 +306,8 @@ fn stage_entry(
             seq.into(),
             at.into(),
             json_value(summary),
-            DataValue::Bytes(bytes),
         ],
     );
-    Ok(())
 }
 
 /// What an undo or redo did.
@@ -368,8 +359,10 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
     let entry = get_int(row, 0);
     let at = get_str(row, 3).to_string();
     let summary = get_json(row, 4);
+    let changes = store.read(queries::OPS_LOG_CHANGES, p().with("entry", entry))?;
+    let bytes = changes.rows.first().map(|r| get_bytes(r, 0)).unwrap_or(&[]);
     let images: Vec<RowImage> =
-        rmp_serde::from_slice(get_bytes(row, 5)).map_err(|e| OperationError::Conflict {
+        rmp_serde::from_slice(bytes).map_err(|e| OperationError::Conflict {
             action,
             graph: graph.to_string(),
             entry,
@@ -435,16 +428,7 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
         vec![graph.into(), source.into(), seq.into()],
     );
     let state = if undo { "undone" } else { "applied" };
-    stage_entry(
-        &mut batch,
-        graph,
-        entry,
-        state,
-        seq,
-        &at,
-        summary.clone(),
-        &images,
-    )?;
+    stage_entry(&mut batch, graph, entry, state, seq, &at, summary.clone());
     store.apply(batch)?;
     let st = stats(store, graph)?;
     let node_schema = schema_of(store, "node")?;

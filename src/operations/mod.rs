@@ -110,7 +110,7 @@ pub fn apply(
                 // database inside the transaction, after other rows.
                 batch.put(
                     "op_log",
-                    &["graph", "entry", "state", "seq", "at", "summary", "changes"],
+                    &["graph", "entry", "state", "seq", "at", "summary"],
                     vec![
                         graph.into(),
                         (entry + 1_000_000).into(),
@@ -118,7 +118,6 @@ pub fn apply(
                         "not a number".into(),
                         "".into(),
                         crate::store::value::json(Value::Null),
-                        cozo::DataValue::Bytes(vec![]),
                     ],
                 );
             }

@@ -55,5 +55,6 @@ queries! {
     OPS_LOG_UNDO_HEAD => "ops_log_undo_head.cozo",
     OPS_LOG_REDO_HEAD => "ops_log_redo_head.cozo",
     OPS_LOG_UNDONE => "ops_log_undone.cozo",
+    OPS_LOG_CHANGES => "ops_log_changes.cozo",
     OPS_LOG_STATS => "ops_log_stats.cozo",
 }
