@@ -180,6 +180,25 @@ fn bench_apply() {
     let store = Store::open(&Location::Sqlite(dir.path().join("big.db"))).unwrap();
     let big = parse_response(&cargo_response(2000).to_string()).unwrap();
     apply(&store, "m", &big, &ApplyOptions::default(), &mut |_| {}).unwrap();
+    let (mut load, mut rust, mut log, mut commit) = (vec![], vec![], vec![], vec![]);
+    for _ in 0..5 {
+        let t = Instant::now();
+        let mut tx = OntoTx::begin(&store, "m").unwrap();
+        load.push(ms(t));
+        let t = Instant::now();
+        let plan = chunk::plan(&parsed.operations, &|s| tx.graph().uuid_of(s).is_some()).unwrap();
+        execute::execute(&mut tx, &parsed.operations, &plan).unwrap();
+        let mut batch = Batch::new();
+        let seq = tx.finish(&mut batch).seq.unwrap();
+        rust.push(ms(t));
+        let t = Instant::now();
+        changelog::record(&store, "m", &mut batch, seq, Value::Null).unwrap();
+        log.push(ms(t));
+        let t = Instant::now();
+        store.apply(batch).unwrap();
+        commit.push(ms(t));
+        changelog::undo(&store, "m").unwrap();
+    }
     let mut v = vec![];
     let mut undo = vec![];
     let mut redo = vec![];
@@ -203,6 +222,10 @@ fn bench_apply() {
             .count()
     );
     stats("  apply 1,000 ops end to end", v);
+    stats("  of which: load the graph (OntoTx::begin)", load);
+    stats("  of which: plan + execute + stage", rust);
+    stats("  of which: change-log images + entry", log);
+    stats("  of which: one transaction", commit);
     stats("  undo of that entry", undo);
     stats("  redo of that entry", redo);
 }
