@@ -9,10 +9,11 @@
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Value};
 
+use graphctx::index::CODE_GRAPH;
 use graphctx::operations::{self, changelog, ApplyOptions, OperationError};
 use graphctx::store::lock::WriteLock;
 use graphctx::store::{Location, Store};
@@ -29,6 +30,12 @@ pub struct ApplyArgs {
 /// The database to write: `--db`, the nearest existing index, or a new
 /// `.graphctx/graph.db` in the current directory.
 fn open_for_write(global: &Global) -> Result<(Store, WriteLock)> {
+    if global.graph == CODE_GRAPH {
+        bail!(
+            "pass --graph NAME: operations apply to ontology graphs, and `{CODE_GRAPH}` is the \
+             default name of the code graph"
+        );
+    }
     let location = match locate(global) {
         Ok(l) => l,
         Err(_) => {
