@@ -7,6 +7,7 @@
 //! cycles, history) → [`emit`] (CodeGraphContext.json, Format E, token
 //! budgets). [`graph`] reads the stored graph for the CLI.
 pub mod analyse;
+pub mod capture;
 pub mod emit;
 pub mod graph;
 pub mod index;

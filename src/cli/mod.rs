@@ -2,6 +2,7 @@
 
 mod analyse;
 mod look;
+mod ontology;
 mod operations;
 mod output;
 
@@ -110,6 +111,14 @@ pub enum Command {
     Undo,
     /// Redo the response undone last.
     Redo,
+    /// Ontology graphs: import and export (JSON or Format E).
+    #[command(subcommand)]
+    Graph(ontology::GraphCommand),
+    /// Canvas context for an LLM request: FULL, SELECTED, VISIBLE, CHANGED or MINIMAL.
+    Capture(ontology::CaptureArgs),
+    /// Canvas sessions: viewport, filters, layout, selection, members.
+    #[command(subcommand)]
+    Session(ontology::SessionCommand),
     /// Run a Datalog script against the store (read-only unless --write).
     Query {
         script: String,
@@ -197,6 +206,9 @@ pub fn run(cli: Cli) -> Result<u8> {
             analyse::calls(&open_existing(&global)?, &global.graph, &key, false, json)
         }
         Command::Cycles { json } => analyse::cycles(&open_existing(&global)?, &global.graph, json),
+        Command::Graph(c) => ontology::graph(&global, c),
+        Command::Capture(a) => ontology::capture(&global, a),
+        Command::Session(c) => ontology::session(&global, c),
         Command::Query {
             script,
             params,

@@ -17,6 +17,9 @@
 //!   invariants hold for every writer);
 //! - [`semantic`]: semantic ID syntax.
 
+pub mod format_e;
+pub mod io;
+pub mod sanitize;
 pub mod semantic;
 pub mod store;
 
@@ -377,6 +380,23 @@ fn node_order(n: &OntoNode) -> (NodeType, u32, &str, &str) {
         .map(|p| p.number)
         .unwrap_or(u32::MAX);
     (n.node_type, num, n.name.as_str(), n.uuid.as_str())
+}
+
+/// Relationship types along which a cycle is a modelling error: a part
+/// cannot contain its whole, a requirement cannot derive from itself.
+pub const HIERARCHY_RELS: [&str; 4] = ["compose", "allocate", "derive", "refine"];
+
+/// Cycles of an ontology graph along [`HIERARCHY_RELS`] (the code graph's
+/// cycle detection, over the same `edge` relation).
+pub fn find_cycles(
+    store: &crate::store::Store,
+    graph: &str,
+) -> Result<Vec<crate::analyse::cycles::Cycle>> {
+    Ok(crate::analyse::cycles::find_cycles_over(
+        store,
+        graph,
+        &HIERARCHY_RELS,
+    )?)
 }
 
 /// A fresh random (v4) UUID.

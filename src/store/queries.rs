@@ -57,4 +57,16 @@ queries! {
     OPS_LOG_UNDONE => "ops_log_undone.cozo",
     OPS_LOG_CHANGES => "ops_log_changes.cozo",
     OPS_LOG_STATS => "ops_log_stats.cozo",
+    CAPTURE_SESSION_GET => "capture_session_get.cozo",
+    CAPTURE_LOOKUP => "capture_lookup.cozo",
+    ONTO_COUNTS => "onto_counts.cozo",
+    ONTO_NODE_NAMES => "onto_node_names.cozo",
+    CAPTURE_STATS_GET => "capture_stats_get.cozo",
 }
+
+/// `queries/capture_record.cozo`: a script that writes, so not in [`ALL`]
+/// (which tests run read-only).
+pub const CAPTURE_RECORD: &str = include_str!("../../queries/capture_record.cozo");
+
+/// `queries/capture_store.cozo`: a script that writes (a cache miss).
+pub const CAPTURE_STORE: &str = include_str!("../../queries/capture_store.cozo");

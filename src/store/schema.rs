@@ -26,6 +26,7 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "operations",
         include_str!("../../schema/004_operations.cozo"),
     ),
+    (5, "capture", include_str!("../../schema/005_capture.cozo")),
 ];
 
 /// The version a fully migrated database has.
