@@ -14,4 +14,5 @@ pub mod graph;
 pub mod index;
 pub mod model;
 pub mod ontology;
+pub mod operations;
 pub mod store;

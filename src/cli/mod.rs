@@ -4,6 +4,7 @@ mod analyse;
 mod canvas;
 mod look;
 mod ontology;
+mod operations;
 mod output;
 
 use std::io::IsTerminal;
@@ -108,6 +109,12 @@ pub enum Command {
     /// JSON Canvas conversations: walk, respond, import.
     #[command(subcommand)]
     Canvas(canvas::CanvasCommand),
+    /// Apply an LLM response's operations to an ontology graph, atomically.
+    Apply(operations::ApplyArgs),
+    /// Undo the last applied response on an ontology graph.
+    Undo,
+    /// Redo the response undone last.
+    Redo,
     /// Ontology graphs: import and export (JSON or Format E).
     #[command(subcommand)]
     Graph(ontology::GraphCommand),
@@ -213,6 +220,9 @@ pub fn run(cli: Cli) -> Result<u8> {
             write,
             json,
         } => look::query(&global, &script, &params, write, json),
+        Command::Apply(args) => operations::apply(&global, args),
+        Command::Undo => operations::revert(&global, true),
+        Command::Redo => operations::revert(&global, false),
     }
 }
 
