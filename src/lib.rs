@@ -8,7 +8,9 @@
 //! budgets). [`graph`] reads the stored graph for the CLI.
 pub mod analyse;
 pub mod emit;
+pub mod flow;
 pub mod graph;
 pub mod index;
+pub mod llm;
 pub mod model;
 pub mod store;

@@ -47,4 +47,12 @@ queries! {
     CONTEXT_CACHE_GET => "context_cache_get.cozo",
     MEMBER_TESTS => "member_tests.cozo",
     MODULE_CYCLE_EDGES => "module_cycle_edges.cozo",
+    FLOW_NODES => "flow_nodes.cozo",
+    FLOW_EDGES => "flow_edges.cozo",
+    FLOW_VISUALS => "flow_visuals.cozo",
+    FLOW_UNDO => "flow_undo.cozo",
+    FLOW_SNAPSHOT => "flow_snapshot.cozo",
+    FLOW_MESSAGES_LAST => "flow_messages_last.cozo",
+    FLOW_MESSAGES_CLEAR => "flow_messages_clear.cozo",
+    FLOW_MESSAGE_COUNT => "flow_message_count.cozo",
 }
