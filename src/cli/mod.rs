@@ -1,6 +1,7 @@
 //! Subcommands of the `graphctx` binary.
 
 mod analyse;
+mod flow;
 mod look;
 mod output;
 
@@ -115,6 +116,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Flow graphs: import, export, undo, redo (--graph names the flow).
+    Flow {
+        #[command(subcommand)]
+        action: flow::FlowAction,
+    },
+    /// The flow tools the LLM may call (OpenAI function-calling format).
+    Tools {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Ask the LLM to change the flow graph --graph.
+    Ask(flow::AskArgs),
+    /// The conversation history of the flow graph --graph.
+    History {
+        #[command(subcommand)]
+        action: flow::HistoryAction,
+    },
 }
 
 pub fn run(cli: Cli) -> Result<u8> {
@@ -196,6 +214,10 @@ pub fn run(cli: Cli) -> Result<u8> {
             write,
             json,
         } => look::query(&global, &script, &params, write, json),
+        Command::Flow { action } => flow::flow_cmd(&global, action),
+        Command::Tools { json } => flow::tools_cmd(json),
+        Command::Ask(args) => flow::ask_cmd(&global, args),
+        Command::History { action } => flow::history_cmd(&global, action),
     }
 }
 
