@@ -7,6 +7,7 @@
 //! cycles, history) → [`emit`] (CodeGraphContext.json, Format E, token
 //! budgets). [`graph`] reads the stored graph for the CLI.
 pub mod analyse;
+pub mod canvas;
 pub mod emit;
 pub mod flow;
 pub mod graph;

@@ -1,6 +1,7 @@
 //! Subcommands of the `graphctx` binary.
 
 mod analyse;
+mod canvas;
 mod flow;
 mod look;
 mod output;
@@ -104,6 +105,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// JSON Canvas conversations: walk, respond, import.
+    #[command(subcommand)]
+    Canvas(canvas::CanvasCommand),
     /// Run a Datalog script against the store (read-only unless --write).
     Query {
         script: String,
@@ -208,6 +212,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             analyse::calls(&open_existing(&global)?, &global.graph, &key, false, json)
         }
         Command::Cycles { json } => analyse::cycles(&open_existing(&global)?, &global.graph, json),
+        Command::Canvas(cmd) => canvas::run(&global, cmd),
         Command::Query {
             script,
             params,

@@ -55,4 +55,5 @@ queries! {
     FLOW_MESSAGES_LAST => "flow_messages_last.cozo",
     FLOW_MESSAGES_CLEAR => "flow_messages_clear.cozo",
     FLOW_MESSAGE_COUNT => "flow_message_count.cozo",
+    CANVAS_GRAPH_ROWS => "canvas_graph_rows.cozo",
 }

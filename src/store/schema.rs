@@ -16,6 +16,7 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "node_by_name",
         include_str!("../../schema/002_node_by_name.cozo"),
     ),
+    (6, "canvas", include_str!("../../schema/006_canvas.cozo")),
     (7, "flow", include_str!("../../schema/007_flow.cozo")),
 ];
 
