@@ -267,16 +267,15 @@ fn transport_error(t: &ureq::Transport, timeout: Duration) -> String {
 
 /// The provider's own error message if the body has one, else its start.
 fn error_detail(body: &str) -> String {
-    let msg = serde_json::from_str::<Value>(body)
-        .ok()
-        .and_then(|v| {
-            v.pointer("/error/message")
-                .or_else(|| v.get("error"))
-                .or_else(|| v.get("message"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| body.trim().to_string());
+    let msg = match serde_json::from_str::<Value>(body) {
+        // A JSON body: its message, if it has one.
+        Ok(v) => ["/error/message", "/error", "/message", "/detail"]
+            .iter()
+            .find_map(|p| v.pointer(p).and_then(Value::as_str))
+            .unwrap_or("")
+            .to_string(),
+        Err(_) => body.trim().to_string(),
+    };
     if msg.is_empty() {
         String::new()
     } else {
