@@ -838,3 +838,106 @@ fn cli_ask_with_a_failing_primary_and_history_clear() {
     let (_, shown, _) = run(&["history", "show", "--json"]);
     assert_eq!(serde_json::from_str::<Value>(&shown).unwrap(), json!([]));
 }
+
+// ---------------------------------------------------------------- canvas
+
+const CANVAS: &str = r#"{
+  "nodes": [
+    {"id": "sys", "type": "text", "text": "---\nrole: system\n---\nYou are helpful.", "x": 0, "y": 0, "width": 250, "height": 60},
+    {"id": "q1", "type": "text", "text": "What is ML?", "x": 0, "y": 200, "width": 250, "height": 60},
+    {"id": "a1", "type": "text", "text": "---\nrole: assistant\n---\nML is learning from data.", "x": 0, "y": 400, "width": 250, "height": 60},
+    {"id": "q2", "type": "text", "text": "What about deep learning?", "x": 300, "y": 600, "width": 250, "height": 60},
+    {"id": "q3", "type": "text", "text": "Tell me about supervised learning", "x": -300, "y": 600, "width": 250, "height": 60}
+  ],
+  "edges": [
+    {"id": "e1", "fromNode": "sys", "fromSide": "bottom", "toNode": "q1", "toSide": "top"},
+    {"id": "e2", "fromNode": "q1", "fromSide": "bottom", "toNode": "a1", "toSide": "top"},
+    {"id": "e3", "fromNode": "a1", "fromSide": "bottom", "toNode": "q2", "toSide": "top"},
+    {"id": "e4", "fromNode": "a1", "fromSide": "bottom", "toNode": "q3", "toSide": "top"}
+  ]
+}"#;
+
+#[test]
+fn canvas_ask_walks_asks_and_writes_the_answer() {
+    use graphctx::llm::canvas::ask_canvas;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("chat.canvas");
+    std::fs::write(&file, CANVAS).unwrap();
+    let primary = Server::start(vec![Reply::Close]);
+    let backup = Server::start(vec![answer(
+        "<think>let me see</think>Deep learning uses many layers.",
+    )]);
+    let c = client(vec![
+        provider("primary", &primary),
+        provider("backup", &backup),
+    ]);
+    let done = ask_canvas(&c, &file, "q2", None).unwrap();
+    assert_eq!(done.provider, "backup");
+    assert_eq!(done.answer, "Deep learning uses many layers.");
+    let sent = backup.requests()[0].messages();
+    let roles: Vec<&str> = sent.iter().map(|m| m.role.as_str()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "user"]);
+    assert_eq!(sent[3].content, "What about deep learning?");
+    assert!(
+        sent.iter().all(|m| !m.content.contains("supervised")),
+        "sibling branch sent"
+    );
+    assert!(backup.requests()[0].body.get("tools").is_none());
+
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let node = written["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == done.response.node.as_str())
+        .unwrap();
+    let text = node["text"].as_str().unwrap();
+    assert!(
+        text.contains("role: assistant") && text.ends_with("Deep learning uses many layers."),
+        "{text}"
+    );
+    assert!(written["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["fromNode"] == "q2" && e["toNode"] == done.response.node.as_str()));
+
+    // An unknown node fails before any request.
+    let quiet = Server::start(vec![]);
+    let err = ask_canvas(&client(vec![provider("q", &quiet)]), &file, "nope", None).unwrap_err();
+    assert!(err.to_string().contains("no node with id 'nope'"), "{err}");
+    assert!(quiet.requests().is_empty());
+
+    // Through the CLI, with the provider from the environment.
+    let server = Server::start(vec![answer("Supervised learning uses labels.")]);
+    let out = bin()
+        .current_dir(dir.path())
+        .env_remove("GRAPHCTX_LLM_CONFIG")
+        .env("GRAPHCTX_LLM_BASE_URL", &server.url)
+        .env("GRAPHCTX_LLM_MODEL", "local-model")
+        .env("HOME", dir.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .args([
+            "canvas",
+            "ask",
+            file.to_str().unwrap(),
+            "--node",
+            "q3",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(printed["provider"], "env");
+    assert_eq!(printed["messages"], 4);
+    assert_eq!(server.requests()[0].body["model"], "local-model");
+    let canvas_text = std::fs::read_to_string(&file).unwrap();
+    assert!(canvas_text.contains("Supervised learning uses labels."));
+    assert!(canvas_text.contains("Deep learning uses many layers."));
+}

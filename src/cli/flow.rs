@@ -10,6 +10,7 @@ use graphctx::flow::ask::{ask, AskOptions, AskOutcome};
 use graphctx::flow::executor::{FlowSession, ToolCall};
 use graphctx::flow::model::Flow;
 use graphctx::flow::{self, history, tools};
+use graphctx::llm::canvas::ask_canvas;
 use graphctx::llm::{ChatClient, LlmConfig, ProviderFailure};
 use graphctx::store::lock::WriteLock;
 use graphctx::store::{Location, Store};
@@ -55,6 +56,22 @@ pub struct AskArgs {
     /// Answers at most (the first and the retries).
     #[arg(long, default_value_t = flow::ask::MAX_ITERATIONS)]
     pub max_iterations: usize,
+}
+
+#[derive(Args)]
+pub struct CanvasAskArgs {
+    /// The .canvas file (the answer is written into it atomically).
+    pub file: PathBuf,
+    /// Id of the node to answer.
+    #[arg(long)]
+    pub node: String,
+    /// Vault root for file nodes (default: the nearest directory with
+    /// `.obsidian` above the canvas, else the canvas's directory).
+    #[arg(long)]
+    pub vault: Option<PathBuf>,
+    /// Print the outcome as JSON (provider, tokens, answer, new node).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The database for flow commands: `--db`, the nearest `.graphctx/graph.db`,
@@ -281,4 +298,27 @@ fn read_input(file: &Path) -> Result<String> {
         return Ok(s);
     }
     std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))
+}
+
+pub fn canvas_ask_cmd(args: CanvasAskArgs) -> Result<u8> {
+    let client = client()?;
+    let done = ask_canvas(&client, &args.file, &args.node, args.vault.as_deref())?;
+    for w in &done.warnings {
+        eprintln!("graphctx: warning: {w}");
+    }
+    report_failovers(&done.failovers, &done.provider);
+    if args.json {
+        print_json(&done)?;
+    } else {
+        println!(
+            "answered by {} ({}) from {} messages, {} tokens: node {} (edge {})",
+            done.provider,
+            done.model,
+            done.messages,
+            done.context_tokens,
+            done.response.node,
+            done.response.edge
+        );
+    }
+    Ok(0)
 }

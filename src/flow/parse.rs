@@ -161,7 +161,7 @@ fn tool_call_of(block: &Value) -> Result<ToolCall, String> {
 }
 
 /// Remove `<think>...</think>` blocks some reasoning models emit.
-fn strip_think(text: &str) -> String {
+pub fn strip_think(text: &str) -> String {
     let mut out = text.to_string();
     while let Some(start) = out.find("<think>") {
         match out[start..].find("</think>") {

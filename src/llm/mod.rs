@@ -11,6 +11,7 @@
 //! API keys are sent in the `Authorization` header only and scrubbed from
 //! every error text (see [`config::Secret`]).
 
+pub mod canvas;
 pub mod config;
 
 use std::time::Duration;
