@@ -10,6 +10,7 @@ use graphctx::flow::ask::{ask, AskOptions, AskOutcome};
 use graphctx::flow::executor::{FlowSession, ToolCall};
 use graphctx::flow::model::Flow;
 use graphctx::flow::{self, history, tools};
+use graphctx::index::CODE_GRAPH;
 use graphctx::llm::canvas::ask_canvas;
 use graphctx::llm::{ChatClient, LlmConfig, ProviderFailure};
 use graphctx::store::lock::WriteLock;
@@ -87,12 +88,24 @@ pub fn flow_location(global: &Global, create: bool) -> Result<Location> {
     super::locate(global)
 }
 
+/// Flow commands need a graph of their own: the default graph holds the
+/// repository's code.
+fn flow_graph(global: &Global) -> Result<&str> {
+    if global.graph == CODE_GRAPH {
+        bail!(
+            "flow commands need --graph NAME, a graph other than '{CODE_GRAPH}' (which holds the \
+             repository's code)"
+        );
+    }
+    Ok(&global.graph)
+}
+
 fn open(location: &Location) -> Result<Store> {
     Ok(Store::open(location)?)
 }
 
 pub fn flow_cmd(global: &Global, action: FlowAction) -> Result<u8> {
-    let graph = &global.graph;
+    let graph = flow_graph(global)?;
     match action {
         FlowAction::Import { file } => {
             let text = read_input(&file)?;
@@ -167,7 +180,7 @@ pub fn tools_cmd(json: bool) -> Result<u8> {
 }
 
 pub fn history_cmd(global: &Global, action: HistoryAction) -> Result<u8> {
-    let graph = &global.graph;
+    let graph = flow_graph(global)?;
     let location = flow_location(global, false)?;
     match action {
         HistoryAction::Show { json } => {
@@ -215,6 +228,7 @@ pub fn report_failovers(failures: &[ProviderFailure], used: &str) {
 }
 
 pub fn ask_cmd(global: &Global, args: AskArgs) -> Result<u8> {
+    let graph = flow_graph(global)?;
     let client = client()?;
     let location = flow_location(global, false)?;
     let _lock = WriteLock::acquire(&location)?;
@@ -223,7 +237,7 @@ pub fn ask_cmd(global: &Global, args: AskArgs) -> Result<u8> {
         max_iterations: args.max_iterations,
         ..AskOptions::default()
     };
-    let outcome = ask(&store, &global.graph, &client, &args.request, &opts)?;
+    let outcome = ask(&store, graph, &client, &args.request, &opts)?;
     for a in &outcome.answers {
         report_failovers(&a.failovers, &a.provider);
     }

@@ -97,21 +97,31 @@ pub fn queue(batch: &mut Batch, graph: &str, first: i64, messages: &[(String, St
     }
 }
 
-/// Forget a graph's conversation; returns how many messages were removed.
+/// Forget a graph's conversation (one transaction); returns how many
+/// messages were removed.
 pub fn clear(store: &Store, graph: &str) -> Result<usize, FlowError> {
-    let n = count(store, graph)?;
-    store.write(
-        queries::FLOW_MESSAGES_CLEAR,
-        Params::new().with("graph", graph),
-    )?;
-    Ok(n)
+    let ids = ids(store, graph)?;
+    let mut batch = Batch::new();
+    for idx in &ids {
+        batch.delete(
+            "flow_message",
+            &["graph", "idx"],
+            vec![graph.into(), (*idx).into()],
+        );
+    }
+    store.apply(batch)?;
+    Ok(ids.len())
 }
 
 /// How many messages a graph's conversation holds.
 pub fn count(store: &Store, graph: &str) -> Result<usize, FlowError> {
+    Ok(ids(store, graph)?.len())
+}
+
+fn ids(store: &Store, graph: &str) -> Result<Vec<i64>, FlowError> {
     let rows = store.read(
-        queries::FLOW_MESSAGE_COUNT,
+        queries::FLOW_MESSAGE_IDS,
         Params::new().with("graph", graph),
     )?;
-    Ok(rows.rows.first().map(|r| get_int(r, 0)).unwrap_or(0).max(0) as usize)
+    Ok(rows.rows.iter().map(|r| get_int(r, 0)).collect())
 }

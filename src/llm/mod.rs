@@ -99,10 +99,13 @@ pub struct ChatReply {
     pub failures: Vec<ProviderFailure>,
 }
 
+/// Looks up an environment variable (the process's, or a test's).
+type EnvLookup = Box<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
 /// The client: the providers, tried in order.
 pub struct ChatClient {
     providers: Vec<Provider>,
-    env: Box<dyn Fn(&str) -> Option<String> + Send + Sync>,
+    env: EnvLookup,
 }
 
 impl ChatClient {

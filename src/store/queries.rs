@@ -53,7 +53,6 @@ queries! {
     FLOW_UNDO => "flow_undo.cozo",
     FLOW_SNAPSHOT => "flow_snapshot.cozo",
     FLOW_MESSAGES_LAST => "flow_messages_last.cozo",
-    FLOW_MESSAGES_CLEAR => "flow_messages_clear.cozo",
-    FLOW_MESSAGE_COUNT => "flow_message_count.cozo",
+    FLOW_MESSAGE_IDS => "flow_message_ids.cozo",
     CANVAS_GRAPH_ROWS => "canvas_graph_rows.cozo",
 }
