@@ -826,3 +826,125 @@ fn cli_tools_import_export_undo() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("no flow graph named other"), "{stderr}");
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    const LABELS: &[&str] = &["Login", "Home", "Settings", "home", "Log in", "Profile"];
+    const REFS: &[&str] = &[
+        "login", "home", "settings", "Home", "log_in", "profile", "nope",
+    ];
+
+    fn arb_call(with_undo: bool) -> impl Strategy<Value = ToolCall> {
+        let label = proptest::sample::select(LABELS);
+        let r = || proptest::sample::select(REFS);
+        let mut options: Vec<BoxedStrategy<ToolCall>> = vec![
+            (label.clone(), proptest::option::of(r()))
+                .prop_map(|(l, p)| call("addNode", json!({"label": l, "parentNodeId": p})))
+                .boxed(),
+            r().prop_map(|id| call("deleteNode", json!({"nodeId": id})))
+                .boxed(),
+            (r(), r())
+                .prop_map(|(s, t)| call("addEdge", json!({"sourceNodeId": s, "targetNodeId": t})))
+                .boxed(),
+            (r(), r())
+                .prop_map(|(s, t)| call("deleteEdge", json!({"edgeId": format!("e_{s}_{t}")})))
+                .boxed(),
+            (r(), label)
+                .prop_map(|(id, l)| call("updateNode", json!({"nodeId": id, "label": l})))
+                .boxed(),
+        ];
+        if with_undo {
+            options.push(Just(call("undo", json!({}))).boxed());
+            options.push(Just(call("redo", json!({}))).boxed());
+        }
+        proptest::strategy::Union::new(options)
+    }
+
+    fn check_integrity(f: &Flow) {
+        let mut ids: Vec<&str> = f.nodes.iter().map(|n| n.id.as_str()).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), f.nodes.len(), "duplicate node ids");
+        let mut eids: Vec<&str> = f.edges.iter().map(|e| e.id.as_str()).collect();
+        eids.sort();
+        eids.dedup();
+        assert_eq!(eids.len(), f.edges.len(), "duplicate edge ids");
+        for e in &f.edges {
+            assert!(
+                f.node(&e.source).is_some() && f.node(&e.target).is_some(),
+                "dangling {e:?}"
+            );
+        }
+    }
+
+    fn shared_rows(store: &Store) -> (usize, usize) {
+        let n = store
+            .read("?[id] := *node{graph: $g, id}", Params::new().with("g", G))
+            .unwrap()
+            .rows
+            .len();
+        let e = store
+            .read(
+                "?[o] := *edge{graph: $g, origin: o}",
+                Params::new().with("g", G),
+            )
+            .unwrap()
+            .rows
+            .len();
+        (n, e)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Whatever the calls, the stored flow is the session's, it stays
+        /// well formed, and the shared node/edge rows mirror it.
+        #[test]
+        fn stored_state_follows_the_session(
+            answers in proptest::collection::vec(proptest::collection::vec(arb_call(true), 1..5), 1..8)
+        ) {
+            let store = Store::memory().unwrap();
+            for calls in &answers {
+                let mut s = FlowSession::open(&store, G).unwrap();
+                s.execute(calls).unwrap();
+                let expected = s.flow().clone();
+                s.commit().unwrap();
+                let f = stored(&store);
+                prop_assert_eq!(&f, &expected);
+                check_integrity(&f);
+                prop_assert_eq!(shared_rows(&store), (f.nodes.len(), f.edges.len()));
+            }
+        }
+
+        /// Undo walks back through the answers that changed the flow, one
+        /// answer per step, and redo walks forward again.
+        #[test]
+        fn undo_walks_back_answer_by_answer(
+            answers in proptest::collection::vec(proptest::collection::vec(arb_call(false), 1..4), 1..7)
+        ) {
+            let store = Store::memory().unwrap();
+            let mut states = vec![Flow::default()];
+            for calls in &answers {
+                answer(&store, calls);
+                let f = stored(&store);
+                if &f != states.last().unwrap() {
+                    states.push(f);
+                }
+            }
+            for expected in states.iter().rev().skip(1) {
+                let done = answer(&store, &[call("undo", json!({}))]);
+                prop_assert!(done[0].result.success);
+                prop_assert_eq!(&stored(&store), expected);
+            }
+            let done = answer(&store, &[call("undo", json!({}))]);
+            prop_assert_eq!(done[0].result.error.as_deref(), Some("Nothing to undo"));
+            for expected in states.iter().skip(1) {
+                let done = answer(&store, &[call("redo", json!({}))]);
+                prop_assert!(done[0].result.success);
+                prop_assert_eq!(&stored(&store), expected);
+            }
+        }
+    }
+}

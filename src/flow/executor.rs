@@ -102,6 +102,8 @@ pub struct FlowSession<'s> {
     dropped_snapshots: BTreeSet<i64>,
     /// The flow has edits not yet in a snapshot.
     dirty: bool,
+    /// The flow the current snapshot holds (the state edits started from).
+    baseline: Flow,
     messages: Vec<(String, String)>,
 }
 
@@ -123,11 +125,12 @@ impl<'s> FlowSession<'s> {
             flow: stored.flow.clone(),
             visuals: stored.visuals.clone(),
             undo: stored.undo,
-            stored,
             snapshots: BTreeMap::new(),
             new_snapshots: BTreeSet::new(),
             dropped_snapshots: BTreeSet::new(),
             dirty: false,
+            baseline: stored.flow.clone(),
+            stored,
             messages: Vec::new(),
         })
     }
@@ -458,9 +461,7 @@ impl<'s> FlowSession<'s> {
         if let Err(e) = Args::new(name, params) {
             return Ok(Err(e));
         }
-        if self.dirty {
-            self.push_snapshot();
-        }
+        self.close_edits();
         let Some(pos) = self.undo else {
             return Ok(Err(format!("Nothing to {name}")));
         };
@@ -498,6 +499,15 @@ impl<'s> FlowSession<'s> {
             },
             change,
         }))
+    }
+
+    /// Close pending edits into a snapshot, unless they came back to where
+    /// they started (an update to the same label is no change to undo).
+    fn close_edits(&mut self) {
+        if self.dirty && self.flow != self.baseline {
+            self.push_snapshot();
+        }
+        self.dirty = false;
     }
 
     /// Close the pending edits into a snapshot: the redo stack above the
@@ -754,9 +764,7 @@ impl<'s> FlowSession<'s> {
 
     /// Land everything this session changed in one transaction.
     pub fn commit(mut self) -> Result<Committed, FlowError> {
-        if self.dirty {
-            self.push_snapshot();
-        }
+        self.close_edits();
         let g = self.graph.clone();
         let mut batch = Batch::new();
         let mut changed = fstore::diff_flow(&mut batch, &g, &self.stored.flow, &self.flow);
