@@ -948,3 +948,100 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn golden_undo_redo_session() {
+    let store = store_with(seed_flow());
+    let steps: Vec<(&str, Vec<ToolCall>)> = vec![
+        (
+            "add Home and Settings",
+            vec![
+                call("addNode", json!({"label": "Home", "parentNodeId": "login"})),
+                call(
+                    "addNode",
+                    json!({"label": "Settings", "parentNodeId": "Home", "edgeLabel": "gear"}),
+                ),
+            ],
+        ),
+        (
+            "rename Home",
+            vec![call(
+                "updateNode",
+                json!({"nodeId": "home", "label": "Dashboard"}),
+            )],
+        ),
+        (
+            "delete Settings",
+            vec![call("deleteNode", json!({"nodeId": "settings"}))],
+        ),
+        ("undo", vec![call("undo", json!({}))]),
+        ("undo", vec![call("undo", json!({}))]),
+        ("redo", vec![call("redo", json!({}))]),
+        (
+            "add Profile, then undo in the same answer",
+            vec![
+                call(
+                    "addNode",
+                    json!({"label": "Profile", "parentNodeId": "home"}),
+                ),
+                call("undo", json!({})),
+            ],
+        ),
+        ("redo", vec![call("redo", json!({}))]),
+        ("redo", vec![call("redo", json!({}))]),
+        (
+            "undo x3",
+            vec![
+                call("undo", json!({})),
+                call("undo", json!({})),
+                call("undo", json!({})),
+            ],
+        ),
+        ("undo", vec![call("undo", json!({}))]),
+        ("undo", vec![call("undo", json!({}))]),
+    ];
+    let mut out = String::new();
+    for (what, calls) in &steps {
+        let done = answer(&store, calls);
+        let s = flow::store::load(&store, G).unwrap();
+        let nodes: Vec<String> = s
+            .flow
+            .nodes
+            .iter()
+            .map(|n| format!("{}:{}", n.id, n.label))
+            .collect();
+        let edges: Vec<String> = s
+            .flow
+            .edges
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}->{}{}",
+                    e.source,
+                    e.target,
+                    if e.label.is_empty() {
+                        String::new()
+                    } else {
+                        format!("[{}]", e.label)
+                    }
+                )
+            })
+            .collect();
+        let results: Vec<String> = done
+            .iter()
+            .map(|e| {
+                e.change.clone().unwrap_or_else(|| {
+                    format!("failed: {}", e.result.error.clone().unwrap_or_default())
+                })
+            })
+            .collect();
+        out.push_str(&format!(
+            "{what}\n  calls: {}\n  nodes: {}\n  edges: {}\n  seq: {}\n",
+            results.join("; "),
+            nodes.join(", "),
+            edges.join(", "),
+            s.seq.unwrap()
+        ));
+    }
+    assert_golden("flow/undo_redo.txt", &out);
+}
