@@ -941,3 +941,37 @@ fn canvas_ask_walks_asks_and_writes_the_answer() {
     assert!(canvas_text.contains("Supervised learning uses labels."));
     assert!(canvas_text.contains("Deep learning uses many layers."));
 }
+
+#[test]
+fn a_retry_that_no_provider_answers_reports_what_landed() {
+    let store = store_with_login("app");
+    let server = Server::start(vec![
+        answer(&tool_answer(
+            "",
+            json!([
+                {"type": "tool_use", "id": "t1", "name": "addNode", "input": {"label": "Home", "parentNodeId": "login"}},
+                {"type": "tool_use", "id": "t2", "name": "deleteEdge", "input": {"edgeId": "e9"}}
+            ]),
+        )),
+        Reply::Json(502, r#"{"error":{"message":"bad gateway"}}"#.into()),
+    ]);
+    let out = ask(
+        &store,
+        "app",
+        &client(vec![provider("p", &server)]),
+        "add home",
+        &AskOptions::default(),
+    )
+    .unwrap();
+    assert!(!out.success);
+    assert_eq!(out.iterations, 1);
+    assert_eq!(
+        out.retry_error.as_deref(),
+        Some("every LLM provider failed: p: HTTP 502: bad gateway")
+    );
+    assert_eq!(out.changes, ["added node home \"Home\" after login"]);
+    assert_eq!(
+        flow::store::load(&store, "app").unwrap().flow.nodes.len(),
+        2
+    );
+}

@@ -284,6 +284,9 @@ fn print_outcome(o: &AskOutcome) -> Result<()> {
     if let Some(e) = &o.parse_error {
         writeln!(out, "parse error (not retried): {e}")?;
     }
+    if let Some(e) = &o.retry_error {
+        writeln!(out, "the retry could not be sent: {e}")?;
+    }
     if o.changes.is_empty() {
         writeln!(out, "no changes")?;
     } else {

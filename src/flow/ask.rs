@@ -73,6 +73,10 @@ pub struct AskOutcome {
     pub iterations: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parse_error: Option<String>,
+    /// Why a retry could not be sent (every provider failed); the earlier
+    /// answers' changes have landed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_error: Option<String>,
     pub answers: Vec<Iteration>,
     /// One line per change that landed, over all answers.
     pub changes: Vec<String>,
@@ -105,7 +109,25 @@ pub fn ask(
             opts.history_pairs,
         )?));
         messages.push(ChatMessage::user(context.as_str()));
-        let reply = client.chat(&messages, Some(&openai_tools))?;
+        let reply = match client.chat(&messages, Some(&openai_tools)) {
+            Ok(r) => r,
+            // The first answer's failure is the command's; a retry's is
+            // reported with what the earlier answers already landed.
+            Err(e) if iteration > 1 => {
+                let stored = super::store::load(store, graph)?;
+                return Ok(AskOutcome {
+                    success: false,
+                    iterations: iteration - 1,
+                    parse_error: None,
+                    retry_error: Some(e.to_string()),
+                    answers,
+                    changes,
+                    seq: stored.seq.unwrap_or(0),
+                    flow: stored.flow,
+                });
+            }
+            Err(e) => return Err(e.into()),
+        };
         let parsed = parse_reply(&reply);
         session.record_exchange(&user_turn, &assistant_record(&reply, &parsed));
         let mut it = Iteration {
@@ -126,6 +148,7 @@ pub fn ask(
                 success: false,
                 iterations: iteration,
                 parse_error: Some(err),
+                retry_error: None,
                 answers,
                 changes,
                 seq: committed.seq,
@@ -150,6 +173,7 @@ pub fn ask(
                     success: !failed,
                     iterations: iteration,
                     parse_error: None,
+                    retry_error: None,
                     answers,
                     changes,
                     seq: committed.seq,
