@@ -58,10 +58,13 @@ pub enum CanvasCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Walk from a node, ask the LLM, write its answer below the node.
+    Ask(super::flow::CanvasAskArgs),
 }
 
 pub fn run(global: &Global, cmd: CanvasCommand) -> Result<u8> {
     match cmd {
+        CanvasCommand::Ask(args) => super::flow::canvas_ask_cmd(args),
         CanvasCommand::Walk {
             file,
             node,

@@ -2,6 +2,7 @@
 
 mod analyse;
 mod canvas;
+mod flow;
 mod look;
 mod ontology;
 mod operations;
@@ -135,6 +136,23 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Flow graphs: import, export, undo, redo (--graph names the flow).
+    Flow {
+        #[command(subcommand)]
+        action: flow::FlowAction,
+    },
+    /// The flow tools the LLM may call (OpenAI function-calling format).
+    Tools {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Ask the LLM to change the flow graph --graph.
+    Ask(flow::AskArgs),
+    /// The conversation history of the flow graph --graph.
+    History {
+        #[command(subcommand)]
+        action: flow::HistoryAction,
+    },
 }
 
 pub fn run(cli: Cli) -> Result<u8> {
@@ -223,6 +241,10 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Apply(args) => operations::apply(&global, args),
         Command::Undo => operations::revert(&global, true),
         Command::Redo => operations::revert(&global, false),
+        Command::Flow { action } => flow::flow_cmd(&global, action),
+        Command::Tools { json } => flow::tools_cmd(json),
+        Command::Ask(args) => flow::ask_cmd(&global, args),
+        Command::History { action } => flow::history_cmd(&global, action),
     }
 }
 
