@@ -178,12 +178,7 @@ impl Store {
     /// an answer made of several scripts (equal: nothing landed between).
     pub fn graph_seq(&self, graph: &str) -> Result<i64> {
         let rows = self.read(queries::GRAPH_SEQ, Params::new().with("graph", graph))?;
-        Ok(rows
-            .rows
-            .first()
-            .and_then(|r| r.first())
-            .and_then(|v| v.get_int())
-            .unwrap_or(0))
+        Ok(value::first_int(&rows))
     }
 
     /// Names of the relations in the database.

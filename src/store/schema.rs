@@ -45,12 +45,7 @@ pub fn current_version(store: &Store) -> Result<i64> {
         "?[v] := *schema_version{version: v}\n:order -v\n:limit 1",
         Params::new(),
     )?;
-    Ok(rows
-        .rows
-        .first()
-        .and_then(|r| r.first())
-        .and_then(|v| v.get_int())
-        .unwrap_or(0))
+    Ok(super::value::first_int(&rows))
 }
 
 /// Bring the database to [`latest_version`].

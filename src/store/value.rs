@@ -61,6 +61,12 @@ pub fn get_int(row: &[DataValue], i: usize) -> i64 {
     row.get(i).and_then(|v| v.get_int()).unwrap_or(0)
 }
 
+/// The first column of the first row as an integer (0 when there is none):
+/// for scripts that answer with one number.
+pub fn first_int(rows: &cozo::NamedRows) -> i64 {
+    rows.rows.first().map(|r| get_int(r, 0)).unwrap_or(0)
+}
+
 pub fn get_float(row: &[DataValue], i: usize) -> f64 {
     row.get(i).and_then(|v| v.get_float()).unwrap_or(0.0)
 }
