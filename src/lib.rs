@@ -5,10 +5,12 @@
 //! [`index`] (repository → entities and references) → [`store`] (CozoDB
 //! relations, migrations, queries) → [`analyse`] (blast radius, relevance,
 //! cycles, history) → [`emit`] (CodeGraphContext.json, Format E, token
-//! budgets). [`graph`] reads the stored graph for the CLI.
+//! budgets). [`graph`] reads the stored graph for the CLI; [`serve`] answers
+//! editors (LSP) and agents (MCP) from the live index.
 pub mod analyse;
 pub mod emit;
 pub mod graph;
 pub mod index;
 pub mod model;
+pub mod serve;
 pub mod store;

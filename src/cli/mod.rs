@@ -3,6 +3,7 @@
 mod analyse;
 mod look;
 mod output;
+mod serve;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -103,6 +104,10 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Language server (stdio) over the live index, for editors.
+    Lsp(serve::ServeArgs),
+    /// MCP server (stdio) over the live index, for coding agents.
+    Mcp(serve::ServeArgs),
     /// Run a Datalog script against the store (read-only unless --write).
     Query {
         script: String,
@@ -190,6 +195,8 @@ pub fn run(cli: Cli) -> Result<u8> {
             analyse::calls(&open_existing(&global)?, &global.graph, &key, false, json)
         }
         Command::Cycles { json } => analyse::cycles(&open_existing(&global)?, &global.graph, json),
+        Command::Lsp(a) => serve::lsp(&global, a),
+        Command::Mcp(a) => serve::mcp(&global, a),
         Command::Query {
             script,
             params,

@@ -47,4 +47,8 @@ queries! {
     CONTEXT_CACHE_GET => "context_cache_get.cozo",
     MEMBER_TESTS => "member_tests.cozo",
     MODULE_CYCLE_EDGES => "module_cycle_edges.cozo",
+    SERVE_ENTITIES_IN_FILE => "serve_entities_in_file.cozo",
+    SERVE_ENTITIES_BY_KEYS => "serve_entities_by_keys.cozo",
+    SERVE_ALL_SYMBOLS => "serve_all_symbols.cozo",
+    SERVE_DEPENDENTS => "serve_dependents.cozo",
 }
