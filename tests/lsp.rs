@@ -69,13 +69,21 @@ fn definition_from_a_declaration_and_from_a_call_site() {
     assert!(key.starts_with("src/geometry/point.rs-") && key.ends_with("Point::origin"));
     // `Point::origin()` inside Rect::new resolves through the stored edge.
     let (line, col) = position_of(ws.root(), "src/geometry/mod.rs", "Point::origin()", 8);
-    let defs = ws.definition("src/geometry/mod.rs", line, col, None).unwrap();
-    assert_eq!(defs.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(), vec![key.as_str()]);
+    let defs = ws
+        .definition("src/geometry/mod.rs", line, col, None)
+        .unwrap();
+    assert_eq!(
+        defs.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(),
+        vec![key.as_str()]
+    );
     // The declaration span covers the name.
     let span = ws.declaration_span(&defs[0]);
     assert_eq!(text_at(ws.root(), &span), "origin");
     // Whitespace has no definition.
-    assert!(ws.definition(POINT, 0, 0, Some("   \n")).unwrap().is_empty());
+    assert!(ws
+        .definition(POINT, 0, 0, Some("   \n"))
+        .unwrap()
+        .is_empty());
 }
 
 #[test]
@@ -113,9 +121,15 @@ fn references_point_at_the_name_in_every_caller() {
 fn hover_has_signature_doc_and_blast_summary() {
     let (_d, ws) = shapes();
     let (line, col) = position_of(ws.root(), "src/geometry/mod.rs", "pub fn new(width", 7);
-    let defs = ws.definition("src/geometry/mod.rs", line, col, None).unwrap();
+    let defs = ws
+        .definition("src/geometry/mod.rs", line, col, None)
+        .unwrap();
     let h = ws.hover(&defs[0].key).unwrap().unwrap();
-    assert!(h.signature.contains("fn new(width: f64, height: f64)"), "{}", h.signature);
+    assert!(
+        h.signature.contains("fn new(width: f64, height: f64)"),
+        "{}",
+        h.signature
+    );
     assert_eq!(h.doc, "A rectangle at the origin.");
     // The count is the set of entities reaching it within 2 hops against
     // edges other than `contains`, computed here independently.
@@ -180,7 +194,11 @@ fn symbols_call_hierarchy_and_context() {
     let out = ws
         .context(BaseSpec::Keys(vec![key.clone()]), 1, 2000, Format::E)
         .unwrap();
-    assert!(out.text.starts_with("# graphctx context · Format E"), "{}", out.text);
+    assert!(
+        out.text.starts_with("# graphctx context · Format E"),
+        "{}",
+        out.text
+    );
     assert!(out.text.contains(&key));
     assert!(out.token_count <= 2000);
     match ws.context(BaseSpec::Keys(vec!["nope".into()]), 1, 2000, Format::Json) {
@@ -236,9 +254,15 @@ fn edits_and_deletions_are_picked_up_by_refresh() {
     assert!(ws.definition("src/render.rs", 3, 4, None).unwrap().len() <= render_entities.len());
     assert!(matches!(ws.refresh(false).unwrap(), Refresh::Done(_)));
     assert!(ws.entities_in_file("src/render.rs").unwrap().is_empty());
-    assert!(ws.definition("src/render.rs", 3, 4, None).unwrap().is_empty());
+    assert!(ws
+        .definition("src/render.rs", 3, 4, None)
+        .unwrap()
+        .is_empty());
     assert!(ws.hover(&render_entities[0].key).unwrap().is_none());
-    assert!(ws.references(&render_entities[0].key, true).unwrap().is_empty());
+    assert!(ws
+        .references(&render_entities[0].key, true)
+        .unwrap()
+        .is_empty());
 }
 
 /// One writer at a time: while another holder has the write lock, a
@@ -348,7 +372,8 @@ impl Rpc {
     fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let body =
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
         self.send_raw(&body);
         self.response_to(json!(id))
     }
@@ -385,6 +410,13 @@ fn stdio_survives_bad_input_and_exits_on_exit() {
     rpc.send_raw("{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": ");
     let err = rpc.response_to(Value::Null);
     assert_eq!(err["error"]["code"], -32700, "{err}");
+    // JSON that is not a JSON-RPC message: invalid request.
+    rpc.send_raw("{\"jsonrpc\": \"2.0\", \"id\": 7, \"params\": 1}");
+    let err = rpc.response_to(json!(7));
+    assert_eq!(err["error"]["code"], -32600, "{err}");
+    rpc.send_raw("[1, 2]");
+    let err = rpc.response_to(Value::Null);
+    assert_eq!(err["error"]["code"], -32600, "{err}");
     let init = rpc.request(
         "initialize",
         json!({"processId": null, "rootUri": file_uri(d.path()), "capabilities": {}}),
@@ -400,7 +432,10 @@ fn stdio_survives_bad_input_and_exits_on_exit() {
                "context": {"includeDeclaration": true}}),
     );
     assert_eq!(outside["error"]["code"], -32602, "{outside}");
-    assert!(outside["error"]["message"].as_str().unwrap().contains("outside the workspace"));
+    assert!(outside["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("outside the workspace"));
     // A request with params of the wrong shape is an error, not a crash.
     let bad = rpc.request("textDocument/hover", json!({"textDocument": 5}));
     assert!(bad.get("error").is_some(), "{bad}");
@@ -409,7 +444,9 @@ fn stdio_survives_bad_input_and_exits_on_exit() {
         "textDocument/hover",
         json!({"textDocument": {"uri": file_uri(&d.path().join(POINT))}, "position": {"line": line, "character": col}}),
     );
-    let text = hover["result"]["contents"]["value"].as_str().unwrap_or_default();
+    let text = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
     assert!(text.contains("fn origin() -> Point"), "{hover}");
     assert!(text.contains("within 2 hops, in "), "{hover}");
     // A file deleted under the server.
@@ -449,7 +486,8 @@ fn wait_exit(child: &mut Child, limit: Duration) -> Option<std::process::ExitSta
 /// and only when GRAPHCTX_SKIP_CLIENT_TESTS is set. Otherwise a missing
 /// client fails the test.
 fn client_missing(what: &str, install: &str) -> bool {
-    if std::env::var_os("GRAPHCTX_SKIP_CLIENT_TESTS").is_some() && std::env::var_os("CI").is_none() {
+    if std::env::var_os("GRAPHCTX_SKIP_CLIENT_TESTS").is_some() && std::env::var_os("CI").is_none()
+    {
         eprintln!("\n!!! SKIPPED: {what} is not installed ({install}); GRAPHCTX_SKIP_CLIENT_TESTS is set\n");
         return true;
     }
@@ -492,29 +530,49 @@ fn neovim_drives_the_server() {
     assert!(status.success());
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert!(r.get("lua_error").is_none(), "{}", r["lua_error"]);
-    assert_eq!(r["steps"], json!(["initialized", "requests", "saved", "stopped"]), "{r}");
+    assert_eq!(
+        r["steps"],
+        json!(["initialized", "requests", "saved", "stopped"]),
+        "{r}"
+    );
 
-    let hover = r["hover"]["result"]["contents"]["value"].as_str().unwrap_or_default();
+    let hover = r["hover"]["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
     assert!(hover.contains("pub fn origin() -> Point"), "{hover}");
     assert!(hover.contains(" within 2 hops, in "), "{hover}");
     assert!(hover.contains(&key));
 
     let refs = r["references"]["result"].as_array().expect("references");
-    assert!(refs.iter().any(|l| l["uri"].as_str().unwrap().ends_with("src/geometry/mod.rs")));
+    assert!(refs
+        .iter()
+        .any(|l| l["uri"].as_str().unwrap().ends_with("src/geometry/mod.rs")));
     let saved = r["references_after_save"].as_u64().unwrap();
     assert_eq!(saved as usize, refs.len() + 1, "the saved caller shows up");
 
-    assert!(r["definition"]["result"]["uri"].as_str().unwrap().ends_with(POINT));
+    assert!(r["definition"]["result"]["uri"]
+        .as_str()
+        .unwrap()
+        .ends_with(POINT));
     let syms = r["document_symbol"]["result"].as_array().unwrap();
     let names: Vec<&str> = flatten_names(syms);
-    assert!(names.contains(&"origin") && names.contains(&"Point"), "{names:?}");
+    assert!(
+        names.contains(&"origin") && names.contains(&"Point"),
+        "{names:?}"
+    );
     assert_eq!(r["workspace_symbol"]["result"][0]["name"], "origin");
 
     let ctx = &r["context"]["result"];
     assert_eq!(ctx["key"], key.as_str());
     assert!(ctx["token_count"].as_u64().unwrap() <= 2000);
-    assert!(ctx["document"].as_str().unwrap().starts_with("# graphctx context · Format E"));
-    assert_eq!(r["context_by_key"]["error"]["data"]["error"], "entity_not_found", "{r}");
+    assert!(ctx["document"]
+        .as_str()
+        .unwrap()
+        .starts_with("# graphctx context · Format E"));
+    assert_eq!(
+        r["context_by_key"]["error"]["data"]["error"], "entity_not_found",
+        "{r}"
+    );
     assert!(r["outside"]["error"]["message"]
         .as_str()
         .unwrap()

@@ -47,7 +47,14 @@ fn tokens(s: &str) -> usize {
 fn every_tool_has_an_object_schema_with_max_tokens() {
     let reg = tools::registry();
     let names: Vec<&str> = reg.iter().map(|t| t.name).collect();
-    for n in ["context", "blast_radius", "callers", "callees", "search_entities", "cycles"] {
+    for n in [
+        "context",
+        "blast_radius",
+        "callers",
+        "callees",
+        "search_entities",
+        "cycles",
+    ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
     for t in &reg {
@@ -55,7 +62,11 @@ fn every_tool_has_an_object_schema_with_max_tokens() {
         assert_eq!(s["type"], "object");
         assert_eq!(s["properties"]["max_tokens"]["default"], DEFAULT_MAX_TOKENS);
         for r in s["required"].as_array().unwrap() {
-            assert!(s["properties"].get(r.as_str().unwrap()).is_some(), "{}", t.name);
+            assert!(
+                s["properties"].get(r.as_str().unwrap()).is_some(),
+                "{}",
+                t.name
+            );
         }
         assert!(!t.description.is_empty());
     }
@@ -64,7 +75,11 @@ fn every_tool_has_an_object_schema_with_max_tokens() {
 #[test]
 fn navigation_tools_answer_from_the_graph() {
     let (_d, ws) = shapes();
-    let found = ok_json(&call(&ws, "search_entities", json!({"query": "origin", "kind": "method"})));
+    let found = ok_json(&call(
+        &ws,
+        "search_entities",
+        json!({"query": "origin", "kind": "method"}),
+    ));
     assert_eq!(found["results"][0]["key"], ORIGIN, "{found}");
 
     let callers = ok_json(&call(&ws, "callers", json!({"key": ORIGIN})));
@@ -74,26 +89,56 @@ fn navigation_tools_answer_from_the_graph() {
         .iter()
         .map(|c| c["key"].as_str().unwrap())
         .collect();
-    assert!(keys.contains(&"src/geometry/mod.rs-geometry-Rect::new"), "{keys:?}");
+    assert!(
+        keys.contains(&"src/geometry/mod.rs-geometry-Rect::new"),
+        "{keys:?}"
+    );
     for c in callers["callers"].as_array().unwrap() {
         assert!(c["line"].as_i64().unwrap() > 0);
         // Each caller's callees include the entity.
         let back = ok_json(&call(&ws, "callees", json!({"key": c["key"]})));
-        assert!(back["callees"].as_array().unwrap().iter().any(|x| x["key"] == ORIGIN));
+        assert!(back["callees"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["key"] == ORIGIN));
     }
 
-    let blast = ok_json(&call(&ws, "blast_radius", json!({"key": ORIGIN, "hops": 1})));
-    assert!(blast["results"].as_array().unwrap().iter().all(|r| r["distance"] == 1));
+    let blast = ok_json(&call(
+        &ws,
+        "blast_radius",
+        json!({"key": ORIGIN, "hops": 1}),
+    ));
+    assert!(blast["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["distance"] == 1));
     for k in &keys {
-        assert!(blast["results"].as_array().unwrap().iter().any(|r| r["key"] == *k));
+        assert!(blast["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["key"] == *k));
     }
     let cycles = ok_json(&call(&ws, "cycles", json!({})));
-    assert_eq!(cycles["count"].as_u64().unwrap() as usize, cycles["cycles"].as_array().unwrap().len());
+    assert_eq!(
+        cycles["count"].as_u64().unwrap() as usize,
+        cycles["cycles"].as_array().unwrap().len()
+    );
 
-    let ctx = call(&ws, "context", json!({"key": ORIGIN, "hops": 1, "format": "e"}));
+    let ctx = call(
+        &ws,
+        "context",
+        json!({"key": ORIGIN, "hops": 1, "format": "e"}),
+    );
     assert!(!ctx.is_error, "{}", ctx.text);
     assert!(ctx.text.starts_with("# graphctx context · Format E"));
-    let by_file = call(&ws, "context", json!({"file": "src/geometry/point.rs", "format": "json", "budget": 3000}));
+    let by_file = call(
+        &ws,
+        "context",
+        json!({"file": "src/geometry/point.rs", "format": "json", "budget": 3000}),
+    );
     let doc: Value = serde_json::from_str(&by_file.text).unwrap();
     assert!(doc["token_count"].as_u64().unwrap() <= 3000);
     assert!(tokens(&by_file.text) <= 3000);
@@ -106,15 +151,25 @@ fn every_answer_stays_within_max_tokens() {
         for (tool, args) in [
             ("search_entities", json!({"query": "", "limit": 500})),
             ("blast_radius", json!({"key": ORIGIN, "hops": 3})),
-            ("callees", json!({"key": "src/geometry/mod.rs-geometry-Rect::new"})),
-            ("context", json!({"name": "area", "hops": 3, "format": "json"})),
+            (
+                "callees",
+                json!({"key": "src/geometry/mod.rs-geometry-Rect::new"}),
+            ),
+            (
+                "context",
+                json!({"name": "area", "hops": 3, "format": "json"}),
+            ),
             ("context", json!({"key": ORIGIN, "hops": 3, "format": "e"})),
             ("cycles", json!({})),
         ] {
             let mut a = args.clone();
             a["max_tokens"] = json!(max);
             let r = call(&ws, tool, a);
-            assert!(tokens(&r.text) <= max, "{tool} at {max}: {} tokens", tokens(&r.text));
+            assert!(
+                tokens(&r.text) <= max,
+                "{tool} at {max}: {} tokens",
+                tokens(&r.text)
+            );
             if !r.is_error {
                 let v: Value = serde_json::from_str(&r.text).unwrap_or(Value::Null);
                 // A cut list says so, with what was kept and the total.
@@ -125,9 +180,17 @@ fn every_answer_stays_within_max_tokens() {
         }
     }
     // With room, nothing is cut: the full search lists every entity.
-    let all = ok_json(&call(&ws, "search_entities", json!({"query": "", "limit": 500, "max_tokens": 100000})));
+    let all = ok_json(&call(
+        &ws,
+        "search_entities",
+        json!({"query": "", "limit": 500, "max_tokens": 100000}),
+    ));
     assert!(all.get("truncated").is_none());
-    let cut = ok_json(&call(&ws, "search_entities", json!({"query": "", "limit": 500, "max_tokens": 300})));
+    let cut = ok_json(&call(
+        &ws,
+        "search_entities",
+        json!({"query": "", "limit": 500, "max_tokens": 300}),
+    ));
     assert_eq!(cut["truncated"], true);
     assert_eq!(cut["total"], all["results"].as_array().unwrap().len());
     assert_eq!(
@@ -139,9 +202,20 @@ fn every_answer_stays_within_max_tokens() {
 #[test]
 fn bad_calls_are_tool_errors_with_error_objects() {
     let (_d, ws) = shapes();
-    let e = err_json(&call(&ws, "callers", json!({"key": "src/geometry/point.rs-geometry::point-Point::orign"})));
+    let e = err_json(&call(
+        &ws,
+        "callers",
+        json!({"key": "src/geometry/point.rs-geometry::point-Point::orign"}),
+    ));
     assert_eq!(e["error"], "entity_not_found");
-    assert!(e["suggestions"].as_array().unwrap().iter().any(|s| s == ORIGIN), "{e}");
+    assert!(
+        e["suggestions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == ORIGIN),
+        "{e}"
+    );
     let e = err_json(&call(&ws, "context", json!({"key": "nope"})));
     assert_eq!(e["error"], "entity_not_found");
     for (tool, args) in [
@@ -161,7 +235,11 @@ fn bad_calls_are_tool_errors_with_error_objects() {
         assert!(!e["message"].as_str().unwrap().is_empty());
     }
     // A document that cannot fit: the seed's size error.
-    let e = err_json(&call(&ws, "context", json!({"keys": [ORIGIN, "src/geometry/mod.rs-geometry-Rect"], "max_tokens": 64})));
+    let e = err_json(&call(
+        &ws,
+        "context",
+        json!({"keys": [ORIGIN, "src/geometry/mod.rs-geometry-Rect"], "max_tokens": 64}),
+    ));
     assert_eq!(e["error"], "context_size_exceeded", "{e}");
     assert!(tools::call(&ws, &tools::registry(), "no_such_tool", &Map::new()).is_none());
 }
@@ -176,7 +254,9 @@ fn python_sdk_client_lists_and_calls_every_tool() {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !have_sdk {
-        if std::env::var_os("GRAPHCTX_SKIP_CLIENT_TESTS").is_some() && std::env::var_os("CI").is_none() {
+        if std::env::var_os("GRAPHCTX_SKIP_CLIENT_TESTS").is_some()
+            && std::env::var_os("CI").is_none()
+        {
             eprintln!("\n!!! SKIPPED: the MCP Python SDK is not installed (scripts/install-test-clients.sh); GRAPHCTX_SKIP_CLIENT_TESTS is set\n");
             return;
         }
@@ -205,10 +285,19 @@ fn python_sdk_client_lists_and_calls_every_tool() {
         .arg(&out_path)
         .output()
         .unwrap();
-    assert!(out.status.success(), "client failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
     assert_eq!(r["server"], "graphctx");
-    let listed: Vec<&str> = r["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let listed: Vec<&str> = r["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     let registry: Vec<&str> = tools::registry().iter().map(|t| t.name).collect();
     assert_eq!(listed, registry);
     for t in r["tools"].as_array().unwrap() {
@@ -222,11 +311,24 @@ fn python_sdk_client_lists_and_calls_every_tool() {
     let found: Value = serde_json::from_str(c[0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(found["results"][0]["key"], ORIGIN);
     let doc = c[1]["text"].as_str().unwrap();
-    assert!(doc.starts_with("# graphctx context · Format E") && tokens(doc) <= 1500, "{doc}");
+    assert!(
+        doc.starts_with("# graphctx context · Format E") && tokens(doc) <= 1500,
+        "{doc}"
+    );
     let callers: Value = serde_json::from_str(c[3]["text"].as_str().unwrap()).unwrap();
-    assert!(callers["callers"].as_array().unwrap().iter().any(|x| x["key"] == "src/geometry/mod.rs-geometry-Rect::new"));
+    assert!(callers["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x["key"] == "src/geometry/mod.rs-geometry-Rect::new"));
     assert_eq!(c[6]["is_error"], true);
     let e: Value = serde_json::from_str(c[6]["text"].as_str().unwrap()).unwrap();
     assert_eq!(e["error"], "entity_not_found");
-    assert!(r["unknown_tool_error"].as_str().unwrap_or_default().contains("unknown tool"), "{r}");
+    assert!(
+        r["unknown_tool_error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("unknown tool"),
+        "{r}"
+    );
 }

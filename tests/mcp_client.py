@@ -22,6 +22,18 @@ except ImportError as e:  # pragma: no cover - reported to the Rust test
     sys.exit(3)
 
 
+def attr(obj, *names):
+    """The first attribute that exists (the SDK renamed camelCase to snake_case)."""
+    for n in names:
+        if hasattr(obj, n):
+            return getattr(obj, n)
+    raise AttributeError(f"{type(obj).__name__} has none of {names}")
+
+
+def text_of(result):
+    return "".join(getattr(b, "text", "") for b in result.content)
+
+
 async def main(bin_path, root, calls_path, out_path):
     with open(calls_path) as f:
         calls = json.load(f)
@@ -30,24 +42,26 @@ async def main(bin_path, root, calls_path, out_path):
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             init = await session.initialize()
-            out["server"] = init.serverInfo.name
-            out["protocol"] = str(init.protocolVersion)
+            out["server"] = attr(init, "server_info", "serverInfo").name
+            out["protocol"] = str(attr(init, "protocol_version", "protocolVersion"))
             listed = await session.list_tools()
             out["tools"] = [
-                {"name": t.name, "inputSchema": t.inputSchema} for t in listed.tools
+                {"name": t.name, "inputSchema": attr(t, "input_schema", "inputSchema")}
+                for t in listed.tools
             ]
             for c in calls:
                 r = await session.call_tool(c["tool"], c.get("arguments") or {})
-                text = "".join(getattr(b, "text", "") for b in r.content)
                 out["calls"].append(
-                    {"tool": c["tool"], "is_error": bool(r.isError), "text": text}
+                    {
+                        "tool": c["tool"],
+                        "is_error": bool(attr(r, "is_error", "isError")),
+                        "text": text_of(r),
+                    }
                 )
             try:
                 r = await session.call_tool("no_such_tool", {})
                 out["unknown_tool_error"] = (
-                    "".join(getattr(b, "text", "") for b in r.content)
-                    if r.isError
-                    else None
+                    text_of(r) if attr(r, "is_error", "isError") else None
                 )
             except Exception as e:  # a JSON-RPC error is what the spec asks for
                 out["unknown_tool_error"] = str(e)

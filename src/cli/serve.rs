@@ -59,7 +59,11 @@ pub fn mcp(global: &Global, a: ServeArgs) -> Result<u8> {
     if !root.is_dir() {
         bail!("{} is not a directory", root.display());
     }
-    let ws = Workspace::open(&root, global.db.as_deref().map(Location::parse), &global.graph)?;
+    let ws = Workspace::open(
+        &root,
+        global.db.as_deref().map(Location::parse),
+        &global.graph,
+    )?;
     let rt = runtime()?;
     let result = rt.block_on(mcp::serve_stdio(ws, !a.no_watch));
     rt.shutdown_background();

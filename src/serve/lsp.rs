@@ -221,7 +221,9 @@ impl Backend {
             .and_then(|d| d.get("key"))
             .and_then(Value::as_str)
             .map(str::to_string)
-            .ok_or_else(|| Error::invalid_params("call hierarchy item without graphctx key in data"))
+            .ok_or_else(|| {
+                Error::invalid_params("call hierarchy item without graphctx key in data")
+            })
     }
 
     /// `graphctx/context`: see the README.
@@ -313,8 +315,9 @@ fn root_of(params: &InitializeParams) -> Option<PathBuf> {
 
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
-        let root = root_of(&params)
-            .ok_or_else(|| Error::invalid_params("no workspace root (rootUri or workspaceFolders)"))?;
+        let root = root_of(&params).ok_or_else(|| {
+            Error::invalid_params("no workspace root (rootUri or workspaceFolders)")
+        })?;
         let ws = Workspace::open(&root, self.opts.db.clone(), &self.opts.graph).map_err(err_of)?;
         let progress = params
             .capabilities
@@ -333,7 +336,11 @@ impl LanguageServer for Backend {
                 ),
                 Err(e) => format!("graphctx: re-index failed: {e}"),
             };
-            let level = if r.is_ok() { MessageType::LOG } else { MessageType::ERROR };
+            let level = if r.is_ok() {
+                MessageType::LOG
+            } else {
+                MessageType::ERROR
+            };
             handle.spawn(async move { client.log_message(level, msg).await });
         });
         let refresher = Refresher::start(ws.clone(), self.opts.delays, Some(on_run));
@@ -373,7 +380,11 @@ impl LanguageServer for Backend {
         let ws = served.ws.clone();
         let token = NumberOrString::String("graphctx/index".into());
         let ongoing = if served.progress
-            && self.client.create_work_done_progress(token.clone()).await.is_ok()
+            && self
+                .client
+                .create_work_done_progress(token.clone())
+                .await
+                .is_ok()
         {
             Some(
                 self.client
@@ -387,8 +398,10 @@ impl LanguageServer for Backend {
         };
         let run = {
             let ws = ws.clone();
-            tokio::task::spawn_blocking(move || ws.refresh_waiting(true, Duration::from_millis(200)))
-                .await
+            tokio::task::spawn_blocking(move || {
+                ws.refresh_waiting(true, Duration::from_millis(200))
+            })
+            .await
         };
         let message = match run {
             Ok(Ok(s)) => format!(
@@ -419,7 +432,10 @@ impl LanguageServer for Backend {
                 }
                 Err(e) => {
                     self.client
-                        .log_message(MessageType::WARNING, format!("graphctx: not watching files: {e}"))
+                        .log_message(
+                            MessageType::WARNING,
+                            format!("graphctx: not watching files: {e}"),
+                        )
                         .await
                 }
             }
@@ -485,7 +501,9 @@ impl LanguageServer for Backend {
             .collect::<Result<_>>()?;
         Ok(match locs.len() {
             0 => None,
-            1 => Some(GotoDefinitionResponse::Scalar(locs.into_iter().next().expect("one"))),
+            1 => Some(GotoDefinitionResponse::Scalar(
+                locs.into_iter().next().expect("one"),
+            )),
             _ => Some(GotoDefinitionResponse::Array(locs)),
         })
     }
@@ -511,7 +529,12 @@ impl LanguageServer for Backend {
         if spans.is_empty() {
             return Ok(None);
         }
-        Ok(Some(spans.iter().map(|s| self.location(s)).collect::<Result<_>>()?))
+        Ok(Some(
+            spans
+                .iter()
+                .map(|s| self.location(s))
+                .collect::<Result<_>>()?,
+        ))
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
@@ -561,7 +584,9 @@ impl LanguageServer for Backend {
                 Ok((es, spans))
             })
             .await?;
-        Ok(Some(DocumentSymbolResponse::Nested(nest(&entities, &spans))))
+        Ok(Some(DocumentSymbolResponse::Nested(nest(
+            &entities, &spans,
+        ))))
     }
 
     async fn symbol(
@@ -603,7 +628,11 @@ impl LanguageServer for Backend {
         if hits.is_empty() {
             return Ok(None);
         }
-        Ok(Some(hits.iter().map(|e| self.call_item(&ws, e)).collect::<Result<_>>()?))
+        Ok(Some(
+            hits.iter()
+                .map(|e| self.call_item(&ws, e))
+                .collect::<Result<_>>()?,
+        ))
     }
 
     async fn incoming_calls(
@@ -701,11 +730,179 @@ fn nest(entities: &[EntityRow], spans: &[(Span, Span)]) -> Vec<DocumentSymbol> {
 }
 
 /// Serve LSP on stdin/stdout until `exit` (or stdin closes).
+///
+/// The transport's framed reader ends the stream at the first message that
+/// is not valid JSON-RPC, which would end the server. So messages pass a
+/// guard first: well-formed ones go on to the server; a body that is not
+/// JSON gets a `-32700` parse error, JSON that is not a JSON-RPC message a
+/// `-32600` invalid request, and the server keeps serving. Output of the
+/// server and of the guard goes to stdout one whole frame at a time.
 pub async fn serve_stdio(opts: LspOptions) {
+    serve_io(tokio::io::stdin(), tokio::io::stdout(), opts).await
+}
+
+/// [`serve_stdio`] over any pair of streams (tests, benchmarks).
+pub async fn serve_io<I, O>(input: I, output: O, opts: LspOptions)
+where
+    I: tokio::io::AsyncRead + Unpin + Send + 'static,
+    O: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    use tokio::io::AsyncWriteExt;
     let (service, socket) = LspService::build(|client| Backend::new(client, opts))
         .custom_method("graphctx/context", Backend::context_request)
         .finish();
-    Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+    let (mut to_server, server_in) = tokio::io::duplex(1 << 20);
+    let (server_out, from_server) = tokio::io::duplex(1 << 20);
+    let output = Arc::new(tokio::sync::Mutex::new(output));
+
+    let out = output.clone();
+    let guard = tokio::spawn(async move {
+        let mut input = tokio::io::BufReader::new(input);
+        while let Some(frame) = read_frame(&mut input).await {
+            let reply = match frame {
+                Ok(body) => match check_message(&body) {
+                    Ok(()) => {
+                        if write_frame(&mut to_server, &body).await.is_err() {
+                            break;
+                        }
+                        continue;
+                    }
+                    Err(reply) => reply,
+                },
+                Err(reply) => reply,
+            };
+            let mut o = out.lock().await;
+            if write_frame(&mut *o, reply.to_string().as_bytes())
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+        // End of input: the server sees end of stream and stops.
+        let _ = to_server.shutdown().await;
+    });
+    let out = output.clone();
+    let forward = tokio::spawn(async move {
+        let mut from_server = tokio::io::BufReader::new(from_server);
+        while let Some(Ok(body)) = read_frame(&mut from_server).await {
+            let mut o = out.lock().await;
+            if write_frame(&mut *o, &body).await.is_err() {
+                break;
+            }
+        }
+    });
+    Server::new(server_in, server_out, socket)
         .serve(service)
         .await;
+    // The server's output end is dropped: forward what is left, then stop.
+    let _ = tokio::time::timeout(Duration::from_secs(5), forward).await;
+    guard.abort();
+}
+
+/// Read one `Content-Length` framed message. `None` at end of input;
+/// `Err(reply)` for a frame that cannot be read (the error response).
+async fn read_frame<R>(r: &mut R) -> Option<std::result::Result<Vec<u8>, Value>>
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let mut length: Option<usize> = None;
+    let mut saw_header = false;
+    loop {
+        let mut line = String::new();
+        match r.read_line(&mut line).await {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => {}
+        }
+        let line = line.trim_end_matches(['\r', '\n']);
+        if line.is_empty() {
+            if saw_header {
+                break;
+            }
+            continue;
+        }
+        saw_header = true;
+        if let Some((name, value)) = line.split_once(':') {
+            if name.trim().eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().ok();
+            }
+        }
+    }
+    let Some(n) = length else {
+        return Some(Err(rpc_error(
+            Value::Null,
+            -32700,
+            "Parse error: missing Content-Length header",
+        )));
+    };
+    if n > 256 << 20 {
+        return Some(Err(rpc_error(
+            Value::Null,
+            -32700,
+            "Parse error: message too large",
+        )));
+    }
+    let mut body = vec![0; n];
+    if r.read_exact(&mut body).await.is_err() {
+        return None;
+    }
+    Some(Ok(body))
+}
+
+async fn write_frame<W>(w: &mut W, body: &[u8]) -> std::io::Result<()>
+where
+    W: tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::AsyncWriteExt;
+    let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    frame.extend_from_slice(body);
+    w.write_all(&frame).await?;
+    w.flush().await
+}
+
+fn rpc_error(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}, "id": id})
+}
+
+/// Whether a body is a JSON-RPC 2.0 request, notification or response the
+/// transport accepts; otherwise the error response to send instead.
+fn check_message(body: &[u8]) -> std::result::Result<(), Value> {
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|e| rpc_error(Value::Null, -32700, &format!("Parse error: {e}")))?;
+    let id = v.get("id").cloned();
+    let id_ok = matches!(
+        &id,
+        None | Some(Value::Null | Value::Number(_) | Value::String(_))
+    );
+    let reply_id = if id_ok {
+        id.clone().unwrap_or(Value::Null)
+    } else {
+        Value::Null
+    };
+    let invalid =
+        |why: &str| rpc_error(reply_id.clone(), -32600, &format!("Invalid Request: {why}"));
+    let Some(obj) = v.as_object() else {
+        return Err(invalid("not a JSON object"));
+    };
+    if obj.get("jsonrpc") != Some(&json!("2.0")) {
+        return Err(invalid("jsonrpc must be \"2.0\""));
+    }
+    if !id_ok {
+        return Err(invalid("id must be a number, a string or null"));
+    }
+    match obj.get("method") {
+        Some(Value::String(_)) => {
+            if !matches!(
+                obj.get("params"),
+                None | Some(Value::Null | Value::Object(_) | Value::Array(_))
+            ) {
+                return Err(invalid("params must be an object or an array"));
+            }
+            Ok(())
+        }
+        Some(_) => Err(invalid("method must be a string")),
+        None if id.is_some() && (obj.contains_key("result") || obj.contains_key("error")) => Ok(()),
+        None => Err(invalid("neither a request nor a response")),
+    }
 }

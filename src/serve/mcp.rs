@@ -76,7 +76,11 @@ impl ServerHandler for GraphctxMcp {
             return Err(ErrorData::invalid_params(
                 format!(
                     "unknown tool '{name}'; tools: {}",
-                    self.tools.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+                    self.tools
+                        .iter()
+                        .map(|t| t.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 None,
             ));

@@ -157,7 +157,11 @@ impl Workspace {
 
     /// Like [`Workspace::refresh`], but when busy, wait for the other
     /// writer (retrying every `retry`) until the run lands.
-    pub fn refresh_waiting(&self, history: bool, retry: Duration) -> Result<IndexSummary, ServeError> {
+    pub fn refresh_waiting(
+        &self,
+        history: bool,
+        retry: Duration,
+    ) -> Result<IndexSummary, ServeError> {
         loop {
             match self.refresh(history)? {
                 Refresh::Done(s) => return Ok(*s),
@@ -222,7 +226,10 @@ impl Workspace {
         // Canonicalise what exists (a deleted file still has a parent).
         let resolved = match abs.canonicalize() {
             Ok(p) => p,
-            Err(_) => match (abs.parent().and_then(|d| d.canonicalize().ok()), abs.file_name()) {
+            Err(_) => match (
+                abs.parent().and_then(|d| d.canonicalize().ok()),
+                abs.file_name(),
+            ) {
                 (Some(dir), Some(name)) => dir.join(name),
                 _ => lexical_normalize(&abs),
             },

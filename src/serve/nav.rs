@@ -107,9 +107,9 @@ pub fn ident_at(line: &str, col: u32) -> Option<(String, u32, u32)> {
     };
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     // The char at the cursor, or the one before it (cursor after a word).
-    let mut idx = chars.iter().position(|(u, c)| {
-        *u <= col && col < *u + c.len_utf16() as u32
-    });
+    let mut idx = chars
+        .iter()
+        .position(|(u, c)| *u <= col && col < *u + c.len_utf16() as u32);
     if !idx.is_some_and(|i| is_ident(chars[i].1)) {
         idx = chars
             .iter()
@@ -242,7 +242,10 @@ impl Workspace {
     }
 
     pub fn entity(&self, key: &str) -> Result<Option<EntityRow>, ServeError> {
-        Ok(self.entities_by_keys(&[key.to_string()])?.into_iter().next())
+        Ok(self
+            .entities_by_keys(&[key.to_string()])?
+            .into_iter()
+            .next())
     }
 
     /// The innermost entity whose line range holds `line` (0-based).
@@ -320,7 +323,11 @@ impl Workspace {
                 .with("graph", self.graph.as_str())
                 .with("name", word.as_str()),
         )?;
-        let keys: Vec<String> = rows.rows.iter().map(|r| get_str(r, 0).to_string()).collect();
+        let keys: Vec<String> = rows
+            .rows
+            .iter()
+            .map(|r| get_str(r, 0).to_string())
+            .collect();
         let mut named = self.entities_by_keys(&keys)?;
         named.sort_by_key(|e| (e.file != rel, e.file.clone(), e.start_line));
         Ok(named)
@@ -336,7 +343,11 @@ impl Workspace {
     /// (other than `contains`), the occurrences of its name in that entity's
     /// own lines, or the entity's first line when the name is not spelled
     /// there (a rename, a macro). Sorted by file and position.
-    pub fn references(&self, key: &str, include_declaration: bool) -> Result<Vec<Span>, ServeError> {
+    pub fn references(
+        &self,
+        key: &str,
+        include_declaration: bool,
+    ) -> Result<Vec<Span>, ServeError> {
         let Some(target) = self.entity(key)? else {
             return Ok(Vec::new());
         };
@@ -464,7 +475,8 @@ impl Workspace {
             queries::SERVE_ALL_SYMBOLS,
             Params::new().with("graph", self.graph.as_str()),
         )?;
-        let table: Arc<Vec<EntityRow>> = Arc::new(rows.rows.iter().map(|r| row_entity(r)).collect());
+        let table: Arc<Vec<EntityRow>> =
+            Arc::new(rows.rows.iter().map(|r| row_entity(r)).collect());
         if let Ok(mut g) = self.symbols.lock() {
             *g = Some((seq, table.clone()));
         }
@@ -475,7 +487,10 @@ impl Workspace {
     pub fn seq(&self) -> Result<i64, ServeError> {
         Ok(self
             .store
-            .read(queries::GRAPH_SEQ, Params::new().with("graph", self.graph.as_str()))?
+            .read(
+                queries::GRAPH_SEQ,
+                Params::new().with("graph", self.graph.as_str()),
+            )?
             .rows
             .first()
             .and_then(|r| r.first().and_then(|v| v.get_int()))
@@ -486,7 +501,11 @@ impl Workspace {
     /// subsequence), best first: exact, prefix, substring, then tighter
     /// subsequences; ties by shorter name, then key. An empty query lists
     /// entities in key order.
-    pub fn workspace_symbols(&self, query: &str, limit: usize) -> Result<Vec<EntityRow>, ServeError> {
+    pub fn workspace_symbols(
+        &self,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<EntityRow>, ServeError> {
         let table = self.all_symbols()?;
         let q: Vec<char> = query.to_lowercase().chars().collect();
         let mut scored: Vec<(u32, &EntityRow)> = table
@@ -499,7 +518,11 @@ impl Workspace {
                 .then_with(|| a.1.name.len().cmp(&b.1.name.len()))
                 .then_with(|| a.1.key.cmp(&b.1.key))
         });
-        Ok(scored.into_iter().take(limit).map(|(_, e)| e.clone()).collect())
+        Ok(scored
+            .into_iter()
+            .take(limit)
+            .map(|(_, e)| e.clone())
+            .collect())
     }
 
     /// Callers of `key` with the call sites in each caller.
@@ -508,12 +531,20 @@ impl Workspace {
             return Ok(Vec::new());
         };
         let links = blast::callers(&self.store, &self.graph, key)?;
-        let keys: Vec<String> = links.iter().map(|l| l.key.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+        let keys: Vec<String> = links
+            .iter()
+            .map(|l| l.key.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
         let mut files = FileCache::default();
         let mut out = Vec::new();
         for caller in self.entities_by_keys(&keys)? {
             let ranges = self.spans_in_own_lines(&caller, &target.name, &mut files)?;
-            out.push(CallSite { entity: caller, ranges });
+            out.push(CallSite {
+                entity: caller,
+                ranges,
+            });
         }
         out.sort_by(|a, b| a.entity.key.cmp(&b.entity.key));
         Ok(out)
@@ -525,12 +556,20 @@ impl Workspace {
             return Ok(Vec::new());
         };
         let links = blast::callees(&self.store, &self.graph, key)?;
-        let keys: Vec<String> = links.iter().map(|l| l.key.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+        let keys: Vec<String> = links
+            .iter()
+            .map(|l| l.key.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
         let mut files = FileCache::default();
         let mut out = Vec::new();
         for callee in self.entities_by_keys(&keys)? {
             let ranges = self.spans_in_own_lines(&source, &callee.name, &mut files)?;
-            out.push(CallSite { entity: callee, ranges });
+            out.push(CallSite {
+                entity: callee,
+                ranges,
+            });
         }
         out.sort_by(|a, b| a.entity.key.cmp(&b.entity.key));
         Ok(out)
@@ -553,7 +592,9 @@ impl Workspace {
             )));
         }
         if budget == 0 {
-            return Err(ServeError::BadRequest("budget must be a positive number of tokens".into()));
+            return Err(ServeError::BadRequest(
+                "budget must be a positive number of tokens".into(),
+            ));
         }
         let mut req = ContextRequest::new(&self.graph, base);
         req.hops = hops;

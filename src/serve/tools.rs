@@ -36,7 +36,10 @@ pub enum Answer {
     /// A document already built within the bound.
     Text(String),
     /// A JSON object whose `list` field may be cut to fit.
-    Json { value: Value, list: Option<&'static str> },
+    Json {
+        value: Value,
+        list: Option<&'static str>,
+    },
 }
 
 /// A tool error: the error object the agent sees.
@@ -232,7 +235,11 @@ pub fn call(ws: &Workspace, tools: &[ToolSpec], name: &str, args: &Args) -> Opti
 }
 
 /// Apply the token bound to an answer.
-pub fn bound(counter: &TokenCounter, answer: Answer, max_tokens: usize) -> Result<String, ToolError> {
+pub fn bound(
+    counter: &TokenCounter,
+    answer: Answer,
+    max_tokens: usize,
+) -> Result<String, ToolError> {
     match answer {
         Answer::Text(t) => {
             if counter.count_exact(&t) <= max_tokens {
@@ -298,14 +305,18 @@ fn opt_str<'a>(a: &'a Args, k: &str) -> Result<Option<&'a str>, ToolError> {
     match a.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.as_str())),
-        Some(v) => Err(ToolError::invalid(format!("'{k}' must be a string, got {v}"))),
+        Some(v) => Err(ToolError::invalid(format!(
+            "'{k}' must be a string, got {v}"
+        ))),
     }
 }
 
 fn req_str<'a>(a: &'a Args, k: &str) -> Result<&'a str, ToolError> {
     match opt_str(a, k)? {
         Some(s) if !s.is_empty() => Ok(s),
-        _ => Err(ToolError::invalid(format!("'{k}' is required and must be a non-empty string"))),
+        _ => Err(ToolError::invalid(format!(
+            "'{k}' is required and must be a non-empty string"
+        ))),
     }
 }
 
@@ -363,7 +374,11 @@ fn tool_context(ws: &Workspace, a: &Args, max_tokens: usize) -> Result<Answer, T
         None | Some(Value::Null) => max_tokens,
         Some(v) => match v.as_u64() {
             Some(n) if n > 0 => (n as usize).min(max_tokens),
-            _ => return Err(ToolError::invalid(format!("'budget' must be a positive integer, got {v}"))),
+            _ => {
+                return Err(ToolError::invalid(format!(
+                    "'budget' must be a positive integer, got {v}"
+                )))
+            }
         },
     };
     let format = parse_format(opt_str(a, "format")?.unwrap_or("e"))?;
@@ -378,8 +393,10 @@ fn tool_blast(ws: &Workspace, a: &Args, _: usize) -> Result<Answer, ToolError> {
     let reached = blast::blast_radius(ws.store(), ws.graph(), &[key.to_string()], hops)?;
     let others: Vec<&blast::Reached> = reached.iter().filter(|r| r.distance > 0).collect();
     let rows = ws.entities_by_keys(&others.iter().map(|r| r.key.clone()).collect::<Vec<_>>())?;
-    let file_of: std::collections::HashMap<&str, &str> =
-        rows.iter().map(|e| (e.key.as_str(), e.file.as_str())).collect();
+    let file_of: std::collections::HashMap<&str, &str> = rows
+        .iter()
+        .map(|e| (e.key.as_str(), e.file.as_str()))
+        .collect();
     let files: BTreeSet<&str> = others
         .iter()
         .filter_map(|r| file_of.get(r.key.as_str()).copied())
@@ -445,8 +462,7 @@ fn tool_calls(ws: &Workspace, a: &Args, callers: bool) -> Result<Answer, ToolErr
 }
 
 fn tool_search(ws: &Workspace, a: &Args, _: usize) -> Result<Answer, ToolError> {
-    let query = opt_str(a, "query")?
-        .ok_or_else(|| ToolError::invalid("'query' is required"))?;
+    let query = opt_str(a, "query")?.ok_or_else(|| ToolError::invalid("'query' is required"))?;
     let kind = opt_str(a, "kind")?;
     let file = match opt_str(a, "file")? {
         Some(f) => Some(ws.relative(std::path::Path::new(f))?),

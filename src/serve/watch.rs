@@ -71,20 +71,21 @@ impl Refresher {
                 while let Ok(first) = rx.recv() {
                     let mut soon: Option<Instant> = None;
                     let mut edit: Option<Instant> = None;
-                    let note = |t: Trigger, soon: &mut Option<Instant>, edit: &mut Option<Instant>| {
-                        let now = Instant::now();
-                        match t {
-                            Trigger::Save => {
-                                let d = now + delays.save;
-                                *soon = Some(soon.map_or(d, |s| s.min(d)));
+                    let note =
+                        |t: Trigger, soon: &mut Option<Instant>, edit: &mut Option<Instant>| {
+                            let now = Instant::now();
+                            match t {
+                                Trigger::Save => {
+                                    let d = now + delays.save;
+                                    *soon = Some(soon.map_or(d, |s| s.min(d)));
+                                }
+                                Trigger::FileEvent => {
+                                    let d = now + delays.file_event;
+                                    *soon = Some(soon.map_or(d, |s| s.min(d)));
+                                }
+                                Trigger::Edit => *edit = Some(now + delays.edit),
                             }
-                            Trigger::FileEvent => {
-                                let d = now + delays.file_event;
-                                *soon = Some(soon.map_or(d, |s| s.min(d)));
-                            }
-                            Trigger::Edit => *edit = Some(now + delays.edit),
-                        }
-                    };
+                        };
                     note(first, &mut soon, &mut edit);
                     loop {
                         let deadline = match (soon, edit) {
@@ -176,7 +177,10 @@ pub fn watch_workspace(ws: &Workspace, refresher: Refresher) -> notify::Result<W
         let wanted = matches!(
             event.kind,
             EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) | EventKind::Any
-        ) && event.paths.iter().any(|p| relevant(&cb_root, p) || (p.is_dir() && watchable_dir(&cb_root, p)));
+        ) && event
+            .paths
+            .iter()
+            .any(|p| relevant(&cb_root, p) || (p.is_dir() && watchable_dir(&cb_root, p)));
         if wanted {
             if let Ok(r) = tx.lock() {
                 r.trigger(Trigger::FileEvent);
