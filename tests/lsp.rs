@@ -303,6 +303,49 @@ fn a_second_writer_gets_index_busy_and_readers_go_on() {
     assert!(!ws.entities_in_file("src/extra.rs").unwrap().is_empty());
 }
 
+/// Files changed on disk by someone else (a `git checkout`, another
+/// editor) reach the index through the watcher, in new directories too.
+#[test]
+fn the_watcher_picks_up_changes_made_outside_the_editor() {
+    let (d, ws) = shapes();
+    let refresher = Refresher::start(ws.clone(), Delays::default(), None);
+    let _watch = graphctx::serve::watch::watch_workspace(&ws, refresher).unwrap();
+    let runs = ws.runs();
+    std::fs::create_dir_all(d.path().join("src/fresh")).unwrap();
+    // Let the watcher see the new directory before a file lands in it.
+    assert!(ws.wait_runs_after(runs, Duration::from_secs(120)));
+    std::fs::write(
+        d.path().join("src/fresh/mod.rs"),
+        "pub fn watched_fn() {}\n",
+    )
+    .unwrap();
+    std::fs::write(d.path().join("src/fresh.rs"), "pub fn watched_too() {}\n").unwrap();
+    let mut found = false;
+    for _ in 0..600 {
+        let runs = ws.runs();
+        found = ws
+            .workspace_symbols("watched_fn", 5)
+            .unwrap()
+            .iter()
+            .any(|e| e.name == "watched_fn")
+            && ws
+                .workspace_symbols("watched_too", 5)
+                .unwrap()
+                .iter()
+                .any(|e| e.name == "watched_too");
+        if found {
+            break;
+        }
+        ws.wait_runs_after(runs, Duration::from_millis(200));
+    }
+    assert!(found, "the watcher did not bring the new files in");
+    // Changes inside `.graphctx/` and `target/` are not watched events.
+    use graphctx::serve::watch::relevant;
+    assert!(!relevant(ws.root(), &ws.root().join(".graphctx/graph.db")));
+    assert!(!relevant(ws.root(), &ws.root().join("target/debug/x.rs")));
+    assert!(relevant(ws.root(), &ws.root().join("src/lib.rs")));
+}
+
 // ---------------------------------------------------------------------------
 // The protocol over stdio, with a minimal JSON-RPC client.
 

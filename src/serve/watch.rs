@@ -153,24 +153,16 @@ pub struct WorkspaceWatch {
 /// `refresher` on relevant changes.
 pub fn watch_workspace(ws: &Workspace, refresher: Refresher) -> notify::Result<WorkspaceWatch> {
     let root = ws.root().to_path_buf();
-    let watcher_slot: Arc<Mutex<Option<Arc<Mutex<notify::RecommendedWatcher>>>>> =
-        Arc::new(Mutex::new(None));
-    let slot = watcher_slot.clone();
     let cb_root = root.clone();
-    let tx = Mutex::new(refresher);
+    // New directories are watched from another thread: notify runs this
+    // callback on its event loop, and `watch` waits for that loop.
+    let (dir_tx, dir_rx) = mpsc::channel::<PathBuf>();
     let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
         let Ok(event) = res else { return };
-        // New directories: watch them too (they are not in the first walk).
         if matches!(event.kind, EventKind::Create(_)) {
             for p in &event.paths {
                 if p.is_dir() && watchable_dir(&cb_root, p) {
-                    if let Some(w) = slot.lock().ok().and_then(|s| s.clone()) {
-                        if let Ok(mut w) = w.lock() {
-                            for d in dirs_to_watch(p) {
-                                let _ = w.watch(&d, RecursiveMode::NonRecursive);
-                            }
-                        }
-                    }
+                    let _ = dir_tx.send(p.clone());
                 }
             }
         }
@@ -182,9 +174,7 @@ pub fn watch_workspace(ws: &Workspace, refresher: Refresher) -> notify::Result<W
             .iter()
             .any(|p| relevant(&cb_root, p) || (p.is_dir() && watchable_dir(&cb_root, p)));
         if wanted {
-            if let Ok(r) = tx.lock() {
-                r.trigger(Trigger::FileEvent);
-            }
+            refresher.trigger(Trigger::FileEvent);
         }
     })?;
     let watcher = Arc::new(Mutex::new(watcher));
@@ -195,9 +185,19 @@ pub fn watch_workspace(ws: &Workspace, refresher: Refresher) -> notify::Result<W
             let _ = w.watch(&d, RecursiveMode::NonRecursive);
         }
     }
-    if let Ok(mut s) = watcher_slot.lock() {
-        *s = Some(watcher.clone());
-    }
+    let weak = Arc::downgrade(&watcher);
+    std::thread::Builder::new()
+        .name("graphctx-watch-dirs".into())
+        .spawn(move || {
+            while let Ok(dir) = dir_rx.recv() {
+                let Some(w) = weak.upgrade() else { break };
+                let mut w = w.lock().unwrap_or_else(|p| p.into_inner());
+                for d in dirs_to_watch(&dir) {
+                    let _ = w.watch(&d, RecursiveMode::NonRecursive);
+                }
+            }
+        })
+        .expect("spawn the directory watcher thread");
     Ok(WorkspaceWatch { _watcher: watcher })
 }
 
