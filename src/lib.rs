@@ -8,9 +8,11 @@
 //! budgets). [`graph`] reads the stored graph for the CLI; [`serve`] answers
 //! editors (LSP) and agents (MCP) from the live index.
 pub mod analyse;
+pub mod capture;
 pub mod emit;
 pub mod graph;
 pub mod index;
 pub mod model;
 pub mod serve;
+pub mod ontology;
 pub mod store;

@@ -72,6 +72,8 @@ fn every_query_file_parses() {
             .with("file", "f")
             .with("name", "n")
             .with("kind", "")
+            .with("session", "s")
+            .with("slot", "full")
             .with("hops", 2)
             .with("keys", graphctx::store::value::str_list(["k"]))
             .with("bases", graphctx::store::value::str_list(["k"]))

@@ -43,9 +43,19 @@ fn components(rows: &cozo::NamedRows) -> BTreeMap<i64, Vec<(String, String)>> {
 /// All cycles of a graph: entity components (largest first), self-loops,
 /// then module cycles.
 pub fn find_cycles(store: &Store, graph: &str) -> Result<Vec<Cycle>, StoreError> {
+    find_cycles_over(store, graph, &DEPENDENCY_RELS)
+}
+
+/// [`find_cycles`] over the given relationship types (ontology graphs use
+/// their hierarchy relations).
+pub fn find_cycles_over(
+    store: &Store,
+    graph: &str,
+    rels: &[&str],
+) -> Result<Vec<Cycle>, StoreError> {
     let params = Params::new()
         .with("graph", graph)
-        .with("rels", str_list(DEPENDENCY_RELS));
+        .with("rels", str_list(rels));
     let comps = components(&store.read(queries::CYCLE_EDGES, params.clone())?);
     let rel_of = edge_rels(store, graph, &comps)?;
     let mut cycles: Vec<Cycle> = comps

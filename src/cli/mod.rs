@@ -2,6 +2,7 @@
 
 mod analyse;
 mod look;
+mod ontology;
 mod output;
 mod serve;
 
@@ -108,6 +109,14 @@ pub enum Command {
     Lsp(serve::ServeArgs),
     /// MCP server (stdio) over the live index, for coding agents.
     Mcp(serve::ServeArgs),
+    /// Ontology graphs: import and export (JSON or Format E).
+    #[command(subcommand)]
+    Graph(ontology::GraphCommand),
+    /// Canvas context for an LLM request: FULL, SELECTED, VISIBLE, CHANGED or MINIMAL.
+    Capture(ontology::CaptureArgs),
+    /// Canvas sessions: viewport, filters, layout, selection, members.
+    #[command(subcommand)]
+    Session(ontology::SessionCommand),
     /// Run a Datalog script against the store (read-only unless --write).
     Query {
         script: String,
@@ -197,6 +206,9 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Cycles { json } => analyse::cycles(&open_existing(&global)?, &global.graph, json),
         Command::Lsp(a) => serve::lsp(&global, a),
         Command::Mcp(a) => serve::mcp(&global, a),
+        Command::Graph(c) => ontology::graph(&global, c),
+        Command::Capture(a) => ontology::capture(&global, a),
+        Command::Session(c) => ontology::session(&global, c),
         Command::Query {
             script,
             params,

@@ -51,4 +51,21 @@ queries! {
     SERVE_ENTITIES_BY_KEYS => "serve_entities_by_keys.cozo",
     SERVE_ALL_SYMBOLS => "serve_all_symbols.cozo",
     SERVE_DEPENDENTS => "serve_dependents.cozo",
+    ONTO_NODES => "onto_nodes.cozo",
+    ONTO_EDGES => "onto_edges.cozo",
+    ONTO_SEMANTIC_IDS => "onto_semantic_ids.cozo",
+    ONTO_COUNTERS => "onto_counters.cozo",
+    ONTO_TOMBSTONES => "onto_tombstones.cozo",
+    CAPTURE_SESSION_GET => "capture_session_get.cozo",
+    CAPTURE_LOOKUP => "capture_lookup.cozo",
+    ONTO_COUNTS => "onto_counts.cozo",
+    ONTO_NODE_NAMES => "onto_node_names.cozo",
+    CAPTURE_STATS_GET => "capture_stats_get.cozo",
 }
+
+/// `queries/capture_record.cozo`: a script that writes, so not in [`ALL`]
+/// (which tests run read-only).
+pub const CAPTURE_RECORD: &str = include_str!("../../queries/capture_record.cozo");
+
+/// `queries/capture_store.cozo`: a script that writes (a cache miss).
+pub const CAPTURE_STORE: &str = include_str!("../../queries/capture_store.cozo");

@@ -16,6 +16,12 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "node_by_name",
         include_str!("../../schema/002_node_by_name.cozo"),
     ),
+    (
+        3,
+        "ontology",
+        include_str!("../../schema/003_ontology.cozo"),
+    ),
+    (5, "capture", include_str!("../../schema/005_capture.cozo")),
 ];
 
 /// The version a fully migrated database has.

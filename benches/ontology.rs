@@ -1,0 +1,305 @@
+//! Canvas context capture latency and Format E's token reduction on
+//! ontology graphs built from the seeds' examples, scaled up.
+//!
+//! The graph: copies of the cargo management system (seed 000 scenarios,
+//! tests/fixtures/ontology/cargo.e: SYS, ACTOR, UC, FUNC, REQ) and of the
+//! order system (seed 001 §3.2/§11, order.json: FLOW, SCHEMA, properties),
+//! joined under one enterprise SYS node, with canvas positions, cut at
+//! the wanted node count.
+//!
+//! Measures (in-memory store, p50 and p95 over the runs):
+//! - capture FULL of a 100-node graph and MINIMAL, as cache misses (the
+//!   session's zoom toggles between runs, outside the timed region, so the
+//!   fingerprint changes) and as cache hits; seed 000 targets < 50 ms and
+//!   < 5 ms;
+//! - tokens of Format E against the compact JSON of the same 200-node graph
+//!   (seed 001 §6.4: 74.2 %), o200k and cl100k.
+//!
+//! Run: `cargo bench --bench ontology`.
+
+use std::time::Instant;
+
+use graphctx::capture::session::{self, SessionUpdate};
+use graphctx::capture::{self, CaptureOptions, Mode};
+use graphctx::emit::tokens::{Encoding, TokenCounter};
+use graphctx::ontology::format_e;
+use graphctx::ontology::io::{self, Format};
+use graphctx::ontology::store::{load_graph, OntoTx};
+use graphctx::ontology::{NodeType, OntoEdge, OntoNode, Position, RelType};
+use graphctx::store::{Batch, Store};
+
+const RUNS: usize = 60;
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/ontology")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// Build `graph` with `n` nodes from copies of the seed systems.
+fn build(store: &Store, graph: &str, n: usize) {
+    let cargo = format_e::parse(&fixture("cargo.e")).unwrap();
+    let order: serde_json::Value = serde_json::from_str(&fixture("order.json")).unwrap();
+    let mut tx = OntoTx::begin(store, graph).unwrap();
+    let root = tx
+        .upsert_node(OntoNode::new(
+            NodeType::Sys,
+            "Enterprise",
+            "All logistics systems of the group",
+        ))
+        .unwrap()
+        .after;
+    let mut count = 1;
+    let mut copy = 0;
+    'outer: loop {
+        copy += 1;
+        let mut ids = std::collections::HashMap::new();
+        for p in &cargo.nodes {
+            if count >= n {
+                break 'outer;
+            }
+            let mut node = OntoNode::new(
+                p.node.node_type,
+                &format!("{}{copy}", p.node.name),
+                &p.node.descr,
+            );
+            node.position = Some(Position {
+                x: (count % 20) as f64 * 180.0,
+                y: (count / 20) as f64 * 120.0,
+            });
+            let after = tx.upsert_node(node).unwrap().after;
+            ids.insert(p.node.semantic_id.clone(), after.uuid);
+            count += 1;
+        }
+        for e in &cargo.edges {
+            if let (Some(s), Some(d)) = (ids.get(&e.src), ids.get(&e.dst)) {
+                tx.upsert_edge(OntoEdge::new(s, e.rel, d)).unwrap();
+            }
+        }
+        if let Some(top) = ids.get("CargoManagement.SY.001") {
+            tx.upsert_edge(OntoEdge::new(&root.uuid, RelType::Compose, top))
+                .unwrap();
+        }
+        let mut oids = std::collections::HashMap::new();
+        for v in order["nodes"].as_array().unwrap() {
+            if count >= n {
+                break 'outer;
+            }
+            let props = v["properties"].as_object().unwrap();
+            let mut node = OntoNode::new(
+                NodeType::parse(v["type"].as_str().unwrap()).unwrap(),
+                &format!("{}{copy}", props["Name"].as_str().unwrap()),
+                props["Descr"].as_str().unwrap(),
+            );
+            for (k, val) in props {
+                if !["Name", "Descr", "position"].contains(&k.as_str()) {
+                    node.props.insert(k.clone(), val.clone());
+                }
+            }
+            node.position = Some(Position {
+                x: (count % 20) as f64 * 180.0,
+                y: (count / 20) as f64 * 120.0,
+            });
+            let after = tx.upsert_node(node).unwrap().after;
+            oids.insert(v["uuid"].as_str().unwrap().to_string(), after.uuid);
+            count += 1;
+        }
+        for e in order["relationships"].as_array().unwrap() {
+            let (s, d) = (
+                &oids[e["source"].as_str().unwrap()],
+                &oids[e["target"].as_str().unwrap()],
+            );
+            let rel = RelType::parse(e["type"].as_str().unwrap()).unwrap();
+            tx.upsert_edge(OntoEdge::new(s, rel, d)).unwrap();
+        }
+        if let (Some(sys), Some(actor)) =
+            (ids.get("OrderSystem.SY.003"), ids.get("Customer.AC.001"))
+        {
+            let order_sys = &oids["uuid-sys-123"];
+            tx.upsert_edge(OntoEdge::new(sys, RelType::Compose, order_sys))
+                .unwrap();
+            tx.upsert_edge(OntoEdge::new(
+                actor,
+                RelType::Io,
+                &oids["7c9e6679-7425-40de-944b-e07fc1f90ae7"],
+            ))
+            .unwrap();
+        }
+    }
+    let mut batch = Batch::new();
+    tx.finish(&mut batch);
+    store.apply(batch).unwrap();
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i]
+}
+
+fn report(label: &str, mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let p50 = percentile(&v, 0.5);
+    println!(
+        "{label:<44} p50 {p50:>8.3} ms   p95 {:>8.3} ms   min {:>8.3} ms",
+        percentile(&v, 0.95),
+        v[0]
+    );
+    p50
+}
+
+fn time_capture(store: &Store, graph: &str, mode: Mode, miss: bool) -> Vec<f64> {
+    let o = CaptureOptions {
+        mode,
+        ..CaptureOptions::default()
+    };
+    let g = load_graph(store, graph).unwrap();
+    let mut out = Vec::with_capacity(RUNS);
+    for i in 0..RUNS + 3 {
+        if miss {
+            // Change what the header shows, so the next capture is a miss.
+            session::update(
+                store,
+                &g,
+                "bench",
+                SessionUpdate {
+                    zoom: Some(1.0 + (i % 7) as f64 / 10.0 + i as f64 / 1000.0),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        }
+        let t = Instant::now();
+        let r = capture::capture(store, graph, "bench", None, &o).unwrap();
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if miss {
+            assert!(!r.cached);
+        } else if i > 0 {
+            assert!(r.cached);
+        }
+        if i >= 3 {
+            out.push(ms);
+        }
+    }
+    out
+}
+
+fn main() {
+    println!("graphctx ontology bench: capture latency and Format E vs JSON tokens");
+    let store = Store::memory().unwrap();
+
+    build(&store, "g100", 100);
+    let g = load_graph(&store, "g100").unwrap();
+    println!(
+        "\n100-node graph: {} nodes, {} edges (copies of the seed systems)",
+        g.nodes.len(),
+        g.edges.len()
+    );
+    session::update(&store, &g, "bench", SessionUpdate::default()).unwrap();
+    // Warm the tokenizer (loaded once per process).
+    TokenCounter::new(Encoding::O200k).count_exact("warm up");
+    let full_miss = report(
+        "capture FULL, cache miss",
+        time_capture(&store, "g100", Mode::Full, true),
+    );
+    let min_miss = report(
+        "capture MINIMAL, cache miss",
+        time_capture(&store, "g100", Mode::Minimal, true),
+    );
+    let full_hit = report(
+        "capture FULL, cache hit",
+        time_capture(&store, "g100", Mode::Full, false),
+    );
+    let min_hit = report(
+        "capture MINIMAL, cache hit",
+        time_capture(&store, "g100", Mode::Minimal, false),
+    );
+    // What a miss costs beyond reading the graph: render alone.
+    let state = session::load(&store, "g100", "bench").unwrap().unwrap();
+    let mut v = Vec::new();
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let g = load_graph(&store, "g100").unwrap();
+        let _ = capture::render(&store, &g, &state, &CaptureOptions::default(), 0).unwrap();
+        v.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    report("load graph + render FULL (no cache I/O)", v);
+    let mut v = Vec::new();
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let _ = load_graph(&store, "g100").unwrap();
+        v.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    report("load graph alone", v);
+    let st = &capture::stats(&store, "g100", Some("bench")).unwrap()[0];
+    println!(
+        "cache over the runs above: {} hits, {} misses",
+        st.hits, st.misses
+    );
+    println!(
+        "targets: FULL < 50 ms (seed) / < 5 ms (goal): miss {full_miss:.3} ms, hit {full_hit:.3} ms; \
+         MINIMAL < 5 ms (seed) / < 1 ms (goal): miss {min_miss:.3} ms, hit {min_hit:.3} ms"
+    );
+
+    // The seed's stream: 10 identical requests.
+    let g = load_graph(&store, "g100").unwrap();
+    session::update(&store, &g, "stream", SessionUpdate::default()).unwrap();
+    for _ in 0..10 {
+        capture::capture(&store, "g100", "stream", None, &CaptureOptions::default()).unwrap();
+    }
+    let st = &capture::stats(&store, "g100", Some("stream")).unwrap()[0];
+    println!(
+        "10 identical FULL requests: {} hits, {} misses, hit rate {:.0} % (seed: > 80 %)",
+        st.hits,
+        st.misses,
+        st.hit_rate * 100.0
+    );
+
+    build(&store, "g200", 200);
+    let g = load_graph(&store, "g200").unwrap();
+    println!(
+        "\n200-node system: {} nodes, {} edges",
+        g.nodes.len(),
+        g.edges.len()
+    );
+    let json = serde_json::to_string(&io::export_json(&g)).unwrap();
+    let e = io::export(&g, Format::E);
+    let mut no_pos = g.clone();
+    for n in no_pos.nodes.values_mut() {
+        n.position = None;
+    }
+    let json_np = serde_json::to_string(&io::export_json(&no_pos)).unwrap();
+    let e_np = io::export(&no_pos, Format::E);
+    // Where the tokens go (o200k, without positions).
+    let c = TokenCounter::new(Encoding::O200k);
+    let v = io::export_json(&no_pos);
+    let jn = c.count_exact(&serde_json::to_string(&v["nodes"]).unwrap());
+    let je = c.count_exact(&serde_json::to_string(&v["relationships"]).unwrap());
+    let (en, ee) = e_np.split_once("\n## Edges\n").unwrap();
+    println!(
+        "breakdown (o200k, no positions): JSON nodes {jn} + relationships {je}; Format E node lines {} + edge lines {}",
+        c.count_exact(en),
+        c.count_exact(ee)
+    );
+    let uuid_tokens: usize = no_pos.nodes.keys().map(|u| c.count_exact(u)).sum();
+    println!(
+        "  UUIDs: {uuid_tokens} tokens for the {} node UUIDs alone (each edge repeats two of them)",
+        no_pos.nodes.len()
+    );
+    for enc in [Encoding::O200k, Encoding::Cl100k] {
+        let c = TokenCounter::new(enc);
+        for (label, j, f) in [
+            ("with positions", &json, &e),
+            ("without positions", &json_np, &e_np),
+        ] {
+            let (tj, te) = (c.count_exact(j), c.count_exact(f));
+            println!(
+                "{:<11} {label:<18} compact JSON {tj:>6} tokens, Format E {te:>6} tokens: reduction {:.1} % (seed 74.2 %, goal >= 80 %)",
+                enc.name(),
+                100.0 * (1.0 - te as f64 / tj as f64)
+            );
+        }
+    }
+}
