@@ -15,4 +15,5 @@ pub mod index;
 pub mod model;
 pub mod serve;
 pub mod ontology;
+pub mod operations;
 pub mod store;

@@ -3,6 +3,7 @@
 mod analyse;
 mod look;
 mod ontology;
+mod operations;
 mod output;
 mod serve;
 
@@ -117,6 +118,12 @@ pub enum Command {
     /// Canvas sessions: viewport, filters, layout, selection, members.
     #[command(subcommand)]
     Session(ontology::SessionCommand),
+    /// Apply an LLM response's operations to an ontology graph, atomically.
+    Apply(operations::ApplyArgs),
+    /// Undo the last applied response on an ontology graph.
+    Undo,
+    /// Redo the response undone last.
+    Redo,
     /// Run a Datalog script against the store (read-only unless --write).
     Query {
         script: String,
@@ -215,6 +222,9 @@ pub fn run(cli: Cli) -> Result<u8> {
             write,
             json,
         } => look::query(&global, &script, &params, write, json),
+        Command::Apply(args) => operations::apply(&global, args),
+        Command::Undo => operations::revert(&global, true),
+        Command::Redo => operations::revert(&global, false),
     }
 }
 

@@ -267,6 +267,12 @@ impl Batch {
         self.relations.values().all(|r| r.rows.is_empty())
     }
 
+    /// The queued rows by relation name (`-name` for deletes), for writers
+    /// that record what a batch changes (the operations change log).
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &NamedRows)> {
+        self.relations.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
     /// Number of queued rows (puts and deletes).
     pub fn len(&self) -> usize {
         self.relations.values().map(|r| r.rows.len()).sum()

@@ -61,6 +61,11 @@ queries! {
     ONTO_COUNTS => "onto_counts.cozo",
     ONTO_NODE_NAMES => "onto_node_names.cozo",
     CAPTURE_STATS_GET => "capture_stats_get.cozo",
+    OPS_LOG_UNDO_HEAD => "ops_log_undo_head.cozo",
+    OPS_LOG_REDO_HEAD => "ops_log_redo_head.cozo",
+    OPS_LOG_UNDONE => "ops_log_undone.cozo",
+    OPS_LOG_CHANGES => "ops_log_changes.cozo",
+    OPS_LOG_STATS => "ops_log_stats.cozo",
 }
 
 /// `queries/capture_record.cozo`: a script that writes, so not in [`ALL`]

@@ -21,6 +21,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ontology",
         include_str!("../../schema/003_ontology.cozo"),
     ),
+    (
+        4,
+        "operations",
+        include_str!("../../schema/004_operations.cozo"),
+    ),
     (5, "capture", include_str!("../../schema/005_capture.cozo")),
 ];
 

@@ -1,0 +1,595 @@
+//! The change log of applied responses: undo and redo that restore exactly.
+//!
+//! Why row images rather than inverse operations: an inverse ("delete what
+//! was created, re-create what was deleted") restores the graph's meaning
+//! but not its rows — a re-created node would get new change sequence
+//! numbers, tombstones would linger, counters would move. Instead, when a
+//! response's batch is staged, every row it touches is read as it is now
+//! (`before`) and as the batch leaves it (`after`). Undo puts the `before`
+//! rows back (deleting rows that did not exist); redo puts the `after`
+//! rows. Both check first that the touched rows are still as the log says
+//! (a write outside the log would otherwise be silently overwritten) and
+//! land, with the log's own update and the graph's `seq` bump, in one
+//! transaction.
+//!
+//! The log works on whatever relations a batch touches, so it needs their
+//! key columns: it asks CozoDB (`::columns`) and builds the row lookup
+//! from those names. This is the one place a script is assembled rather
+//! than read from `queries/`; it contains only relation and column names
+//! declared in `schema/` (checked to be plain identifiers), and every value
+//! reaches it as `$keys`.
+//!
+//! Not recorded: the `graph` row (its `seq` moves forward on undo and redo
+//! too, so caches see a change), the log itself, and cached contexts.
+
+use std::collections::{BTreeMap, HashMap};
+
+use cozo::{DataValue, Num};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::error::OperationError;
+use super::events::{ChunkUpdates, EdgeView, NodeView};
+use crate::emit::time::now_rfc3339;
+use crate::store::value::{get_bytes, get_int, get_json, get_str, json as json_value, Params};
+use crate::store::{queries, Batch, Store, StoreError};
+
+/// A row's key columns. (`DataValue` only looks mutable to clippy — its
+/// regex variant carries a cache — key rows here are plain scalars.)
+type Key = Vec<DataValue>;
+type Rows = HashMap<Key, Vec<DataValue>>;
+/// A stored row with its relation's column names.
+type ColumnsAndRow = (Vec<String>, Vec<DataValue>);
+/// Per relation: keys in first-seen order, and the row the batch leaves.
+type After<'a> = BTreeMap<&'a str, (Vec<Key>, HashMap<Key, Option<Vec<DataValue>>>)>;
+
+/// Relations a change-log entry never records.
+const NOT_RECORDED: &[&str] = &["graph", "op_log", "op_changes", "context_cache"];
+
+const LOG_COLS: &[&str] = &["graph", "entry", "state", "seq", "at", "summary"];
+const CHANGES_COLS: &[&str] = &["graph", "entry", "changes"];
+const LOG_KEY: &[&str] = &["graph", "entry"];
+
+/// One touched row: as it was and as the change left it (`None`: absent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowImage {
+    pub relation: String,
+    pub columns: Vec<String>,
+    pub key_len: usize,
+    pub before: Option<Vec<DataValue>>,
+    pub after: Option<Vec<DataValue>>,
+}
+
+impl RowImage {
+    fn key(&self) -> Vec<DataValue> {
+        let row = self.before.as_ref().or(self.after.as_ref());
+        row.map(|r| r[..self.key_len].to_vec()).unwrap_or_default()
+    }
+}
+
+/// Column layout of a stored relation.
+#[derive(Debug, Clone)]
+struct RelSchema {
+    columns: Vec<String>,
+    key_len: usize,
+    float: Vec<bool>,
+}
+
+fn is_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn schema_of(store: &Store, relation: &str) -> Result<RelSchema, StoreError> {
+    if !is_ident(relation) {
+        return Err(StoreError::Query(format!(
+            "change log: `{relation}` is not a relation name"
+        )));
+    }
+    let rows = store.read(&format!("::columns {relation}"), Params::new())?;
+    let col = |name: &str| rows.headers.iter().position(|h| h == name).unwrap_or(0);
+    let (c_name, c_key, c_idx, c_type) = (col("column"), col("is_key"), col("index"), col("type"));
+    let mut cols: Vec<(i64, String, bool, bool)> = rows
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                get_int(r, c_idx),
+                get_str(r, c_name).to_string(),
+                r.get(c_key).and_then(|v| v.get_bool()).unwrap_or(false),
+                get_str(r, c_type).trim_end_matches('?') == "Float",
+            )
+        })
+        .collect();
+    cols.sort_by_key(|c| c.0);
+    if cols.iter().any(|c| !is_ident(&c.1)) {
+        return Err(StoreError::Query(format!(
+            "change log: unexpected column names in `{relation}`"
+        )));
+    }
+    Ok(RelSchema {
+        key_len: cols.iter().filter(|c| c.2).count(),
+        float: cols.iter().map(|c| c.3).collect(),
+        columns: cols.into_iter().map(|c| c.1).collect(),
+    })
+}
+
+/// The stored rows of `relation` with these keys, by key.
+#[allow(clippy::mutable_key_type)]
+fn read_rows(
+    store: &Store,
+    relation: &str,
+    schema: &RelSchema,
+    keys: Vec<Vec<DataValue>>,
+) -> Result<Rows, StoreError> {
+    if keys.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let kvars: Vec<String> = (0..schema.key_len).map(|i| format!("k{i}")).collect();
+    let vars: Vec<String> = (0..schema.columns.len())
+        .map(|i| {
+            if i < schema.key_len {
+                format!("k{i}")
+            } else {
+                format!("v{i}")
+            }
+        })
+        .collect();
+    let bindings: Vec<String> = schema
+        .columns
+        .iter()
+        .zip(&vars)
+        .map(|(c, v)| format!("{c}: {v}"))
+        .collect();
+    let script = format!(
+        "keys[{k}] <- $keys\n?[{all}] := keys[{k}], *{relation}{{{b}}}",
+        k = kvars.join(", "),
+        all = vars.join(", "),
+        b = bindings.join(", "),
+    );
+    let keys = DataValue::List(keys.into_iter().map(DataValue::List).collect());
+    let rows = store.read(&script, Params::new().with("keys", keys))?;
+    Ok(rows
+        .rows
+        .into_iter()
+        .map(|r| (r[..schema.key_len].to_vec(), r))
+        .collect())
+}
+
+/// CozoDB stores an integer put into a Float column as a float; compare
+/// and record images the way they are stored.
+fn normalise(schema: &RelSchema, row: &mut [DataValue]) {
+    for (v, &is_float) in row.iter_mut().zip(&schema.float) {
+        if let (true, DataValue::Num(Num::Int(i))) = (is_float, &*v) {
+            *v = DataValue::Num(Num::Float(*i as f64));
+        }
+    }
+}
+
+/// The row images of everything `batch` would change, read before it lands.
+#[allow(clippy::mutable_key_type)]
+pub fn images_of(store: &Store, batch: &Batch) -> Result<Vec<RowImage>, StoreError> {
+    // relation -> key -> after (None: deleted). Deletes before puts, as
+    // `Store::apply` runs them; a later put of the same key wins.
+    let mut after: After = BTreeMap::new();
+    let mut schemas: HashMap<String, RelSchema> = HashMap::new();
+    let mut entries: Vec<(&str, bool, &cozo::NamedRows)> = batch
+        .entries()
+        .map(|(name, rows)| match name.strip_prefix('-') {
+            Some(rel) => (rel, true, rows),
+            None => (name, false, rows),
+        })
+        .filter(|(rel, _, _)| !NOT_RECORDED.contains(rel))
+        .collect();
+    entries.sort_by_key(|(rel, is_put, _)| (*rel, !*is_put));
+    for (rel, is_delete, rows) in entries {
+        if !schemas.contains_key(rel) {
+            schemas.insert(rel.to_string(), schema_of(store, rel)?);
+        }
+        let schema = &schemas[rel];
+        let pos: Vec<Option<usize>> = schema
+            .columns
+            .iter()
+            .map(|c| rows.headers.iter().position(|h| h == c))
+            .collect();
+        let (order, map) = after.entry(rel).or_default();
+        for row in &rows.rows {
+            let mut full: Vec<DataValue> = pos
+                .iter()
+                .map(|p| {
+                    p.and_then(|i| row.get(i).cloned())
+                        .unwrap_or(DataValue::Null)
+                })
+                .collect();
+            normalise(schema, &mut full);
+            let key = full[..schema.key_len].to_vec();
+            let value = if is_delete { None } else { Some(full) };
+            if map.insert(key.clone(), value).is_none() {
+                order.push(key);
+            }
+        }
+    }
+    let mut images = Vec::new();
+    for (rel, (order, mut map)) in after {
+        let schema = &schemas[rel];
+        let mut before = read_rows(store, rel, schema, order.clone())?;
+        for key in order {
+            let mut b = before.remove(&key);
+            if let Some(r) = b.as_mut() {
+                normalise(schema, r);
+            }
+            let a = map.remove(&key).flatten();
+            if b != a {
+                images.push(RowImage {
+                    relation: rel.to_string(),
+                    columns: schema.columns.clone(),
+                    key_len: schema.key_len,
+                    before: b,
+                    after: a,
+                });
+            }
+        }
+    }
+    Ok(images)
+}
+
+/// The sizes of a graph's undo and redo stacks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct LogStats {
+    /// The highest entry number so far (0: none).
+    pub last_entry: i64,
+    pub undo: i64,
+    pub redo: i64,
+}
+
+pub fn stats(store: &Store, graph: &str) -> Result<LogStats, StoreError> {
+    let rows = store.read(queries::OPS_LOG_STATS, Params::new().with("graph", graph))?;
+    Ok(rows
+        .rows
+        .first()
+        .map(|r| LogStats {
+            last_entry: get_int(r, 0),
+            undo: get_int(r, 1),
+            redo: get_int(r, 2),
+        })
+        .unwrap_or_default())
+}
+
+/// Add the log entry for `batch` (a response's staged changes, landing as
+/// `seq`) to the batch itself, and clear the redo stack. Call after
+/// everything else is staged; returns the entry number.
+pub fn record(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    seq: i64,
+    summary: Value,
+) -> Result<i64, StoreError> {
+    let images = images_of(store, batch)?;
+    let entry = stats(store, graph)?.last_entry + 1;
+    for row in store
+        .read(queries::OPS_LOG_UNDONE, Params::new().with("graph", graph))?
+        .rows
+    {
+        let key = vec![graph.into(), get_int(&row, 0).into()];
+        batch.delete("op_changes", LOG_KEY, key.clone());
+        batch.delete("op_log", LOG_KEY, key);
+    }
+    stage_entry(batch, graph, entry, "applied", seq, &now_rfc3339(), summary);
+    let bytes = rmp_serde::to_vec(&images)
+        .map_err(|e| StoreError::Query(format!("change log: cannot encode changes: {e}")))?;
+    batch.put(
+        "op_changes",
+        CHANGES_COLS,
+        vec![graph.into(), entry.into(), DataValue::Bytes(bytes)],
+    );
+    Ok(entry)
+}
+
+fn stage_entry(
+    batch: &mut Batch,
+    graph: &str,
+    entry: i64,
+    state: &str,
+    seq: i64,
+    at: &str,
+    summary: Value,
+) {
+    batch.put(
+        "op_log",
+        LOG_COLS,
+        vec![
+            graph.into(),
+            entry.into(),
+            state.into(),
+            seq.into(),
+            at.into(),
+            json_value(summary),
+        ],
+    );
+}
+
+/// What an undo or redo did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reverted {
+    /// `undo` or `redo`.
+    pub action: &'static str,
+    pub graph: String,
+    /// The change-log entry undone or redone.
+    pub entry: i64,
+    /// The graph's seq after it.
+    pub seq: i64,
+    /// Rows restored.
+    pub rows: usize,
+    /// The entry's summary as recorded at apply time.
+    pub summary: Value,
+    /// Stack sizes after it.
+    pub undo: i64,
+    pub redo: i64,
+    /// The view updates of the revert (the text and graph lines of
+    /// `undo`/`redo`; not part of this object's JSON).
+    #[serde(skip)]
+    pub view: ChunkUpdates,
+}
+
+/// Revert the newest applied entry.
+pub fn undo(store: &Store, graph: &str) -> Result<Reverted, OperationError> {
+    revert(store, graph, true)
+}
+
+/// Re-apply the entry undone last.
+pub fn redo(store: &Store, graph: &str) -> Result<Reverted, OperationError> {
+    revert(store, graph, false)
+}
+
+#[allow(clippy::mutable_key_type)]
+fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationError> {
+    let action = if undo { "undo" } else { "redo" };
+    let p = || Params::new().with("graph", graph);
+    let head = if undo {
+        queries::OPS_LOG_UNDO_HEAD
+    } else {
+        queries::OPS_LOG_REDO_HEAD
+    };
+    let rows = store.read(head, p())?;
+    let Some(row) = rows.rows.first() else {
+        return Err(OperationError::NothingTo(action, graph.to_string()));
+    };
+    let entry = get_int(row, 0);
+    let at = get_str(row, 3).to_string();
+    let summary = get_json(row, 4);
+    let changes = store.read(queries::OPS_LOG_CHANGES, p().with("entry", entry))?;
+    let bytes = changes.rows.first().map(|r| get_bytes(r, 0)).unwrap_or(&[]);
+    let images: Vec<RowImage> =
+        rmp_serde::from_slice(bytes).map_err(|e| OperationError::Conflict {
+            action,
+            graph: graph.to_string(),
+            entry,
+            message: format!("the log entry cannot be read: {e}"),
+        })?;
+
+    // The rows must still be as the entry left them (undo) or found them (redo).
+    let mut by_rel: BTreeMap<&str, Vec<&RowImage>> = BTreeMap::new();
+    for im in &images {
+        by_rel.entry(im.relation.as_str()).or_default().push(im);
+    }
+    for (rel, ims) in &by_rel {
+        let schema = schema_of(store, rel)?;
+        if schema.columns != ims[0].columns {
+            return Err(OperationError::Conflict {
+                action,
+                graph: graph.to_string(),
+                entry,
+                message: format!(
+                    "relation `{rel}` changed its columns since the entry was recorded"
+                ),
+            });
+        }
+        let current = read_rows(store, rel, &schema, ims.iter().map(|i| i.key()).collect())?;
+        for im in ims {
+            let expected = if undo { &im.after } else { &im.before };
+            let mut now = current.get(&im.key()).cloned();
+            if let Some(r) = now.as_mut() {
+                normalise(&schema, r);
+            }
+            if &now != expected {
+                return Err(OperationError::Conflict {
+                    action,
+                    graph: graph.to_string(),
+                    entry,
+                    message: format!(
+                        "a row of `{rel}` was changed outside the change log since entry {entry} \
+                         (key {}); refusing to overwrite it",
+                        crate::store::value::display(&DataValue::List(im.key()))
+                    ),
+                });
+            }
+        }
+    }
+
+    let mut batch = Batch::new();
+    for im in &images {
+        let target = if undo { &im.before } else { &im.after };
+        let cols: Vec<&str> = im.columns.iter().map(String::as_str).collect();
+        match target {
+            Some(row) => batch.put(&im.relation, &cols, row.clone()),
+            None => batch.delete(&im.relation, &cols[..im.key_len], im.key()),
+        }
+    }
+    let (seq, source) = match store.read(queries::GRAPH_SEQ, p())?.rows.first() {
+        Some(r) => (get_int(r, 0), get_str(r, 1).to_string()),
+        None => (0, String::new()),
+    };
+    let seq = seq + 1;
+    batch.put(
+        "graph",
+        &["graph", "source", "seq"],
+        vec![graph.into(), source.into(), seq.into()],
+    );
+    let state = if undo { "undone" } else { "applied" };
+    stage_entry(&mut batch, graph, entry, state, seq, &at, summary.clone());
+    store.apply(batch)?;
+    let st = stats(store, graph)?;
+    let node_schema = schema_of(store, "node")?;
+    let current_node = |uuid: &str| {
+        let key = vec![DataValue::from(graph), DataValue::from(uuid)];
+        read_rows(store, "node", &node_schema, vec![key])
+            .ok()?
+            .into_values()
+            .next()
+            .map(|row| (node_schema.columns.clone(), row))
+    };
+    let view = view_updates(graph, &images, undo, &current_node);
+    Ok(Reverted {
+        action,
+        graph: graph.to_string(),
+        entry,
+        seq,
+        rows: images.len(),
+        summary,
+        undo: st.undo,
+        redo: st.redo,
+        view,
+    })
+}
+
+/// A compact JSON description of row images per relation (for summaries).
+pub fn count_by_relation(images: &[RowImage]) -> Value {
+    let mut m: BTreeMap<&str, usize> = BTreeMap::new();
+    for im in images {
+        *m.entry(im.relation.as_str()).or_default() += 1;
+    }
+    json!(m)
+}
+
+/// The view updates that take a UI from the state before an undo or redo
+/// to the state after it, as one pseudo-chunk: edges removed first, then
+/// nodes, then edges added (a UI never holds an edge whose node is gone).
+/// `current_node` reads a node's shared row after the revert, for nodes
+/// whose only change was in their side row (properties, position).
+#[allow(clippy::mutable_key_type)]
+fn view_updates(
+    graph: &str,
+    images: &[RowImage],
+    undo: bool,
+    current_node: &dyn Fn(&str) -> Option<ColumnsAndRow>,
+) -> ChunkUpdates {
+    // (state before this revert, state after it)
+    let states = |im: &RowImage| {
+        if undo {
+            (im.after.clone(), im.before.clone())
+        } else {
+            (im.before.clone(), im.after.clone())
+        }
+    };
+    let col = |cols: &[String], row: &[DataValue], name: &str| -> DataValue {
+        cols.iter()
+            .position(|c| c == name)
+            .and_then(|i| row.get(i).cloned())
+            .unwrap_or(DataValue::Null)
+    };
+    let text = |v: DataValue| v.get_str().unwrap_or("").to_string();
+    let json_obj = |v: DataValue| match v {
+        DataValue::Json(j) => j.0.as_object().cloned().unwrap_or_default(),
+        _ => Default::default(),
+    };
+    let g = DataValue::from(graph);
+    let ours = |im: &RowImage| {
+        im.before
+            .as_ref()
+            .or(im.after.as_ref())
+            .is_some_and(|r| r.first() == Some(&g))
+    };
+
+    // Side rows of nodes by uuid: (columns, before, after).
+    type Side = (Vec<String>, Option<Vec<DataValue>>, Option<Vec<DataValue>>);
+    let mut side: BTreeMap<String, Side> = BTreeMap::new();
+    for im in images
+        .iter()
+        .filter(|i| i.relation == "onto_node" && ours(i))
+    {
+        let (b, a) = states(im);
+        let uuid = text(im.key().get(1).cloned().unwrap_or(DataValue::Null));
+        side.insert(uuid, (im.columns.clone(), b, a));
+    }
+    let node_view = |cols: &[String], row: &[DataValue], side_row: Option<&Side>, after: bool| {
+        let s = |name: &str| {
+            side_row
+                .and_then(|(c, b, a)| {
+                    let r = if after { a.as_ref() } else { b.as_ref() };
+                    r.map(|r| col(c, r, name))
+                })
+                .unwrap_or(DataValue::Null)
+        };
+        let position = match s("position") {
+            DataValue::Json(j) => j.0["x"].as_f64().zip(j.0["y"].as_f64()),
+            _ => None,
+        };
+        NodeView {
+            uuid: text(col(cols, row, "id")),
+            node_type: text(col(cols, row, "kind")),
+            semantic_id: text(s("semantic_id")),
+            name: text(col(cols, row, "name")),
+            descr: text(col(cols, row, "doc")),
+            props: json_obj(s("props")),
+            position,
+        }
+    };
+    let edge_view = |im: &RowImage, row: &[DataValue]| EdgeView {
+        uuid: text(col(&im.columns, row, "uuid")),
+        rel: text(col(&im.columns, row, "rel")),
+        source_uuid: text(col(&im.columns, row, "src")),
+        target_uuid: text(col(&im.columns, row, "dst")),
+        props: json_obj(col(&im.columns, row, "props")),
+    };
+
+    let mut out = ChunkUpdates::new(0);
+    let mut added = Vec::new();
+    for im in images
+        .iter()
+        .filter(|i| i.relation == "onto_edge" && ours(i))
+    {
+        match states(im) {
+            (Some(b), None) => out.edge_deleted(&edge_view(im, &b)),
+            (None, Some(a)) => added.push((false, edge_view(im, &a))),
+            (Some(_), Some(a)) => added.push((true, edge_view(im, &a))),
+            (None, None) => {}
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let (mut deleted, mut created, mut updated) = (Vec::new(), Vec::new(), Vec::new());
+    for im in images.iter().filter(|i| i.relation == "node" && ours(i)) {
+        let (b, a) = states(im);
+        let cols = &im.columns;
+        let uuid = text(im.key().get(1).cloned().unwrap_or(DataValue::Null));
+        let sr = side.get(&uuid);
+        match (b, a) {
+            (Some(b), None) => deleted.push(node_view(cols, &b, sr, false)),
+            (None, Some(a)) => created.push(node_view(cols, &a, sr, true)),
+            (Some(_), Some(a)) => updated.push(node_view(cols, &a, sr, true)),
+            (None, None) => {}
+        }
+        seen.insert(uuid);
+    }
+    // Nodes whose only change was in the side row.
+    for (uuid, sr) in &side {
+        if seen.contains(uuid) || sr.1.is_none() || sr.2.is_none() {
+            continue;
+        }
+        if let Some((cols, row)) = current_node(uuid) {
+            updated.push(node_view(&cols, &row, Some(sr), true));
+        }
+    }
+    deleted.iter().for_each(|n| out.node_deleted(n));
+    created.iter().for_each(|n| out.node_added(n));
+    updated.iter().for_each(|n| out.node_updated(n));
+    for (updated, e) in added {
+        if updated {
+            out.edge_updated(&e);
+        } else {
+            out.edge_added(&e);
+        }
+    }
+    out
+}
