@@ -9,6 +9,7 @@
 //! editors (LSP) and agents (MCP) from the live index.
 pub mod analyse;
 pub mod capture;
+pub mod canvas;
 pub mod emit;
 pub mod graph;
 pub mod index;

@@ -11,9 +11,17 @@ use crate::store::value::{get_int, get_str, str_list};
 use crate::store::{queries, Params, Store, StoreError};
 
 /// Relationships that mean "depends on". `contains` (structure) and
-/// `tests` (a test's view of what it calls) are not dependencies.
-pub const DEPENDENCY_RELS: [&str; 5] =
-    ["calls", "uses_type", "implements", "imports", "references"];
+/// `tests` (a test's view of what it calls) are not dependencies. A
+/// canvas `thread` edge is a conversation step (the answer depends on the
+/// question); canvas `context` edges are not dependencies.
+pub const DEPENDENCY_RELS: [&str; 6] = [
+    "calls",
+    "uses_type",
+    "implements",
+    "imports",
+    "references",
+    "thread",
+];
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Cycle {

@@ -1,6 +1,7 @@
 //! Subcommands of the `graphctx` binary.
 
 mod analyse;
+mod canvas;
 mod look;
 mod ontology;
 mod operations;
@@ -124,6 +125,9 @@ pub enum Command {
     Undo,
     /// Redo the response undone last.
     Redo,
+    /// JSON Canvas conversations: walk, respond, import.
+    #[command(subcommand)]
+    Canvas(canvas::CanvasCommand),
     /// Run a Datalog script against the store (read-only unless --write).
     Query {
         script: String,
@@ -216,6 +220,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Graph(c) => ontology::graph(&global, c),
         Command::Capture(a) => ontology::capture(&global, a),
         Command::Session(c) => ontology::session(&global, c),
+        Command::Canvas(cmd) => canvas::run(&global, cmd),
         Command::Query {
             script,
             params,

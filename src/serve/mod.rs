@@ -9,7 +9,8 @@
 //!   the stored graph, in protocol-free types, so every handler is testable
 //!   in-process without a client;
 //! - [`tools`] is the MCP tool registry (name, JSON schema, handler), also
-//!   protocol-free; adding a tool is one entry;
+//!   protocol-free; adding a tool is one entry ([`graph_tools`] adds the
+//!   ontology and canvas tools);
 //! - [`lsp`] and [`mcp`] are thin adapters from tower-lsp-server and rmcp
 //!   to those two;
 //! - [`watch`] keeps the index current: a refresher thread that coalesces
@@ -24,6 +25,7 @@
 //! mode gives readers a consistent snapshot), so they never see half of a
 //! run.
 
+pub mod graph_tools;
 pub mod lsp;
 pub mod mcp;
 pub mod nav;

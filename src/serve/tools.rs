@@ -112,6 +112,13 @@ pub struct ToolReply {
 
 /// Every tool graphctx serves.
 pub fn registry() -> Vec<ToolSpec> {
+    let mut tools = code_tools();
+    tools.extend(super::graph_tools::specs());
+    tools
+}
+
+/// The tools over the code graph.
+fn code_tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "context",

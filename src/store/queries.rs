@@ -66,6 +66,7 @@ queries! {
     OPS_LOG_UNDONE => "ops_log_undone.cozo",
     OPS_LOG_CHANGES => "ops_log_changes.cozo",
     OPS_LOG_STATS => "ops_log_stats.cozo",
+    CANVAS_GRAPH_ROWS => "canvas_graph_rows.cozo",
 }
 
 /// `queries/capture_record.cozo`: a script that writes, so not in [`ALL`]

@@ -27,6 +27,7 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../schema/004_operations.cozo"),
     ),
     (5, "capture", include_str!("../../schema/005_capture.cozo")),
+    (6, "canvas", include_str!("../../schema/006_canvas.cozo")),
 ];
 
 /// The version a fully migrated database has.
