@@ -213,7 +213,12 @@ fn main() {
     let all = ws.all_symbols().unwrap();
     let pool: Vec<_> = all
         .iter()
-        .filter(|e| matches!(e.kind.as_str(), "fn" | "method" | "struct" | "enum" | "trait"))
+        .filter(|e| {
+            matches!(
+                e.kind.as_str(),
+                "fn" | "method" | "struct" | "enum" | "trait"
+            )
+        })
         .collect();
     let step = (pool.len() / SAMPLE).max(1);
     let sample: Vec<_> = pool.iter().step_by(step).take(SAMPLE).copied().collect();
@@ -225,7 +230,8 @@ fn main() {
         })
         .collect();
 
-    let (mut refs, mut hover, mut cold, mut warm, mut cold_full) = (vec![], vec![], vec![], vec![], vec![]);
+    let (mut refs, mut hover, mut cold, mut warm, mut cold_full) =
+        (vec![], vec![], vec![], vec![], vec![]);
     let mut ref_counts = vec![];
     for (key, file, line, col) in &at {
         let t = Instant::now();
@@ -236,7 +242,9 @@ fn main() {
         ref_counts.push(r.len() as f64);
         let t = Instant::now();
         let defs = ws.definition(file, *line, *col, None).unwrap();
-        let h = ws.hover(&defs.first().map(|d| d.key.clone()).unwrap_or(key.clone())).unwrap();
+        let h = ws
+            .hover(&defs.first().map(|d| d.key.clone()).unwrap_or(key.clone()))
+            .unwrap();
         hover.push(ms(t));
         std::hint::black_box(h);
         let base = BaseSpec::Keys(vec![key.clone()]);
@@ -318,7 +326,10 @@ fn main() {
         text.push_str(&format!("\npub fn {name}() {{}}\n"));
         let t = Instant::now();
         std::fs::write(&path, &text).unwrap();
-        lsp.notify("textDocument/didSave", json!({"textDocument": {"uri": uri(&path)}}));
+        lsp.notify(
+            "textDocument/didSave",
+            json!({"textDocument": {"uri": uri(&path)}}),
+        );
         loop {
             let r = lsp.request("workspace/symbol", json!({"query": name}));
             if r["result"]
@@ -345,7 +356,13 @@ fn main() {
         ws.refresh(false).unwrap();
         runs.push(ms(t));
     }
-    println!("saved edit → answer reflecting it ({} entities):", s.entities);
-    stats("  write + didSave → workspace/symbol finds it", save_to_answer);
+    println!(
+        "saved edit → answer reflecting it ({} entities):",
+        s.entities
+    );
+    stats(
+        "  write + didSave → workspace/symbol finds it",
+        save_to_answer,
+    );
     stats("  the incremental index run alone (in-process)", runs);
 }

@@ -8,13 +8,13 @@
 //! budgets). [`graph`] reads the stored graph for the CLI; [`serve`] answers
 //! editors (LSP) and agents (MCP) from the live index.
 pub mod analyse;
-pub mod capture;
 pub mod canvas;
+pub mod capture;
 pub mod emit;
 pub mod graph;
 pub mod index;
 pub mod model;
-pub mod serve;
 pub mod ontology;
 pub mod operations;
+pub mod serve;
 pub mod store;

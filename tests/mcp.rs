@@ -244,6 +244,218 @@ fn bad_calls_are_tool_errors_with_error_objects() {
     assert!(tools::call(&ws, &tools::registry(), "no_such_tool", &Map::new()).is_none());
 }
 
+/// The shapes workspace plus an ontology graph `cargo` with a session `s1`
+/// (through the CLI, as a user would set it up) and the seed canvas vault.
+fn with_graphs() -> (tempfile::TempDir, Arc<Workspace>) {
+    let (d, ws) = shapes();
+    let db = d.path().join(".graphctx/graph.db");
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let cargo_e = common::fixture("ontology/cargo.e");
+    run(&[
+        "--graph",
+        "cargo",
+        "graph",
+        "import",
+        cargo_e.to_str().unwrap(),
+        "--format",
+        "e",
+    ]);
+    run(&[
+        "--graph",
+        "cargo",
+        "session",
+        "set",
+        "--session",
+        "s1",
+        "--select",
+        "ManageFleet.UC.001",
+    ]);
+    std::fs::create_dir_all(d.path().join("vault")).unwrap();
+    common::copy_dir(&common::fixture("canvas/seed"), &d.path().join("vault"));
+    (d, ws)
+}
+
+#[test]
+fn capture_tool_answers_within_max_tokens() {
+    let (_d, ws) = with_graphs();
+    let full = call(
+        &ws,
+        "capture",
+        json!({"graph": "cargo", "session": "s1", "mode": "full"}),
+    );
+    assert!(!full.is_error, "{}", full.text);
+    assert!(
+        full.text
+            .contains("CargoManagement|SYS|CargoManagement.SY.001"),
+        "{}",
+        full.text
+    );
+    let n_full = tokens(&full.text);
+    // A bound below the full capture keeps the most relevant nodes that fit.
+    let max = n_full / 2;
+    let cut = call(
+        &ws,
+        "capture",
+        json!({"graph": "cargo", "session": "s1", "max_tokens": max}),
+    );
+    assert!(!cut.is_error, "{}", cut.text);
+    assert!(tokens(&cut.text) <= max);
+    assert!(cut.text.lines().count() < full.text.lines().count());
+    let minimal = call(
+        &ws,
+        "capture",
+        json!({"graph": "cargo", "session": "s1", "mode": "minimal"}),
+    );
+    assert!(!minimal.is_error && tokens(&minimal.text) < n_full);
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "capture",
+            json!({"graph": "cargo", "session": "nope"})
+        ))["error"],
+        "session_not_found"
+    );
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "capture",
+            json!({"graph": "cargo", "session": "s1", "mode": "all"})
+        ))["error"],
+        "invalid_arguments"
+    );
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "capture",
+            json!({"graph": "cargo", "session": "s1", "max_nodes": 0})
+        ))["error"],
+        "invalid_arguments"
+    );
+}
+
+#[test]
+fn apply_operations_tool_is_all_or_nothing() {
+    let (_d, ws) = with_graphs();
+    let seed: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::fixture("operations/seed_11.json")).unwrap(),
+    )
+    .unwrap();
+    let r = ok_json(&call(
+        &ws,
+        "apply_operations",
+        json!({"graph": "orders", "response": seed}),
+    ));
+    let created = r["summary"]["created"].as_array().unwrap();
+    assert!(!created.is_empty(), "{r}");
+    assert!(!r["updates"].as_array().unwrap().is_empty());
+    // The graph now holds what was created: a second response may refer to it.
+    let sid = created[0]["semanticId"]
+        .as_str()
+        .or(created[0]["semantic_id"].as_str())
+        .unwrap()
+        .to_string();
+    let follow = json!({"operations": [
+        {"id": "op-1", "type": "update", "semanticId": sid, "data": {"Descr": "changed"}, "dependsOn": []}
+    ]});
+    let r2 = call(
+        &ws,
+        "apply_operations",
+        json!({"graph": "orders", "response": follow.to_string()}),
+    );
+    assert!(!r2.is_error, "{}", r2.text);
+    // A response with a missing dependency changes nothing and says why.
+    let bad = json!({"operations": [
+        {"id": "op-1", "type": "create-relationship", "sourceTempId": "temp-x", "targetTempId": "temp-y",
+         "relationType": "compose", "dependsOn": ["op-9"]}
+    ]});
+    let before = ws.store().dump("node").unwrap().len();
+    let e = err_json(&call(
+        &ws,
+        "apply_operations",
+        json!({"graph": "orders", "response": bad}),
+    ));
+    assert!(e["error"].is_string() && e["message"].is_string(), "{e}");
+    assert_eq!(ws.store().dump("node").unwrap().len(), before);
+    let e = err_json(&call(
+        &ws,
+        "apply_operations",
+        json!({"graph": "orders", "response": "not json"}),
+    ));
+    assert!(e["error"].is_string(), "{e}");
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "apply_operations",
+            json!({"graph": "orders", "response": 5})
+        ))["error"],
+        "invalid_arguments"
+    );
+}
+
+#[test]
+fn canvas_context_tool_walks_up_from_a_node() {
+    let (_d, ws) = with_graphs();
+    let canvas = "vault/conversations/ml.canvas";
+    let r = ok_json(&call(
+        &ws,
+        "canvas_context",
+        json!({"canvas": canvas, "node": "i-supervised-answer", "vault": "vault"}),
+    ));
+    let msgs = r["messages"].as_array().unwrap();
+    assert_eq!(msgs[0]["role"], "system", "{r}");
+    assert_eq!(r["target"], "i-supervised-answer");
+    assert!(msgs.len() >= 3);
+    // Bounded: fewer messages, the target's last message kept.
+    let full_tokens = tokens(&r.to_string());
+    let max = (full_tokens / 2).max(64);
+    let cut = call(
+        &ws,
+        "canvas_context",
+        json!({"canvas": canvas, "node": "i-supervised-answer", "vault": "vault", "max_tokens": max}),
+    );
+    assert!(tokens(&cut.text) <= max, "{}", cut.text);
+    if !cut.is_error {
+        let v: Value = serde_json::from_str(&cut.text).unwrap();
+        assert_eq!(v["messages"].as_array().unwrap().last(), msgs.last());
+    }
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "canvas_context",
+            json!({"canvas": canvas, "node": "zzz"})
+        ))["error"],
+        "node_not_found"
+    );
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "canvas_context",
+            json!({"canvas": "/etc/passwd", "node": "a"})
+        ))["error"],
+        "invalid_arguments"
+    );
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "canvas_context",
+            json!({"canvas": "vault/none.canvas", "node": "a"})
+        ))["error"],
+        "canvas_not_found"
+    );
+}
+
 /// The official MCP Python SDK lists the tools and calls each one against
 /// the binary over stdio.
 #[test]
@@ -262,8 +474,14 @@ fn python_sdk_client_lists_and_calls_every_tool() {
         }
         panic!("the MCP Python SDK is not installed: run scripts/install-test-clients.sh (or set GRAPHCTX_SKIP_CLIENT_TESTS=1 locally to skip)");
     }
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_dir(&common::fixture("shapes"), dir.path());
+    // Shapes, an ontology graph with a session, a canvas vault; the server
+    // shares the database with this process.
+    let (dir, ws) = with_graphs();
+    drop(ws);
+    let seed: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::fixture("operations/seed_11.json")).unwrap(),
+    )
+    .unwrap();
     let calls = json!([
         {"tool": "search_entities", "arguments": {"query": "origin"}},
         {"tool": "context", "arguments": {"key": ORIGIN, "hops": 1, "max_tokens": 1500}},
@@ -272,6 +490,9 @@ fn python_sdk_client_lists_and_calls_every_tool() {
         {"tool": "callees", "arguments": {"key": "src/geometry/mod.rs-geometry-Rect::new"}},
         {"tool": "cycles", "arguments": {}},
         {"tool": "callers", "arguments": {"key": "no-such-key"}},
+        {"tool": "capture", "arguments": {"graph": "cargo", "session": "s1", "mode": "selected"}},
+        {"tool": "apply_operations", "arguments": {"graph": "orders", "response": seed}},
+        {"tool": "canvas_context", "arguments": {"canvas": "vault/conversations/ml.canvas", "node": "i-supervised-answer", "vault": "vault"}},
     ]);
     let calls_path = dir.path().join("calls.json");
     std::fs::write(&calls_path, calls.to_string()).unwrap();
@@ -304,7 +525,15 @@ fn python_sdk_client_lists_and_calls_every_tool() {
         assert_eq!(t["inputSchema"]["type"], "object");
     }
     let c = r["calls"].as_array().unwrap();
-    assert_eq!(c.len(), 7);
+    assert_eq!(c.len(), 10);
+    for call in &c[7..] {
+        assert_eq!(call["is_error"], false, "{call}");
+    }
+    assert!(c[7]["text"].as_str().unwrap().contains("ManageFleet"));
+    let applied: Value = serde_json::from_str(c[8]["text"].as_str().unwrap()).unwrap();
+    assert!(!applied["summary"]["created"].as_array().unwrap().is_empty());
+    let walked: Value = serde_json::from_str(c[9]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(walked["messages"][0]["role"], "system");
     for call in &c[..6] {
         assert_eq!(call["is_error"], false, "{call}");
     }

@@ -28,7 +28,8 @@ pub fn specs() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "capture",
-            description: "Context of an ontology graph as a canvas session shows it (seed 000), as \
+            description:
+                "Context of an ontology graph as a canvas session shows it (seed 000), as \
                 Format E with a metadata header: mode full, selected, visible, changed (since this \
                 session's last capture) or minimal (counts only). When the answer would exceed \
                 max_tokens and max_nodes is not given, the most relevant nodes that fit are kept.",
@@ -84,7 +85,9 @@ fn str_arg<'a>(a: &'a Args, k: &str) -> Result<Option<&'a str>, ToolError> {
     match a.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if !s.is_empty() => Ok(Some(s)),
-        Some(v) => Err(ToolError::invalid(format!("'{k}' must be a non-empty string, got {v}"))),
+        Some(v) => Err(ToolError::invalid(format!(
+            "'{k}' must be a non-empty string, got {v}"
+        ))),
     }
 }
 
@@ -96,7 +99,9 @@ fn bool_arg(a: &Args, k: &str, default: bool) -> Result<bool, ToolError> {
     match a.get(k) {
         None | Some(Value::Null) => Ok(default),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(v) => Err(ToolError::invalid(format!("'{k}' must be true or false, got {v}"))),
+        Some(v) => Err(ToolError::invalid(format!(
+            "'{k}' must be true or false, got {v}"
+        ))),
     }
 }
 
@@ -130,7 +135,11 @@ fn tool_capture(ws: &Workspace, a: &Args, max_tokens: usize) -> Result<Answer, T
         None | Some(Value::Null) => None,
         Some(v) => match v.as_u64() {
             Some(n) if n >= 1 => Some(n as usize),
-            _ => return Err(ToolError::invalid(format!("'max_nodes' must be a positive integer, got {v}"))),
+            _ => {
+                return Err(ToolError::invalid(format!(
+                    "'max_nodes' must be a positive integer, got {v}"
+                )))
+            }
         },
     };
     let mut opts = CaptureOptions {
@@ -178,7 +187,11 @@ fn tool_apply(ws: &Workspace, a: &Args, _max_tokens: usize) -> Result<Answer, To
     let text = match a.get("response") {
         Some(Value::String(s)) => s.clone(),
         Some(v @ Value::Object(_)) => v.to_string(),
-        _ => return Err(ToolError::invalid("'response' must be an object or a JSON string")),
+        _ => {
+            return Err(ToolError::invalid(
+                "'response' must be an object or a JSON string",
+            ))
+        }
     };
     let started = Instant::now();
     let _lock = loop {
@@ -187,13 +200,21 @@ fn tool_apply(ws: &Workspace, a: &Args, _max_tokens: usize) -> Result<Answer, To
             Err(StoreError::Busy(_)) if started.elapsed() < LOCK_WAIT => {
                 std::thread::sleep(Duration::from_millis(100));
             }
-            Err(e) => return Err(ToolError(json!({"error": "index_busy", "message": e.to_string()}))),
+            Err(e) => {
+                return Err(ToolError(
+                    json!({"error": "index_busy", "message": e.to_string()}),
+                ))
+            }
         }
     };
     let mut updates = Vec::new();
-    let summary = operations::apply_json(ws.store(), graph, &text, &ApplyOptions::default(), &mut |v| {
-        updates.push(v.clone())
-    })
+    let summary = operations::apply_json(
+        ws.store(),
+        graph,
+        &text,
+        &ApplyOptions::default(),
+        &mut |v| updates.push(v.clone()),
+    )
     .map_err(|e: OperationError| ToolError(e.to_json()))?;
     Ok(Answer::Json {
         value: json!({"summary": summary, "updates": updates}),
@@ -247,7 +268,11 @@ fn tool_canvas(ws: &Workspace, a: &Args, max_tokens: usize) -> Result<Answer, To
         value["included"] = json!(w.included.len());
         value["excluded"] = json!(w.excluded.len());
         let total = messages.len();
-        let first = usize::from(w.messages.first().is_some_and(|m| m.role.as_str() == "system"));
+        let first = usize::from(
+            w.messages
+                .first()
+                .is_some_and(|m| m.role.as_str() == "system"),
+        );
         while !fits(&value) && messages.len() > first + 1 {
             messages.remove(first);
             value["messages"] = Value::Array(messages.clone());
