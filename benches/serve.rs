@@ -288,8 +288,8 @@ fn main() {
         "graphctx lsp over stdio: initialize + no-change index run {:.0} ms",
         ms(t)
     );
-    let (mut refs, mut hover, mut ctx) = (vec![], vec![], vec![]);
-    for (key, file, line, col) in at.iter().take(STDIO_SAMPLE) {
+    let (mut refs, mut hover, mut ctx, mut ctx_cached) = (vec![], vec![], vec![], vec![]);
+    for (i, (key, file, line, col)) in at.iter().take(STDIO_SAMPLE).enumerate() {
         let pos = json!({"textDocument": {"uri": uri(&root.join(file))}, "position": {"line": line, "character": col}});
         let mut p = pos.clone();
         p["context"] = json!({"includeDeclaration": false});
@@ -301,18 +301,23 @@ fn main() {
         let r = lsp.request("textDocument/hover", pos.clone());
         hover.push(ms(t));
         assert!(r.get("error").is_none(), "{r}");
+        // A budget not used in-process above: the first request is cold.
+        let params = json!({"key": key, "hops": 2, "budget": 7000 + i, "format": "e"});
         let t = Instant::now();
-        let r = lsp.request(
-            "graphctx/context",
-            json!({"key": key, "hops": 2, "budget": 8000, "format": "e"}),
-        );
+        let r = lsp.request("graphctx/context", params.clone());
         ctx.push(ms(t));
         assert!(r.get("error").is_none(), "{r}");
+        assert_eq!(r["result"]["from_cache"], false);
+        let t = Instant::now();
+        let r = lsp.request("graphctx/context", params);
+        ctx_cached.push(ms(t));
+        assert_eq!(r["result"]["from_cache"], true, "{r}");
     }
     println!("graphctx lsp over stdio (JSON-RPC round trip):");
     stats("  textDocument/references", refs);
     stats("  textDocument/hover", hover);
-    stats("  graphctx/context hops 2, 8k, E (cached)", ctx);
+    stats("  graphctx/context hops 2, ~7k, E, cold", ctx);
+    stats("  graphctx/context hops 2, ~7k, E, cached", ctx_cached);
 
     // Saved edit → answer reflecting it.
     let mut files: Vec<&String> = at.iter().map(|a| &a.1).collect();
@@ -347,14 +352,20 @@ fn main() {
 
     let ws = Workspace::open(&root, None, "code").unwrap();
     let mut runs = vec![];
+    let mut phases: std::collections::BTreeMap<&'static str, Vec<f64>> = Default::default();
     for (i, file) in files.iter().step_by(step).take(EDITS).enumerate() {
         let path = root.join(file);
         let mut text = std::fs::read_to_string(&path).unwrap();
         text.push_str(&format!("\npub fn graphctx_bench_direct_{i}() {{}}\n"));
         std::fs::write(&path, &text).unwrap();
         let t = Instant::now();
-        ws.refresh(false).unwrap();
+        let Refresh::Done(s) = ws.refresh(false).unwrap() else {
+            panic!("busy")
+        };
         runs.push(ms(t));
+        for (k, v) in &s.phases_ms {
+            phases.entry(*k).or_default().push(*v);
+        }
     }
     println!(
         "saved edit → answer reflecting it ({} entities):",
@@ -365,4 +376,12 @@ fn main() {
         save_to_answer,
     );
     stats("  the incremental index run alone (in-process)", runs);
+    let medians: Vec<String> = phases
+        .into_iter()
+        .map(|(k, mut v)| {
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            format!("{k} {:.0}", percentile(&v, 0.5))
+        })
+        .collect();
+    println!("  index run phases, median ms: {}", medians.join(", "));
 }

@@ -362,6 +362,13 @@ impl Workspace {
         let referrers = self.entities_by_keys(&srcs)?;
         let mut out: BTreeSet<Span> = BTreeSet::new();
         let mut files = FileCache::default();
+        files.preload(
+            self,
+            &referrers
+                .iter()
+                .map(|e| e.file.as_str())
+                .collect::<Vec<_>>(),
+        )?;
         for src in &referrers {
             for s in self.spans_in_own_lines(src, &target.name, &mut files)? {
                 out.insert(s);
@@ -538,8 +545,13 @@ impl Workspace {
             .into_iter()
             .collect();
         let mut files = FileCache::default();
+        let callers = self.entities_by_keys(&keys)?;
+        files.preload(
+            self,
+            &callers.iter().map(|e| e.file.as_str()).collect::<Vec<_>>(),
+        )?;
         let mut out = Vec::new();
-        for caller in self.entities_by_keys(&keys)? {
+        for caller in callers {
             let ranges = self.spans_in_own_lines(&caller, &target.name, &mut files)?;
             out.push(CallSite {
                 entity: caller,
@@ -666,6 +678,36 @@ impl FileCache {
             .entry(rel.to_string())
             .or_insert_with(|| std::fs::read_to_string(ws.absolute(rel)).ok())
             .as_deref()
+    }
+
+    /// Load the entities of all `files` not loaded yet, in one query.
+    fn preload(&mut self, ws: &Workspace, files: &[&str]) -> Result<(), ServeError> {
+        let missing: Vec<&str> = files
+            .iter()
+            .copied()
+            .filter(|f| !self.entities.contains_key(*f))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let rows = ws.store.read(
+            queries::SERVE_ENTITIES_IN_FILES,
+            Params::new()
+                .with("graph", ws.graph.as_str())
+                .with("files", str_list(&missing)),
+        )?;
+        for f in &missing {
+            self.entities.insert(f.to_string(), Vec::new());
+        }
+        for r in &rows.rows {
+            let e = row_entity(r);
+            if let Some(list) = self.entities.get_mut(&e.file) {
+                list.push(e);
+            }
+        }
+        Ok(())
     }
 
     fn entities(&mut self, ws: &Workspace, rel: &str) -> Result<&Vec<EntityRow>, ServeError> {

@@ -51,6 +51,7 @@ queries! {
     SERVE_ENTITIES_BY_KEYS => "serve_entities_by_keys.cozo",
     SERVE_ALL_SYMBOLS => "serve_all_symbols.cozo",
     SERVE_DEPENDENTS => "serve_dependents.cozo",
+    SERVE_ENTITIES_IN_FILES => "serve_entities_in_files.cozo",
     ONTO_NODES => "onto_nodes.cozo",
     ONTO_EDGES => "onto_edges.cozo",
     ONTO_SEMANTIC_IDS => "onto_semantic_ids.cozo",
