@@ -10,7 +10,8 @@
 //! - the same three through `graphctx lsp` over stdio (JSON-RPC round trip
 //!   from a client's point of view);
 //! - time from a saved edit (file written, `didSave` sent) to the first
-//!   answer that reflects it (`workspace/symbol` finds the new function),
+//!   answer that reflects it (`documentSymbol` of the file lists the new
+//!   function),
 //!   next to the incremental index run alone.
 //!
 //! Run: `cargo bench --bench serve` (optional arguments: crate names).
@@ -336,11 +337,11 @@ fn main() {
             json!({"textDocument": {"uri": uri(&path)}}),
         );
         loop {
-            let r = lsp.request("workspace/symbol", json!({"query": name}));
-            if r["result"]
-                .as_array()
-                .is_some_and(|a| a.iter().any(|s| s["name"] == json!(name)))
-            {
+            let r = lsp.request(
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": uri(&path)}}),
+            );
+            if r["result"].to_string().contains(&name) {
                 break;
             }
         }

@@ -106,7 +106,7 @@ impl Workspace {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
         let location = location.unwrap_or_else(|| Location::default_for(&root));
         let store = Store::open(&location)?;
-        Ok(Arc::new(Workspace {
+        let ws = Workspace {
             root,
             graph: graph.to_string(),
             store,
@@ -115,7 +115,13 @@ impl Workspace {
             progress: Mutex::new(Progress::default()),
             progressed: Condvar::new(),
             symbols: Mutex::new(None),
-        }))
+        };
+        // An existing index answers at once (the first run brings it
+        // current meanwhile); a new one is waited for.
+        if ws.seq()? > 0 {
+            ws.mark_ready();
+        }
+        Ok(Arc::new(ws))
     }
 
     pub fn root(&self) -> &Path {
@@ -192,8 +198,10 @@ impl Workspace {
         self.progress.lock().map(|p| p.runs).unwrap_or(0)
     }
 
-    /// Wait until the first index run finished (or `timeout` passed);
-    /// answers before that would come from an empty or stale index.
+    /// Wait until the index is usable: at once for an index that existed
+    /// when the workspace was opened, else until the first index run
+    /// finished (or `timeout` passed) — answers before that would come
+    /// from an empty index.
     pub fn wait_ready(&self, timeout: Duration) -> bool {
         let p = self.progress.lock().unwrap_or_else(|p| p.into_inner());
         let (p, _) = self
