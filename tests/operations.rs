@@ -575,3 +575,128 @@ fn semantic_ids_resolve_against_the_graph_and_the_response() {
         Some("ProcessPayment.FN.002")
     );
 }
+
+/// A random response: `kinds[i]` 0 = create, 1 = update, 2 =
+/// create-relationship, 3 = delete-relationship, 4 = delete; operation i
+/// depends (by `dependsOn`) on the listed earlier operations of the same
+/// or an earlier phase, listed in a scrambled order.
+fn random_response(kinds: &[u8], deps: &[Vec<usize>], back_edge: Option<(usize, usize)>) -> String {
+    let n = kinds.len();
+    let phase = |k: u8| match k {
+        3 => 1,
+        4 => 2,
+        _ => 0,
+    };
+    let mut ops = Vec::new();
+    for i in 0..n {
+        let mut d: Vec<String> = deps[i]
+            .iter()
+            .map(|&x| x % i.max(1))
+            .filter(|&j| j < i && phase(kinds[j]) <= phase(kinds[i]))
+            .map(|j| format!("o{j}"))
+            .collect();
+        if let Some((from, to)) = back_edge {
+            if from == i {
+                d.push(format!("o{to}"));
+            }
+        }
+        let mut op = match kinds[i] {
+            0 => json!({"type": "create", "nodeType": "UC", "data": {"Name": format!("N{i}")}}),
+            1 => json!({"type": "update", "semanticId": "Base.UC.001", "data": {"Descr": "x"}}),
+            2 => json!({"type": "create-relationship", "relType": "trace",
+                        "sourceSemanticId": "Base.UC.001", "targetSemanticId": "Other.UC.002"}),
+            3 => json!({"type": "delete-relationship", "relType": "trace",
+                        "sourceSemanticId": "Base.UC.001", "targetSemanticId": "Other.UC.002"}),
+            _ => json!({"type": "delete", "semanticId": "Other.UC.002"}),
+        };
+        op["id"] = json!(format!("o{i}"));
+        op["dependsOn"] = json!(d);
+        ops.push(op);
+    }
+    // Input order must not matter: reverse every other pair.
+    for pair in ops.chunks_mut(2) {
+        pair.reverse();
+    }
+    json!({"operations": ops}).to_string()
+}
+
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Chunks are tight topological levels: every dependency is in an
+    /// earlier chunk, an operation is one chunk after its latest
+    /// dependency (or first in its phase), and the phases come in order.
+    #[test]
+    fn chunks_are_tight_levels(
+        kinds in proptest::collection::vec(0u8..5, 1..60),
+        deps in proptest::collection::vec(proptest::collection::vec(0usize..1000, 0..4), 60),
+    ) {
+        let r = parse_response(&random_response(&kinds, &deps, None)).unwrap();
+        let known = |_: &str| true;
+        let plan = graphctx::operations::chunk::plan(&r.operations, &known).unwrap();
+        let by_id: std::collections::HashMap<&str, usize> =
+            r.operations.iter().enumerate().map(|(i, o)| (o.id.as_str(), i)).collect();
+        let phase = |i: usize| match r.operations[i].kind {
+            graphctx::operations::parse::OpKind::DeleteRelationship => 1,
+            graphctx::operations::parse::OpKind::Delete => 2,
+            _ => 0,
+        };
+        let mut first_of_phase = [usize::MAX; 3];
+        for (i, _) in r.operations.iter().enumerate() {
+            let p = phase(i);
+            first_of_phase[p] = first_of_phase[p].min(plan.chunk_of[i]);
+        }
+        for (i, op) in r.operations.iter().enumerate() {
+            let c = plan.chunk_of[i];
+            let dep_chunks: Vec<usize> =
+                op.depends_on.iter().map(|d| plan.chunk_of[by_id[d.as_str()]]).collect();
+            for &dc in &dep_chunks {
+                prop_assert!(dc < c, "{} in chunk {c} depends on chunk {dc}", op.id);
+            }
+            let tight = c == first_of_phase[phase(i)] || dep_chunks.contains(&(c - 1));
+            prop_assert!(tight, "{} in chunk {c} could run earlier", op.id);
+            for (j, _) in r.operations.iter().enumerate() {
+                if phase(j) < phase(i) {
+                    prop_assert!(plan.chunk_of[j] < c, "phase order broken");
+                }
+            }
+        }
+        let total: usize = plan.chunks.iter().map(Vec::len).sum();
+        prop_assert_eq!(total, r.operations.len());
+        prop_assert!(plan.chunks.iter().all(|c| !c.is_empty()));
+    }
+
+    /// A back edge makes a cycle; every reported cycle is a real one.
+    #[test]
+    fn reported_cycles_are_real(
+        kinds in proptest::collection::vec(0u8..3, 2..40),
+        deps in proptest::collection::vec(proptest::collection::vec(0usize..1000, 1..3), 40),
+        a in 0usize..40, b in 0usize..40,
+    ) {
+        let n = kinds.len();
+        let (to, from) = (a % n, b % n);
+        prop_assume!(to >= from);
+        // `from` depends on `to` ≥ from; make `to` reach `from` through a chain.
+        let mut deps = deps;
+        for (i, d) in deps.iter_mut().enumerate().take(to + 1).skip(from + 1) {
+            d.push(i - 1);
+        }
+        let r = parse_response(&random_response(&kinds, &deps, Some((from, to)))).unwrap();
+        let known = |_: &str| true;
+        let e = graphctx::operations::chunk::plan(&r.operations, &known).unwrap_err();
+        let OperationError::CyclicDependency { cycles, .. } = &e else {
+            panic!("expected a cycle, got {e}");
+        };
+        prop_assert!(!cycles.is_empty());
+        let op = |id: &str| r.operations.iter().find(|o| o.id == id).unwrap();
+        for c in cycles {
+            for (k, step) in c.iter().enumerate() {
+                let next = &c[(k + 1) % c.len()].operation;
+                prop_assert!(op(&step.operation).depends_on.contains(next),
+                    "{} does not depend on {}", step.operation, next);
+            }
+        }
+    }
+}

@@ -75,6 +75,7 @@ fn every_query_file_parses() {
             .with("session", "s")
             .with("slot", "full")
             .with("hops", 2)
+            .with("entry", 1)
             .with("keys", graphctx::store::value::str_list(["k"]))
             .with("bases", graphctx::store::value::str_list(["k"]))
             .with("files", graphctx::store::value::str_list(["f"]))
