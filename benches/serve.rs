@@ -373,7 +373,7 @@ fn main() {
         s.entities
     );
     stats(
-        "  write + didSave → workspace/symbol finds it",
+        "  write + didSave → documentSymbol shows it",
         save_to_answer,
     );
     stats("  the incremental index run alone (in-process)", runs);
