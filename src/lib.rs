@@ -5,7 +5,8 @@
 //! [`index`] (repository → entities and references) → [`store`] (CozoDB
 //! relations, migrations, queries) → [`analyse`] (blast radius, relevance,
 //! cycles, history) → [`emit`] (CodeGraphContext.json, Format E, token
-//! budgets). [`graph`] reads the stored graph for the CLI.
+//! budgets). [`graph`] reads the stored graph for the CLI; [`serve`] answers
+//! editors (LSP) and agents (MCP) from the live index.
 pub mod analyse;
 pub mod canvas;
 pub mod capture;
@@ -17,4 +18,5 @@ pub mod llm;
 pub mod model;
 pub mod ontology;
 pub mod operations;
+pub mod serve;
 pub mod store;

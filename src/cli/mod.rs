@@ -7,6 +7,7 @@ mod look;
 mod ontology;
 mod operations;
 mod output;
+mod serve;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -116,6 +117,10 @@ pub enum Command {
     Undo,
     /// Redo the response undone last.
     Redo,
+    /// Language server (stdio) over the live index, for editors.
+    Lsp(serve::ServeArgs),
+    /// MCP server (stdio) over the live index, for coding agents.
+    Mcp(serve::ServeArgs),
     /// Ontology graphs: import and export (JSON or Format E).
     #[command(subcommand)]
     Graph(ontology::GraphCommand),
@@ -232,6 +237,8 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Graph(c) => ontology::graph(&global, c),
         Command::Capture(a) => ontology::capture(&global, a),
         Command::Session(c) => ontology::session(&global, c),
+        Command::Lsp(a) => serve::lsp(&global, a),
+        Command::Mcp(a) => serve::mcp(&global, a),
         Command::Query {
             script,
             params,

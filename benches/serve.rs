@@ -1,0 +1,388 @@
+//! Server latency on a large real index (≥ 50k entities).
+//!
+//! Indexes about thirty registry crates together (as `benches/context.rs`
+//! does) into a workspace, then measures for a deterministic sample of
+//! entities, at the cursor on each entity's name:
+//!
+//! - in-process handler time (what the server spends): references
+//!   (definition + references), hover (definition + hover with the blast
+//!   summary), `graphctx/context` cold and from the cache;
+//! - the same three through `graphctx lsp` over stdio (JSON-RPC round trip
+//!   from a client's point of view);
+//! - time from a saved edit (file written, `didSave` sent) to the first
+//!   answer that reflects it (`documentSymbol` of the file lists the new
+//!   function),
+//!   next to the incremental index run alone.
+//!
+//! Run: `cargo bench --bench serve` (optional arguments: crate names).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use graphctx::analyse::select::BaseSpec;
+use graphctx::emit::Format;
+use graphctx::serve::{Refresh, Workspace};
+
+mod common;
+use common::{copy_tree, find_crate};
+
+const DEFAULT_CRATES: &[&str] = &[
+    "cozo-ce",
+    "nalgebra",
+    "syn",
+    "regex-automata",
+    "regex-syntax",
+    "clap_builder",
+    "serde_json",
+    "rayon",
+    "tiktoken-rs",
+    "ignore",
+    "indicatif",
+    "tree-sitter",
+    "proptest",
+    "serde",
+    "miette",
+    "pest",
+    "chrono",
+    "itertools",
+    "sqlite",
+    "crossbeam-channel",
+    "smartstring",
+    "rand",
+    "env_logger",
+    "aho-corasick",
+    "memchr",
+    "jiff",
+    "csv",
+    "hashbrown",
+    "indexmap",
+    "regex",
+    "clap_derive",
+    "serde_derive",
+    "blake3",
+];
+
+const SAMPLE: usize = 200;
+const STDIO_SAMPLE: usize = 100;
+const EDITS: usize = 12;
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn stats(label: &str, mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let (p50, p95) = (percentile(&v, 0.5), percentile(&v, 0.95));
+    println!(
+        "{label:<44} n={:<4} p50 {:>8.2} ms  p95 {:>8.2} ms  max {:>8.2} ms",
+        v.len(),
+        p50,
+        p95,
+        v.last().copied().unwrap_or(0.0)
+    );
+    (p50, p95)
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+struct Lsp {
+    child: Child,
+    stdin: ChildStdin,
+    rx: Receiver<Value>,
+    id: i64,
+}
+
+impl Lsp {
+    fn start(root: &Path) -> Lsp {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_graphctx"))
+            .args(["lsp", "--no-watch"])
+            .current_dir(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || loop {
+            let mut len = 0;
+            loop {
+                let mut h = String::new();
+                if out.read_line(&mut h).unwrap_or(0) == 0 {
+                    return;
+                }
+                if h.trim().is_empty() {
+                    break;
+                }
+                if let Some(v) = h.trim().strip_prefix("Content-Length:") {
+                    len = v.trim().parse().unwrap();
+                }
+            }
+            let mut body = vec![0; len];
+            if out.read_exact(&mut body).is_err() {
+                return;
+            }
+            if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                return;
+            }
+        });
+        Lsp {
+            child,
+            stdin,
+            rx,
+            id: 0,
+        }
+    }
+
+    fn send(&mut self, v: Value) {
+        let b = v.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{}", b.len(), b).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.id += 1;
+        let id = self.id;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let m = self.rx.recv_timeout(Duration::from_secs(600)).unwrap();
+            if m.get("method").is_some() {
+                if let Some(sid) = m.get("id") {
+                    self.send(json!({"jsonrpc": "2.0", "id": sid, "result": null}));
+                }
+                continue;
+            }
+            if m["id"] == json!(id) {
+                return m;
+            }
+        }
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+}
+
+fn uri(p: &Path) -> String {
+    format!("file://{}", p.display())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let names: Vec<String> = if args.is_empty() {
+        DEFAULT_CRATES.iter().map(|s| s.to_string()).collect()
+    } else {
+        args
+    };
+    let work = tempfile::tempdir().unwrap();
+    let root = work.path().canonicalize().unwrap();
+    let mut used = 0;
+    for name in &names {
+        if let Some(dir) = find_crate(name) {
+            copy_tree(&dir, &root.join(dir.file_name().unwrap()));
+            used += 1;
+        }
+    }
+    let ws = Workspace::open(&root, None, "code").unwrap();
+    let t = Instant::now();
+    let Refresh::Done(s) = ws.refresh(false).unwrap() else {
+        panic!("busy")
+    };
+    println!(
+        "index of {used} crates: {} files, {} entities, {} edges in {:.1} s",
+        s.files_seen,
+        s.entities,
+        s.edges,
+        t.elapsed().as_secs_f64()
+    );
+
+    // A deterministic sample: every k-th function, method, struct, enum, trait.
+    let all = ws.all_symbols().unwrap();
+    let pool: Vec<_> = all
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind.as_str(),
+                "fn" | "method" | "struct" | "enum" | "trait"
+            )
+        })
+        .collect();
+    let step = (pool.len() / SAMPLE).max(1);
+    let sample: Vec<_> = pool.iter().step_by(step).take(SAMPLE).copied().collect();
+    let at: Vec<(String, String, u32, u32)> = sample
+        .iter()
+        .map(|e| {
+            let s = ws.declaration_span(e);
+            (e.key.clone(), e.file.clone(), s.start_line, s.start_col)
+        })
+        .collect();
+
+    let (mut refs, mut hover, mut cold, mut warm, mut cold_full) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    let mut ref_counts = vec![];
+    for (key, file, line, col) in &at {
+        let t = Instant::now();
+        let defs = ws.definition(file, *line, *col, None).unwrap();
+        let target = defs.first().map(|d| d.key.clone()).unwrap_or(key.clone());
+        let r = ws.references(&target, false).unwrap();
+        refs.push(ms(t));
+        ref_counts.push(r.len() as f64);
+        let t = Instant::now();
+        let defs = ws.definition(file, *line, *col, None).unwrap();
+        let h = ws
+            .hover(&defs.first().map(|d| d.key.clone()).unwrap_or(key.clone()))
+            .unwrap();
+        hover.push(ms(t));
+        std::hint::black_box(h);
+        let base = BaseSpec::Keys(vec![key.clone()]);
+        let t = Instant::now();
+        ws.context(base.clone(), 2, 8000, Format::E).unwrap();
+        cold.push(ms(t));
+        let t = Instant::now();
+        let out = ws.context(base.clone(), 2, 8000, Format::E).unwrap();
+        warm.push(ms(t));
+        assert!(out.from_cache);
+        let t = Instant::now();
+        ws.context(base, 2, 100_000, Format::Json).unwrap();
+        cold_full.push(ms(t));
+    }
+    ref_counts.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!(
+        "in-process handlers on {} entities (references per answer: p50 {:.0}, max {:.0}):",
+        s.entities,
+        percentile(&ref_counts, 0.5),
+        ref_counts.last().copied().unwrap_or(0.0)
+    );
+    stats("  references (definition + references)", refs);
+    stats("  hover (definition + hover + blast)", hover);
+    stats("  graphctx/context hops 2, 8k, E, cold", cold);
+    stats("  graphctx/context hops 2, 8k, E, cached", warm);
+    stats("  graphctx/context hops 2, 100k, JSON, cold", cold_full);
+    drop(ws);
+
+    // Through the binary over stdio.
+    let mut lsp = Lsp::start(&root);
+    let t = Instant::now();
+    let init = lsp.request(
+        "initialize",
+        json!({"processId": null, "rootUri": uri(&root), "capabilities": {}}),
+    );
+    assert!(init.get("result").is_some());
+    lsp.notify("initialized", json!({}));
+    // The first request waits for the initial (no-change) index run.
+    lsp.request("workspace/symbol", json!({"query": "x"}));
+    println!(
+        "graphctx lsp over stdio: initialize + no-change index run {:.0} ms",
+        ms(t)
+    );
+    let (mut refs, mut hover, mut ctx, mut ctx_cached) = (vec![], vec![], vec![], vec![]);
+    for (i, (key, file, line, col)) in at.iter().take(STDIO_SAMPLE).enumerate() {
+        let pos = json!({"textDocument": {"uri": uri(&root.join(file))}, "position": {"line": line, "character": col}});
+        let mut p = pos.clone();
+        p["context"] = json!({"includeDeclaration": false});
+        let t = Instant::now();
+        let r = lsp.request("textDocument/references", p);
+        refs.push(ms(t));
+        assert!(r.get("error").is_none(), "{r}");
+        let t = Instant::now();
+        let r = lsp.request("textDocument/hover", pos.clone());
+        hover.push(ms(t));
+        assert!(r.get("error").is_none(), "{r}");
+        // A budget not used in-process above: the first request is cold.
+        let params = json!({"key": key, "hops": 2, "budget": 7000 + i, "format": "e"});
+        let t = Instant::now();
+        let r = lsp.request("graphctx/context", params.clone());
+        ctx.push(ms(t));
+        assert!(r.get("error").is_none(), "{r}");
+        assert_eq!(r["result"]["from_cache"], false);
+        let t = Instant::now();
+        let r = lsp.request("graphctx/context", params);
+        ctx_cached.push(ms(t));
+        assert_eq!(r["result"]["from_cache"], true, "{r}");
+    }
+    println!("graphctx lsp over stdio (JSON-RPC round trip):");
+    stats("  textDocument/references", refs);
+    stats("  textDocument/hover", hover);
+    stats("  graphctx/context hops 2, ~7k, E, cold", ctx);
+    stats("  graphctx/context hops 2, ~7k, E, cached", ctx_cached);
+
+    // Saved edit → answer reflecting it.
+    let mut files: Vec<&String> = at.iter().map(|a| &a.1).collect();
+    files.dedup();
+    let step = (files.len() / EDITS).max(1);
+    let mut save_to_answer = vec![];
+    for (i, file) in files.iter().step_by(step).take(EDITS).enumerate() {
+        let path = root.join(file);
+        let name = format!("graphctx_bench_saved_{i}");
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(&format!("\npub fn {name}() {{}}\n"));
+        let t = Instant::now();
+        std::fs::write(&path, &text).unwrap();
+        lsp.notify(
+            "textDocument/didSave",
+            json!({"textDocument": {"uri": uri(&path)}}),
+        );
+        loop {
+            let r = lsp.request(
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": uri(&path)}}),
+            );
+            if r["result"].to_string().contains(&name) {
+                break;
+            }
+        }
+        save_to_answer.push(ms(t));
+    }
+    lsp.request("shutdown", Value::Null);
+    lsp.notify("exit", Value::Null);
+    let _ = lsp.child.wait();
+
+    let ws = Workspace::open(&root, None, "code").unwrap();
+    let mut runs = vec![];
+    let mut phases: std::collections::BTreeMap<&'static str, Vec<f64>> = Default::default();
+    for (i, file) in files.iter().step_by(step).take(EDITS).enumerate() {
+        let path = root.join(file);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(&format!("\npub fn graphctx_bench_direct_{i}() {{}}\n"));
+        std::fs::write(&path, &text).unwrap();
+        let t = Instant::now();
+        let Refresh::Done(s) = ws.refresh(false).unwrap() else {
+            panic!("busy")
+        };
+        runs.push(ms(t));
+        for (k, v) in &s.phases_ms {
+            phases.entry(*k).or_default().push(*v);
+        }
+    }
+    println!(
+        "saved edit → answer reflecting it ({} entities):",
+        s.entities
+    );
+    stats(
+        "  write + didSave → documentSymbol shows it",
+        save_to_answer,
+    );
+    stats("  the incremental index run alone (in-process)", runs);
+    let medians: Vec<String> = phases
+        .into_iter()
+        .map(|(k, mut v)| {
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            format!("{k} {:.0}", percentile(&v, 0.5))
+        })
+        .collect();
+    println!("  index run phases, median ms: {}", medians.join(", "));
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the real clients the server tests drive: Neovim (Debian's
+# package) for tests/lsp.rs and the official MCP Python SDK for tests/mcp.rs.
+# Idempotent and quiet: does nothing for a client that is already there.
+set -euo pipefail
+
+if ! command -v nvim >/dev/null 2>&1; then
+    echo "installing neovim (apt-get)"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-get install -y -qq neovim >/dev/null 2>&1; then
+        apt-get update -qq >/dev/null
+        apt-get install -y -qq neovim >/dev/null
+    fi
+fi
+
+if ! python3 -c "import mcp.client.stdio" >/dev/null 2>&1; then
+    echo "installing the MCP Python SDK (pip install mcp)"
+    python3 -m pip install -q --disable-pip-version-check mcp >/dev/null
+fi
+
+nvim --version | head -n 1
+python3 -c "import importlib.metadata as m; print('mcp', m.version('mcp'))"

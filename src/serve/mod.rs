@@ -1,0 +1,282 @@
+//! Serving editors and agents over the live index: `graphctx lsp` and
+//! `graphctx mcp`.
+//!
+//! Both servers share one [`Workspace`]: the repository root, its store and
+//! a token counter. Why the split below:
+//!
+//! - [`nav`] answers editor questions (what is under the cursor, where is it
+//!   defined, who refers to it, hover text, symbols, call hierarchy) from
+//!   the stored graph, in protocol-free types, so every handler is testable
+//!   in-process without a client;
+//! - [`tools`] is the MCP tool registry (name, JSON schema, handler), also
+//!   protocol-free; adding a tool is one entry ([`graph_tools`] adds the
+//!   ontology and canvas tools);
+//! - [`lsp`] and [`mcp`] are thin adapters from tower-lsp-server and rmcp
+//!   to those two;
+//! - [`watch`] keeps the index current: a refresher thread that coalesces
+//!   triggers (saves, debounced edits, file-system events) into incremental
+//!   index runs.
+//!
+//! Concurrency: servers and CLI commands may share one `.graphctx/`. A
+//! refresh takes the database's [`WriteLock`] with `try_acquire`; when
+//! another process holds it, the refresh reports [`Refresh::Busy`] and the
+//! refresher retries later — answers never wait for it. Answers read the
+//! committed state (each index run lands in one transaction; SQLite in WAL
+//! mode gives readers a consistent snapshot), so they never see half of a
+//! run.
+
+pub mod graph_tools;
+pub mod lsp;
+pub mod mcp;
+pub mod nav;
+pub mod tools;
+pub mod watch;
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use crate::emit::tokens::{Encoding, TokenCounter};
+use crate::emit::ContextError;
+use crate::graph::EntityRow;
+use crate::index::{index_repository, IndexError, IndexOptions, IndexSummary};
+use crate::store::lock::WriteLock;
+use crate::store::{Location, Store, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error("{path} is outside the workspace {root}; graphctx answers only for files inside it")]
+    OutsideWorkspace { path: String, root: String },
+    #[error("{0}")]
+    BadRequest(String),
+    #[error(transparent)]
+    Context(#[from] ContextError),
+}
+
+/// What a refresh did.
+#[derive(Debug)]
+pub enum Refresh {
+    /// An index run landed (possibly writing nothing when nothing changed).
+    Done(Box<IndexSummary>),
+    /// Another process holds the write lock; nothing was done.
+    Busy(String),
+}
+
+#[derive(Default)]
+struct Progress {
+    /// Index runs that finished in this process.
+    runs: u64,
+    /// Set once the first run finished (or failed): the index is usable.
+    ready: bool,
+}
+
+/// A repository being served: root, store, graph name, shared caches.
+pub struct Workspace {
+    root: PathBuf,
+    graph: String,
+    store: Store,
+    counter: TokenCounter,
+    /// One refresh at a time inside this process (the file lock covers
+    /// other processes; it does not exclude threads of one process).
+    refreshing: Mutex<()>,
+    progress: Mutex<Progress>,
+    progressed: Condvar,
+    /// `workspace/symbol` table, valid for the graph seq it was read at.
+    symbols: Mutex<Option<(i64, Arc<Vec<EntityRow>>)>>,
+}
+
+impl Workspace {
+    /// Open (creating if needed) the index of `root` at `location` (default:
+    /// `root/.graphctx/graph.db`). Does not index; see [`Workspace::refresh`].
+    pub fn open(
+        root: &Path,
+        location: Option<Location>,
+        graph: &str,
+    ) -> Result<Arc<Workspace>, ServeError> {
+        if !root.is_dir() {
+            return Err(ServeError::BadRequest(format!(
+                "workspace root {} is not a directory",
+                root.display()
+            )));
+        }
+        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        let location = location.unwrap_or_else(|| Location::default_for(&root));
+        let store = Store::open(&location)?;
+        let ws = Workspace {
+            root,
+            graph: graph.to_string(),
+            store,
+            counter: TokenCounter::new(Encoding::O200k),
+            refreshing: Mutex::new(()),
+            progress: Mutex::new(Progress::default()),
+            progressed: Condvar::new(),
+            symbols: Mutex::new(None),
+        };
+        // An existing index answers at once (the first run brings it
+        // current meanwhile); a new one is waited for.
+        if ws.seq()? > 0 {
+            ws.mark_ready();
+        }
+        Ok(Arc::new(ws))
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn graph(&self) -> &str {
+        &self.graph
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn counter(&self) -> &TokenCounter {
+        &self.counter
+    }
+
+    /// Bring the index current with an incremental run, unless another
+    /// process is writing (then [`Refresh::Busy`] at once). `history`
+    /// also refreshes git co-change weights (slower; servers do it on the
+    /// first run only).
+    pub fn refresh(&self, history: bool) -> Result<Refresh, ServeError> {
+        let _one = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        let lock = match WriteLock::try_acquire(self.store.location()) {
+            Ok(l) => l,
+            Err(StoreError::Busy(msg)) => return Ok(Refresh::Busy(msg)),
+            Err(e) => return Err(e.into()),
+        };
+        let opts = IndexOptions {
+            graph: self.graph.clone(),
+            progress: false,
+            history,
+            ..IndexOptions::default()
+        };
+        let result = index_repository(&self.store, &self.root, &opts);
+        drop(lock);
+        self.finish_run();
+        Ok(Refresh::Done(Box::new(result?)))
+    }
+
+    /// Like [`Workspace::refresh`], but when busy, wait for the other
+    /// writer (retrying every `retry`) until the run lands.
+    pub fn refresh_waiting(
+        &self,
+        history: bool,
+        retry: Duration,
+    ) -> Result<IndexSummary, ServeError> {
+        loop {
+            match self.refresh(history)? {
+                Refresh::Done(s) => return Ok(*s),
+                Refresh::Busy(_) => std::thread::sleep(retry),
+            }
+        }
+    }
+
+    /// Mark the index usable without an index run in this process (a
+    /// failed first run, or a server started with no refresh).
+    pub fn mark_ready(&self) {
+        let mut p = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        p.ready = true;
+        self.progressed.notify_all();
+    }
+
+    fn finish_run(&self) {
+        let mut p = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        p.runs += 1;
+        p.ready = true;
+        self.progressed.notify_all();
+    }
+
+    /// Index runs finished in this process so far.
+    pub fn runs(&self) -> u64 {
+        self.progress.lock().map(|p| p.runs).unwrap_or(0)
+    }
+
+    /// Wait until the index is usable: at once for an index that existed
+    /// when the workspace was opened, else until the first index run
+    /// finished (or `timeout` passed) — answers before that would come
+    /// from an empty index.
+    pub fn wait_ready(&self, timeout: Duration) -> bool {
+        let p = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        let (p, _) = self
+            .progressed
+            .wait_timeout_while(p, timeout, |p| !p.ready)
+            .unwrap_or_else(|p| p.into_inner());
+        p.ready
+    }
+
+    /// Wait until more than `runs` index runs have finished.
+    pub fn wait_runs_after(&self, runs: u64, timeout: Duration) -> bool {
+        let p = self.progress.lock().unwrap_or_else(|p| p.into_inner());
+        let (p, _) = self
+            .progressed
+            .wait_timeout_while(p, timeout, |p| p.runs <= runs)
+            .unwrap_or_else(|p| p.into_inner());
+        p.runs > runs
+    }
+
+    /// The repository-relative `/`-separated path of `path`, refusing paths
+    /// outside the workspace (also through `..` or symlinks).
+    pub fn relative(&self, path: &Path) -> Result<String, ServeError> {
+        let outside = || ServeError::OutsideWorkspace {
+            path: path.display().to_string(),
+            root: self.root.display().to_string(),
+        };
+        let abs = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            self.root.join(path)
+        };
+        // Canonicalise what exists (a deleted file still has a parent).
+        let resolved = match abs.canonicalize() {
+            Ok(p) => p,
+            Err(_) => match (
+                abs.parent().and_then(|d| d.canonicalize().ok()),
+                abs.file_name(),
+            ) {
+                (Some(dir), Some(name)) => dir.join(name),
+                _ => lexical_normalize(&abs),
+            },
+        };
+        let rel = resolved.strip_prefix(&self.root).map_err(|_| outside())?;
+        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+            return Err(outside());
+        }
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if parts.is_empty() {
+            return Err(ServeError::BadRequest(format!(
+                "{} is the workspace root, not a file",
+                path.display()
+            )));
+        }
+        Ok(parts.join("/"))
+    }
+
+    /// The absolute path of a repository-relative file.
+    pub fn absolute(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+}
+
+fn lexical_normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}

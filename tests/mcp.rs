@@ -1,0 +1,563 @@
+//! `graphctx mcp`: every tool in-process (schemas, answers, token bounds,
+//! error objects) and the binary driven by the official MCP Python SDK.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use graphctx::emit::tokens::{Encoding, TokenCounter};
+use graphctx::serve::tools::{self, ToolReply, DEFAULT_MAX_TOKENS};
+use graphctx::serve::{Refresh, Workspace};
+
+const BIN: &str = env!("CARGO_BIN_EXE_graphctx");
+const ORIGIN: &str = "src/geometry/point.rs-geometry::point-Point::origin";
+
+fn shapes() -> (tempfile::TempDir, Arc<Workspace>) {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    let ws = Workspace::open(dir.path(), None, "code").unwrap();
+    assert!(matches!(ws.refresh(true).unwrap(), Refresh::Done(_)));
+    (dir, ws)
+}
+
+fn call(ws: &Workspace, name: &str, args: Value) -> ToolReply {
+    let args: Map<String, Value> = serde_json::from_value(args).unwrap();
+    tools::call(ws, &tools::registry(), name, &args).expect("tool exists")
+}
+
+fn ok_json(r: &ToolReply) -> Value {
+    assert!(!r.is_error, "{}", r.text);
+    serde_json::from_str(&r.text).unwrap()
+}
+
+fn err_json(r: &ToolReply) -> Value {
+    assert!(r.is_error, "expected an error, got {}", r.text);
+    serde_json::from_str(&r.text).unwrap()
+}
+
+fn tokens(s: &str) -> usize {
+    TokenCounter::new(Encoding::O200k).count_exact(s)
+}
+
+#[test]
+fn every_tool_has_an_object_schema_with_max_tokens() {
+    let reg = tools::registry();
+    let names: Vec<&str> = reg.iter().map(|t| t.name).collect();
+    for n in [
+        "context",
+        "blast_radius",
+        "callers",
+        "callees",
+        "search_entities",
+        "cycles",
+    ] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    for t in &reg {
+        let s = Value::Object(t.input_schema());
+        assert_eq!(s["type"], "object");
+        assert_eq!(s["properties"]["max_tokens"]["default"], DEFAULT_MAX_TOKENS);
+        for r in s["required"].as_array().unwrap() {
+            assert!(
+                s["properties"].get(r.as_str().unwrap()).is_some(),
+                "{}",
+                t.name
+            );
+        }
+        assert!(!t.description.is_empty());
+    }
+}
+
+#[test]
+fn navigation_tools_answer_from_the_graph() {
+    let (_d, ws) = shapes();
+    let found = ok_json(&call(
+        &ws,
+        "search_entities",
+        json!({"query": "origin", "kind": "method"}),
+    ));
+    assert_eq!(found["results"][0]["key"], ORIGIN, "{found}");
+
+    let callers = ok_json(&call(&ws, "callers", json!({"key": ORIGIN})));
+    let keys: Vec<&str> = callers["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    assert!(
+        keys.contains(&"src/geometry/mod.rs-geometry-Rect::new"),
+        "{keys:?}"
+    );
+    for c in callers["callers"].as_array().unwrap() {
+        assert!(c["line"].as_i64().unwrap() > 0);
+        // Each caller's callees include the entity.
+        let back = ok_json(&call(&ws, "callees", json!({"key": c["key"]})));
+        assert!(back["callees"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["key"] == ORIGIN));
+    }
+
+    let blast = ok_json(&call(
+        &ws,
+        "blast_radius",
+        json!({"key": ORIGIN, "hops": 1}),
+    ));
+    assert!(blast["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["distance"] == 1));
+    for k in &keys {
+        assert!(blast["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["key"] == *k));
+    }
+    let cycles = ok_json(&call(&ws, "cycles", json!({})));
+    assert_eq!(
+        cycles["count"].as_u64().unwrap() as usize,
+        cycles["cycles"].as_array().unwrap().len()
+    );
+
+    let ctx = call(
+        &ws,
+        "context",
+        json!({"key": ORIGIN, "hops": 1, "format": "e"}),
+    );
+    assert!(!ctx.is_error, "{}", ctx.text);
+    assert!(ctx.text.starts_with("# graphctx context · Format E"));
+    let by_file = call(
+        &ws,
+        "context",
+        json!({"file": "src/geometry/point.rs", "format": "json", "budget": 3000}),
+    );
+    let doc: Value = serde_json::from_str(&by_file.text).unwrap();
+    assert!(doc["token_count"].as_u64().unwrap() <= 3000);
+    assert!(tokens(&by_file.text) <= 3000);
+}
+
+#[test]
+fn every_answer_stays_within_max_tokens() {
+    let (_d, ws) = shapes();
+    for max in [64usize, 200, 1000] {
+        for (tool, args) in [
+            ("search_entities", json!({"query": "", "limit": 500})),
+            ("blast_radius", json!({"key": ORIGIN, "hops": 3})),
+            (
+                "callees",
+                json!({"key": "src/geometry/mod.rs-geometry-Rect::new"}),
+            ),
+            (
+                "context",
+                json!({"name": "area", "hops": 3, "format": "json"}),
+            ),
+            ("context", json!({"key": ORIGIN, "hops": 3, "format": "e"})),
+            ("cycles", json!({})),
+        ] {
+            let mut a = args.clone();
+            a["max_tokens"] = json!(max);
+            let r = call(&ws, tool, a);
+            assert!(
+                tokens(&r.text) <= max,
+                "{tool} at {max}: {} tokens",
+                tokens(&r.text)
+            );
+            if !r.is_error {
+                let v: Value = serde_json::from_str(&r.text).unwrap_or(Value::Null);
+                // A cut list says so, with what was kept and the total.
+                if v.get("truncated") == Some(&json!(true)) {
+                    assert!(v["returned"].as_u64().unwrap() < v["total"].as_u64().unwrap());
+                }
+            }
+        }
+    }
+    // With room, nothing is cut: the full search lists every entity.
+    let all = ok_json(&call(
+        &ws,
+        "search_entities",
+        json!({"query": "", "limit": 500, "max_tokens": 100000}),
+    ));
+    assert!(all.get("truncated").is_none());
+    let cut = ok_json(&call(
+        &ws,
+        "search_entities",
+        json!({"query": "", "limit": 500, "max_tokens": 300}),
+    ));
+    assert_eq!(cut["truncated"], true);
+    assert_eq!(cut["total"], all["results"].as_array().unwrap().len());
+    assert_eq!(
+        cut["results"].as_array().unwrap()[..],
+        all["results"].as_array().unwrap()[..cut["returned"].as_u64().unwrap() as usize]
+    );
+}
+
+#[test]
+fn bad_calls_are_tool_errors_with_error_objects() {
+    let (_d, ws) = shapes();
+    let e = err_json(&call(
+        &ws,
+        "callers",
+        json!({"key": "src/geometry/point.rs-geometry::point-Point::orign"}),
+    ));
+    assert_eq!(e["error"], "entity_not_found");
+    assert!(
+        e["suggestions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == ORIGIN),
+        "{e}"
+    );
+    let e = err_json(&call(&ws, "context", json!({"key": "nope"})));
+    assert_eq!(e["error"], "entity_not_found");
+    for (tool, args) in [
+        ("callers", json!({})),
+        ("callers", json!({"key": 5})),
+        ("blast_radius", json!({"key": ORIGIN, "hops": 9})),
+        ("context", json!({"key": ORIGIN, "file": "src/lib.rs"})),
+        ("context", json!({"key": ORIGIN, "format": "xml"})),
+        ("context", json!({"file": "/etc/hostname"})),
+        ("context", json!({"file": "../../etc/passwd"})),
+        ("search_entities", json!({"query": "x", "bogus": 1})),
+        ("cycles", json!({"max_tokens": 3})),
+        ("cycles", json!({"max_tokens": "many"})),
+    ] {
+        let e = err_json(&call(&ws, tool, args.clone()));
+        assert_eq!(e["error"], "invalid_arguments", "{tool} {args}: {e}");
+        assert!(!e["message"].as_str().unwrap().is_empty());
+    }
+    // A document that cannot fit: the seed's size error.
+    let e = err_json(&call(
+        &ws,
+        "context",
+        json!({"keys": [ORIGIN, "src/geometry/mod.rs-geometry-Rect"], "max_tokens": 64}),
+    ));
+    assert_eq!(e["error"], "context_size_exceeded", "{e}");
+    assert!(tools::call(&ws, &tools::registry(), "no_such_tool", &Map::new()).is_none());
+}
+
+/// The shapes workspace plus an ontology graph `cargo` with a session `s1`
+/// (through the CLI, as a user would set it up) and the seed canvas vault.
+fn with_graphs() -> (tempfile::TempDir, Arc<Workspace>) {
+    let (d, ws) = shapes();
+    let db = d.path().join(".graphctx/graph.db");
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let cargo_e = common::fixture("ontology/cargo.e");
+    run(&[
+        "--graph",
+        "cargo",
+        "graph",
+        "import",
+        cargo_e.to_str().unwrap(),
+        "--format",
+        "e",
+    ]);
+    run(&[
+        "--graph",
+        "cargo",
+        "session",
+        "set",
+        "--session",
+        "s1",
+        "--select",
+        "ManageFleet.UC.001",
+    ]);
+    std::fs::create_dir_all(d.path().join("vault")).unwrap();
+    common::copy_dir(&common::fixture("canvas/seed"), &d.path().join("vault"));
+    (d, ws)
+}
+
+#[test]
+fn capture_tool_answers_within_max_tokens() {
+    let (_d, ws) = with_graphs();
+    let full = call(
+        &ws,
+        "capture",
+        json!({"graph": "cargo", "session": "s1", "mode": "full"}),
+    );
+    assert!(!full.is_error, "{}", full.text);
+    assert!(
+        full.text
+            .contains("CargoManagement|SYS|CargoManagement.SY.001"),
+        "{}",
+        full.text
+    );
+    let n_full = tokens(&full.text);
+    // A bound below the full capture keeps the most relevant nodes that fit.
+    let max = n_full / 2;
+    let cut = call(
+        &ws,
+        "capture",
+        json!({"graph": "cargo", "session": "s1", "max_tokens": max}),
+    );
+    assert!(!cut.is_error, "{}", cut.text);
+    assert!(tokens(&cut.text) <= max);
+    assert!(cut.text.lines().count() < full.text.lines().count());
+    let minimal = call(
+        &ws,
+        "capture",
+        json!({"graph": "cargo", "session": "s1", "mode": "minimal"}),
+    );
+    assert!(!minimal.is_error && tokens(&minimal.text) < n_full);
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "capture",
+            json!({"graph": "cargo", "session": "nope"})
+        ))["error"],
+        "session_not_found"
+    );
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "capture",
+            json!({"graph": "cargo", "session": "s1", "mode": "all"})
+        ))["error"],
+        "invalid_arguments"
+    );
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "capture",
+            json!({"graph": "cargo", "session": "s1", "max_nodes": 0})
+        ))["error"],
+        "invalid_arguments"
+    );
+}
+
+#[test]
+fn apply_operations_tool_is_all_or_nothing() {
+    let (_d, ws) = with_graphs();
+    let seed: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::fixture("operations/seed_11.json")).unwrap(),
+    )
+    .unwrap();
+    let r = ok_json(&call(
+        &ws,
+        "apply_operations",
+        json!({"graph": "orders", "response": seed}),
+    ));
+    let created = r["summary"]["created"].as_array().unwrap();
+    assert!(!created.is_empty(), "{r}");
+    assert!(!r["updates"].as_array().unwrap().is_empty());
+    // The graph now holds what was created: a second response may refer to it.
+    let sid = created[0]["semanticId"]
+        .as_str()
+        .or(created[0]["semantic_id"].as_str())
+        .unwrap()
+        .to_string();
+    let follow = json!({"operations": [
+        {"id": "op-1", "type": "update", "semanticId": sid, "data": {"Descr": "changed"}, "dependsOn": []}
+    ]});
+    let r2 = call(
+        &ws,
+        "apply_operations",
+        json!({"graph": "orders", "response": follow.to_string()}),
+    );
+    assert!(!r2.is_error, "{}", r2.text);
+    // A response with a missing dependency changes nothing and says why.
+    let bad = json!({"operations": [
+        {"id": "op-1", "type": "create-relationship", "sourceTempId": "temp-x", "targetTempId": "temp-y",
+         "relationType": "compose", "dependsOn": ["op-9"]}
+    ]});
+    let before = ws.store().dump("node").unwrap().len();
+    let e = err_json(&call(
+        &ws,
+        "apply_operations",
+        json!({"graph": "orders", "response": bad}),
+    ));
+    assert!(e["error"].is_string() && e["message"].is_string(), "{e}");
+    assert_eq!(ws.store().dump("node").unwrap().len(), before);
+    let e = err_json(&call(
+        &ws,
+        "apply_operations",
+        json!({"graph": "orders", "response": "not json"}),
+    ));
+    assert!(e["error"].is_string(), "{e}");
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "apply_operations",
+            json!({"graph": "orders", "response": 5})
+        ))["error"],
+        "invalid_arguments"
+    );
+}
+
+#[test]
+fn canvas_context_tool_walks_up_from_a_node() {
+    let (_d, ws) = with_graphs();
+    let canvas = "vault/conversations/ml.canvas";
+    let r = ok_json(&call(
+        &ws,
+        "canvas_context",
+        json!({"canvas": canvas, "node": "i-supervised-answer", "vault": "vault"}),
+    ));
+    let msgs = r["messages"].as_array().unwrap();
+    assert_eq!(msgs[0]["role"], "system", "{r}");
+    assert_eq!(r["target"], "i-supervised-answer");
+    assert!(msgs.len() >= 3);
+    // Bounded: fewer messages, the target's last message kept.
+    let full_tokens = tokens(&r.to_string());
+    let max = (full_tokens / 2).max(64);
+    let cut = call(
+        &ws,
+        "canvas_context",
+        json!({"canvas": canvas, "node": "i-supervised-answer", "vault": "vault", "max_tokens": max}),
+    );
+    assert!(tokens(&cut.text) <= max, "{}", cut.text);
+    if !cut.is_error {
+        let v: Value = serde_json::from_str(&cut.text).unwrap();
+        assert_eq!(v["messages"].as_array().unwrap().last(), msgs.last());
+    }
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "canvas_context",
+            json!({"canvas": canvas, "node": "zzz"})
+        ))["error"],
+        "node_not_found"
+    );
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "canvas_context",
+            json!({"canvas": "/etc/passwd", "node": "a"})
+        ))["error"],
+        "invalid_arguments"
+    );
+    assert_eq!(
+        err_json(&call(
+            &ws,
+            "canvas_context",
+            json!({"canvas": "vault/none.canvas", "node": "a"})
+        ))["error"],
+        "canvas_not_found"
+    );
+}
+
+/// The official MCP Python SDK lists the tools and calls each one against
+/// the binary over stdio.
+#[test]
+fn python_sdk_client_lists_and_calls_every_tool() {
+    let have_sdk = Command::new("python3")
+        .args(["-c", "import mcp.client.stdio"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !have_sdk {
+        if std::env::var_os("GRAPHCTX_SKIP_CLIENT_TESTS").is_some()
+            && std::env::var_os("CI").is_none()
+        {
+            eprintln!("\n!!! SKIPPED: the MCP Python SDK is not installed (scripts/install-test-clients.sh); GRAPHCTX_SKIP_CLIENT_TESTS is set\n");
+            return;
+        }
+        panic!("the MCP Python SDK is not installed: run scripts/install-test-clients.sh (or set GRAPHCTX_SKIP_CLIENT_TESTS=1 locally to skip)");
+    }
+    // Shapes, an ontology graph with a session, a canvas vault; the server
+    // shares the database with this process.
+    let (dir, ws) = with_graphs();
+    drop(ws);
+    let seed: Value = serde_json::from_str(
+        &std::fs::read_to_string(common::fixture("operations/seed_11.json")).unwrap(),
+    )
+    .unwrap();
+    let calls = json!([
+        {"tool": "search_entities", "arguments": {"query": "origin"}},
+        {"tool": "context", "arguments": {"key": ORIGIN, "hops": 1, "max_tokens": 1500}},
+        {"tool": "blast_radius", "arguments": {"key": ORIGIN}},
+        {"tool": "callers", "arguments": {"key": ORIGIN}},
+        {"tool": "callees", "arguments": {"key": "src/geometry/mod.rs-geometry-Rect::new"}},
+        {"tool": "cycles", "arguments": {}},
+        {"tool": "callers", "arguments": {"key": "no-such-key"}},
+        {"tool": "capture", "arguments": {"graph": "cargo", "session": "s1", "mode": "selected"}},
+        {"tool": "apply_operations", "arguments": {"graph": "orders", "response": seed}},
+        {"tool": "canvas_context", "arguments": {"canvas": "vault/conversations/ml.canvas", "node": "i-supervised-answer", "vault": "vault"}},
+    ]);
+    let calls_path = dir.path().join("calls.json");
+    std::fs::write(&calls_path, calls.to_string()).unwrap();
+    let out_path = dir.path().join("mcp-results.json");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(BIN)
+        .arg(dir.path())
+        .arg(&calls_path)
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "client failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    assert_eq!(r["server"], "graphctx");
+    let listed: Vec<&str> = r["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let registry: Vec<&str> = tools::registry().iter().map(|t| t.name).collect();
+    assert_eq!(listed, registry);
+    for t in r["tools"].as_array().unwrap() {
+        assert_eq!(t["inputSchema"]["type"], "object");
+    }
+    let c = r["calls"].as_array().unwrap();
+    assert_eq!(c.len(), 10);
+    for call in &c[7..] {
+        assert_eq!(call["is_error"], false, "{call}");
+    }
+    assert!(c[7]["text"].as_str().unwrap().contains("ManageFleet"));
+    let applied: Value = serde_json::from_str(c[8]["text"].as_str().unwrap()).unwrap();
+    assert!(!applied["summary"]["created"].as_array().unwrap().is_empty());
+    let walked: Value = serde_json::from_str(c[9]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(walked["messages"][0]["role"], "system");
+    for call in &c[..6] {
+        assert_eq!(call["is_error"], false, "{call}");
+    }
+    let found: Value = serde_json::from_str(c[0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(found["results"][0]["key"], ORIGIN);
+    let doc = c[1]["text"].as_str().unwrap();
+    assert!(
+        doc.starts_with("# graphctx context · Format E") && tokens(doc) <= 1500,
+        "{doc}"
+    );
+    let callers: Value = serde_json::from_str(c[3]["text"].as_str().unwrap()).unwrap();
+    assert!(callers["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x["key"] == "src/geometry/mod.rs-geometry-Rect::new"));
+    assert_eq!(c[6]["is_error"], true);
+    let e: Value = serde_json::from_str(c[6]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(e["error"], "entity_not_found");
+    assert!(
+        r["unknown_tool_error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("unknown tool"),
+        "{r}"
+    );
+}
