@@ -13,9 +13,11 @@ if ! command -v nvim >/dev/null 2>&1; then
     fi
 fi
 
-if ! python3 -c "import mcp.client.stdio" >/dev/null 2>&1; then
-    echo "installing the MCP Python SDK (pip install mcp)"
-    python3 -m pip install -q --disable-pip-version-check mcp >/dev/null
+# The SDK version the client script was written against.
+MCP_SDK_VERSION=2.3.0
+if ! python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '$MCP_SDK_VERSION')" >/dev/null 2>&1; then
+    echo "installing the MCP Python SDK (pip install mcp==$MCP_SDK_VERSION)"
+    python3 -m pip install -q --disable-pip-version-check "mcp==$MCP_SDK_VERSION" >/dev/null
 fi
 
 nvim --version | head -n 1
