@@ -19,43 +19,7 @@ use graphctx::index::{index_repository, IndexOptions};
 use graphctx::store::{Location, Store};
 
 mod common;
-use common::{copy_tree, find_crate};
-
-const DEFAULT_CRATES: &[&str] = &[
-    "cozo-ce",
-    "nalgebra",
-    "syn",
-    "regex-automata",
-    "regex-syntax",
-    "clap_builder",
-    "serde_json",
-    "rayon",
-    "tiktoken-rs",
-    "ignore",
-    "indicatif",
-    "tree-sitter",
-    "proptest",
-    "serde",
-    "miette",
-    "pest",
-    "chrono",
-    "itertools",
-    "sqlite",
-    "crossbeam-channel",
-    "smartstring",
-    "rand",
-    "env_logger",
-    "aho-corasick",
-    "memchr",
-    "jiff",
-    "csv",
-    "hashbrown",
-    "indexmap",
-    "regex",
-    "clap_derive",
-    "serde_derive",
-    "blake3",
-];
+use common::{copy_tree, find_crate, LARGE_INDEX_CRATES};
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
@@ -82,7 +46,7 @@ fn main() {
         .filter(|a| a != "--bench")
         .collect();
     let names: Vec<String> = if args.is_empty() {
-        DEFAULT_CRATES.iter().map(|s| s.to_string()).collect()
+        LARGE_INDEX_CRATES.iter().map(|s| s.to_string()).collect()
     } else {
         args
     };

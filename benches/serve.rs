@@ -29,43 +29,7 @@ use graphctx::emit::Format;
 use graphctx::serve::{Refresh, Workspace};
 
 mod common;
-use common::{copy_tree, find_crate};
-
-const DEFAULT_CRATES: &[&str] = &[
-    "cozo-ce",
-    "nalgebra",
-    "syn",
-    "regex-automata",
-    "regex-syntax",
-    "clap_builder",
-    "serde_json",
-    "rayon",
-    "tiktoken-rs",
-    "ignore",
-    "indicatif",
-    "tree-sitter",
-    "proptest",
-    "serde",
-    "miette",
-    "pest",
-    "chrono",
-    "itertools",
-    "sqlite",
-    "crossbeam-channel",
-    "smartstring",
-    "rand",
-    "env_logger",
-    "aho-corasick",
-    "memchr",
-    "jiff",
-    "csv",
-    "hashbrown",
-    "indexmap",
-    "regex",
-    "clap_derive",
-    "serde_derive",
-    "blake3",
-];
+use common::{copy_tree, find_crate, LARGE_INDEX_CRATES};
 
 const SAMPLE: usize = 200;
 const STDIO_SAMPLE: usize = 100;
@@ -184,7 +148,7 @@ fn main() {
         .filter(|a| a != "--bench")
         .collect();
     let names: Vec<String> = if args.is_empty() {
-        DEFAULT_CRATES.iter().map(|s| s.to_string()).collect()
+        LARGE_INDEX_CRATES.iter().map(|s| s.to_string()).collect()
     } else {
         args
     };

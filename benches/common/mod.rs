@@ -6,6 +6,44 @@ use std::path::{Path, PathBuf};
 
 use graphctx::index::walk;
 
+/// Registry crates indexed together for the ≥ 50k-entity benchmarks
+/// (`context`, `serve`).
+pub const LARGE_INDEX_CRATES: &[&str] = &[
+    "cozo-ce",
+    "nalgebra",
+    "syn",
+    "regex-automata",
+    "regex-syntax",
+    "clap_builder",
+    "serde_json",
+    "rayon",
+    "tiktoken-rs",
+    "ignore",
+    "indicatif",
+    "tree-sitter",
+    "proptest",
+    "serde",
+    "miette",
+    "pest",
+    "chrono",
+    "itertools",
+    "sqlite",
+    "crossbeam-channel",
+    "smartstring",
+    "rand",
+    "env_logger",
+    "aho-corasick",
+    "memchr",
+    "jiff",
+    "csv",
+    "hashbrown",
+    "indexmap",
+    "regex",
+    "clap_derive",
+    "serde_derive",
+    "blake3",
+];
+
 /// `~/.cargo/registry/src/<index>`, where cargo unpacks crate sources.
 pub fn registry_src() -> Option<PathBuf> {
     let home = std::env::var_os("CARGO_HOME")

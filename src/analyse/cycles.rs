@@ -58,19 +58,9 @@ fn components(rows: &cozo::NamedRows) -> BTreeMap<i64, Vec<(String, String)>> {
 /// All cycles of a graph: entity components (largest first), self-loops,
 /// then module cycles.
 pub fn find_cycles(store: &Store, graph: &str) -> Result<Vec<Cycle>, StoreError> {
-    find_cycles_over(store, graph, &DEPENDENCY_RELS)
-}
-
-/// [`find_cycles`] over the given relationship types (ontology graphs use
-/// their hierarchy relations).
-pub fn find_cycles_over(
-    store: &Store,
-    graph: &str,
-    rels: &[&str],
-) -> Result<Vec<Cycle>, StoreError> {
     let params = Params::new()
         .with("graph", graph)
-        .with("rels", str_list(rels));
+        .with("rels", str_list(DEPENDENCY_RELS));
     let comps = components(&store.read(queries::CYCLE_EDGES, params.clone())?);
     let rel_of = edge_rels(store, graph, &comps)?;
     let mut cycles: Vec<Cycle> = comps
@@ -275,6 +265,13 @@ pub fn cycles_in(edges: &[(String, String, String)]) -> Vec<Cycle> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ontology_hierarchy_relations_are_dependencies() {
+        for rel in crate::ontology::HIERARCHY_RELS {
+            assert!(DEPENDENCY_RELS.contains(&rel), "{rel}");
+        }
+    }
 
     #[test]
     fn shortest_cycle_walks_back_to_the_start() {

@@ -386,17 +386,13 @@ fn node_order(n: &OntoNode) -> (NodeType, u32, &str, &str) {
 /// cannot contain its whole, a requirement cannot derive from itself.
 pub const HIERARCHY_RELS: [&str; 4] = ["compose", "allocate", "derive", "refine"];
 
-/// Cycles of an ontology graph along [`HIERARCHY_RELS`] (the code graph's
-/// cycle detection, over the same `edge` relation).
+/// Cycles of an ontology graph along [`HIERARCHY_RELS`]: the code graph's
+/// cycle detection, whose dependency relations include them.
 pub fn find_cycles(
     store: &crate::store::Store,
     graph: &str,
 ) -> Result<Vec<crate::analyse::cycles::Cycle>> {
-    Ok(crate::analyse::cycles::find_cycles_over(
-        store,
-        graph,
-        &HIERARCHY_RELS,
-    )?)
+    Ok(crate::analyse::cycles::find_cycles(store, graph)?)
 }
 
 /// A fresh random (v4) UUID.

@@ -538,12 +538,7 @@ impl Workspace {
             return Ok(Vec::new());
         };
         let links = blast::callers(&self.store, &self.graph, key)?;
-        let keys: Vec<String> = links
-            .iter()
-            .map(|l| l.key.clone())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let keys = distinct_keys(&links);
         let mut files = FileCache::default();
         let callers = self.entities_by_keys(&keys)?;
         files.preload(
@@ -568,12 +563,7 @@ impl Workspace {
             return Ok(Vec::new());
         };
         let links = blast::callees(&self.store, &self.graph, key)?;
-        let keys: Vec<String> = links
-            .iter()
-            .map(|l| l.key.clone())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let keys = distinct_keys(&links);
         let mut files = FileCache::default();
         let mut out = Vec::new();
         for callee in self.entities_by_keys(&keys)? {
@@ -728,4 +718,14 @@ pub fn parse_format(s: &str) -> Result<Format, ServeError> {
             "unknown format '{other}' (expected \"json\" or \"e\")"
         ))),
     }
+}
+
+/// The keys of call links, each once, sorted.
+fn distinct_keys(links: &[blast::CallLink]) -> Vec<String> {
+    links
+        .iter()
+        .map(|l| l.key.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }
