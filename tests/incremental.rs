@@ -251,3 +251,48 @@ fn a_changed_file_reresolves_references_from_other_files() {
     index(&store, tree.path());
     assert_eq!(callers(&store), 1);
 }
+
+#[test]
+fn usage_rows_missing_or_outdated_are_rebuilt_by_the_next_run() {
+    let tree = initial_tree();
+    let fresh = Store::memory().unwrap();
+    index(&fresh, tree.path());
+    // As a database indexed before per-entity usage existed looks after
+    // migrating: the relations are there, empty.
+    let store = Store::memory().unwrap();
+    index(&store, tree.path());
+    for rel in ["code_usage", "code_usage_version"] {
+        let rows = store.dump(rel).unwrap();
+        assert!(!rows.is_empty(), "{rel} is written by an index run");
+        let mut batch = graphctx::store::Batch::new();
+        for row in rows {
+            let keys: Vec<&str> = if rel == "code_usage" {
+                vec!["graph", "id"]
+            } else {
+                vec!["graph"]
+            };
+            batch.delete(rel, &keys, row[..keys.len()].to_vec());
+        }
+        store.apply(batch).unwrap();
+    }
+    // A context refuses to answer from a graph without usage rows…
+    let req = graphctx::emit::ContextRequest::new(
+        "code",
+        graphctx::analyse::select::BaseSpec::Keys(vec!["src/util.rs-util-clamp_scale".into()]),
+    );
+    let counter = graphctx::emit::tokens::TokenCounter::new(Default::default());
+    match graphctx::emit::build_context(&store, &req, &counter) {
+        Err(graphctx::emit::ContextError::Store(e)) => {
+            assert!(e.to_string().contains("run `graphctx index`"), "{e}")
+        }
+        other => panic!(
+            "expected an outdated-index error, got {:?}",
+            other.map(|o| o.text)
+        ),
+    }
+    // …and the next run over the unchanged tree fills them in.
+    let second = index(&store, tree.path());
+    assert!(second.rows_written > 0);
+    assert_eq!(dump(&store), dump(&fresh));
+    assert!(graphctx::emit::build_context(&store, &req, &counter).is_ok());
+}

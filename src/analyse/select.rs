@@ -7,7 +7,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Serialize;
 
 use super::blast::{self, Via};
-use super::cycles::DEPENDENCY_RELS;
 use super::history;
 use super::relevance::{self, Signals, Strategy};
 use crate::store::value::{get_bool, get_int, get_str, str_list};
@@ -93,6 +92,15 @@ pub fn select(
     strategy: Strategy,
 ) -> Result<Selection, SelectError> {
     let hops = hops.min(blast::MAX_HOPS);
+    let usage_version = crate::store::value::first_int(
+        &store.read(queries::USAGE_VERSION, Params::new().with("graph", graph))?,
+    );
+    if usage_version != crate::index::usage::USAGE_VERSION {
+        return Err(SelectError::Store(StoreError::Outdated(format!(
+            "graph '{graph}' has no up-to-date code index (it was indexed by another \
+             version of graphctx, or never); run `graphctx index` to update it"
+        ))));
+    }
     let base_keys = resolve_base(store, graph, base)?;
     let reached = blast::blast_radius(store, graph, &base_keys, hops)?;
     let keys: Vec<&str> = reached.iter().map(|r| r.key.as_str()).collect();
@@ -256,28 +264,19 @@ fn briefs(store: &Store, graph: &str, keys: &[&str]) -> Result<HashMap<String, B
     }
     let params = Params::new()
         .with("graph", graph)
-        .with("keys", str_list(keys.iter().copied()))
-        .with("rels", str_list(DEPENDENCY_RELS));
-    let fan: HashMap<String, i64> = store
-        .read(queries::FAN_IN, params.clone())?
-        .rows
-        .iter()
-        .map(|r| (get_str(r, 0).to_string(), get_int(r, 1)))
-        .collect();
+        .with("keys", str_list(keys.iter().copied()));
     let rows = store.read(queries::ENTITY_BRIEF, params)?;
     Ok(rows
         .rows
         .iter()
         .map(|r| {
-            let key = get_str(r, 0).to_string();
-            let fan_in = fan.get(&key).copied().unwrap_or(0);
             (
-                key,
+                get_str(r, 0).to_string(),
                 Brief {
                     kind: get_str(r, 1).to_string(),
                     file: get_str(r, 2).to_string(),
                     is_test: get_bool(r, 3),
-                    fan_in,
+                    fan_in: get_int(r, 4),
                 },
             )
         })
@@ -294,8 +293,7 @@ fn representatives(
         queries::TOP_ENTITIES_OF_FILES,
         Params::new()
             .with("graph", graph)
-            .with("files", str_list(files.iter().copied()))
-            .with("rels", str_list(DEPENDENCY_RELS)),
+            .with("files", str_list(files.iter().copied())),
     )?;
     let mut per_file: BTreeMap<String, Vec<(String, Brief)>> = BTreeMap::new();
     for r in &rows.rows {

@@ -4,13 +4,13 @@
 //! Everything in `tdd_classification` and `lsp_metadata` is computed from
 //! the graph; the README documents each rule.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
-use crate::analyse::cycles::DEPENDENCY_RELS;
 use crate::analyse::relevance::CRITICAL_FAN_IN;
 use crate::analyse::select::Candidate;
+pub use crate::index::usage::Usage;
 use crate::store::value::{get_bool, get_int, get_json, get_opt_str, get_str, get_str_list};
 
 /// Levels of detail, in the order the fitter applies them.
@@ -87,71 +87,6 @@ impl Details {
     }
 }
 
-/// Usage facts about an entity, from the edges around it.
-#[derive(Debug, Clone, Default)]
-pub struct Usage {
-    /// Distinct entities this one depends on.
-    pub dependencies: BTreeSet<String>,
-    /// Incoming edges other than `contains`.
-    pub references: usize,
-    /// Files with call sites of this entity.
-    pub call_sites: BTreeSet<String>,
-    /// Test functions that call it directly.
-    pub tests: usize,
-    /// Members (via `contains`) and the tests that call each.
-    pub member_tests: BTreeMap<String, i64>,
-    pub members: usize,
-    /// Traits it implements (keys).
-    pub implements: BTreeSet<String>,
-    /// Entities it names as types (keys).
-    pub uses_types: BTreeSet<String>,
-}
-
-/// Fold the edges around the selected entities into per-entity usage.
-pub fn usage_from_edges(
-    edges: &cozo::NamedRows,
-    member_tests: &cozo::NamedRows,
-) -> HashMap<String, Usage> {
-    let mut out: HashMap<String, Usage> = HashMap::new();
-    for r in edges.rows.iter() {
-        let (src, rel, dst, origin) = (get_str(r, 0), get_str(r, 1), get_str(r, 2), get_str(r, 3));
-        {
-            let u = out.entry(src.to_string()).or_default();
-            if DEPENDENCY_RELS.contains(&rel) && src != dst {
-                u.dependencies.insert(dst.to_string());
-            }
-            match rel {
-                "implements" => {
-                    u.implements.insert(dst.to_string());
-                }
-                "uses_type" => {
-                    u.uses_types.insert(dst.to_string());
-                }
-                "contains" => u.members += 1,
-                _ => {}
-            }
-        }
-        let u = out.entry(dst.to_string()).or_default();
-        if rel != "contains" && src != dst {
-            u.references += 1;
-        }
-        match rel {
-            "calls" => {
-                u.call_sites.insert(origin.to_string());
-            }
-            "tests" => u.tests += 1,
-            _ => {}
-        }
-    }
-    for r in member_tests.rows.iter() {
-        out.entry(get_str(r, 0).to_string())
-            .or_default()
-            .member_tests
-            .insert(get_str(r, 1).to_string(), get_int(r, 2));
-    }
-    out
-}
-
 /// `crate::module::item` for a key, read from the key itself.
 pub fn qualified_path(key: &str) -> String {
     let rest = key.find(".rs-").map(|i| &key[i + 4..]).unwrap_or(key);
@@ -171,7 +106,7 @@ fn item_name(key: &str) -> String {
 
 /// Seed 004 `tdd_classification`, computed from the graph.
 pub fn tdd(d: &Details, u: &Usage, c: &Candidate) -> Value {
-    let deps = u.dependencies.len();
+    let deps = u.dependencies(&d.key).len();
     let lines = (d.end_line - d.start_line + 1).max(1);
     let complexity = if lines <= 15 && deps <= 3 {
         "low"
@@ -213,8 +148,8 @@ pub fn tdd(d: &Details, u: &Usage, c: &Candidate) -> Value {
 pub fn coverage_estimate(u: &Usage) -> f64 {
     let est = if u.tests > 0 {
         (0.6 + 0.1 * u.tests as f64).min(1.0)
-    } else if u.members > 0 {
-        0.9 * u.member_tests.len() as f64 / u.members as f64
+    } else if u.members() > 0 {
+        0.9 * u.tested_members as f64 / u.members() as f64
     } else {
         0.0
     };
@@ -258,8 +193,8 @@ fn lsp_metadata(d: &Details, u: &Usage, detail: Detail) -> Value {
     let mut meta = Map::new();
     if detail == Detail::Full {
         let names: HashMap<String, String> = u
-            .uses_types
-            .iter()
+            .targets("uses_type")
+            .into_iter()
             .map(|k| (item_name(k), qualified_path(k)))
             .collect();
         let mut resolved = Map::new();
@@ -287,7 +222,7 @@ fn lsp_metadata(d: &Details, u: &Usage, detail: Detail) -> Value {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let explicit: Vec<String> = u.implements.iter().map(|k| item_name(k)).collect();
+        let explicit: Vec<String> = u.targets("implements").into_iter().map(item_name).collect();
         let mut ti = Map::new();
         ti.insert("resolved_types".into(), Value::Object(resolved));
         if !derives.is_empty() || !explicit.is_empty() {
@@ -299,8 +234,8 @@ fn lsp_metadata(d: &Details, u: &Usage, detail: Detail) -> Value {
         meta.insert("type_information".into(), Value::Object(ti));
     }
     let imports: Vec<String> = u
-        .dependencies
-        .iter()
+        .dependencies(&d.key)
+        .into_iter()
         .filter(|k| !k.starts_with(&format!("{}-", d.file)))
         .map(|k| format!("use {};", qualified_path(k)))
         .collect();

@@ -20,7 +20,8 @@ use serde_json::{json, Value};
 use crate::analyse::cycles;
 use crate::analyse::relevance::{rel_weight, Strategy};
 use crate::analyse::select::{self, BaseSpec, Candidate, SelectError, Selection};
-use crate::store::value::{get_float, get_str, str_list};
+use crate::index::usage;
+use crate::store::value::{get_int, get_str, get_str_list, str_list};
 use crate::store::{queries, Batch, Params, Store, StoreError};
 use entity::{Detail, Details, Usage, DETAILS};
 use fit::{FitItem, FitRel, Plan};
@@ -334,6 +335,7 @@ impl Relationship {
 }
 
 /// Everything the renderers need about the selected entities.
+#[derive(Default)]
 pub struct Loaded {
     pub candidates: Vec<Candidate>,
     pub details: Vec<Details>,
@@ -341,51 +343,87 @@ pub struct Loaded {
     pub rels: Vec<Relationship>,
 }
 
-fn load(store: &Store, graph: &str, candidates: Vec<Candidate>) -> Result<Loaded, StoreError> {
-    let keys: Vec<&str> = candidates.iter().map(|c| c.key.as_str()).collect();
+/// Entities loaded first; each further chunk is twice the one before.
+const FIRST_CHUNK: usize = 128;
+
+/// Whether the entities loaded so far spend the budget with room to
+/// spare: the fitter, run on them alone (relationships only add cost),
+/// already leaves out non-base entities whose smallest forms add up to a
+/// tenth of the budget. Entities further down the inclusion order would
+/// rank below those, so loading them changes nothing but the tail.
+fn enough_loaded(items: &[FitItem], budget: usize, derived_base_share: Option<f64>) -> bool {
+    match fit::fit(items, &[], budget, 0, derived_base_share) {
+        // Not even the protected entities fit: the real fit reports it.
+        Err(_) => true,
+        Ok(plan) => {
+            let spare: usize = plan
+                .excluded()
+                .filter(|&i| !items[i].base)
+                .map(|i| items[i].tokens[Detail::Minimal as usize])
+                .sum();
+            spare >= budget / 10
+        }
+    }
+}
+
+/// Details and usage of `candidates`, in their order; candidates the store
+/// does not know (any more) are left out.
+fn load_entities(
+    store: &Store,
+    graph: &str,
+    candidates: &[Candidate],
+) -> Result<Vec<(Candidate, Details, Usage)>, StoreError> {
     let params = Params::new()
         .with("graph", graph)
-        .with("keys", str_list(keys.iter().copied()));
-    let mut by_key: HashMap<String, Details> = store
-        .read(queries::ENTITY_DETAILS, params.clone())?
+        .with("keys", str_list(candidates.iter().map(|c| c.key.as_str())));
+    let mut by_key: HashMap<String, (Details, Usage)> = store
+        .read(queries::CONTEXT_ENTITIES, params)?
         .rows
         .iter()
         .map(|r| {
             let d = Details::from_row(r);
-            (d.key.clone(), d)
+            let u = Usage {
+                fan_in: 0,
+                references: get_int(r, 15).max(0) as usize,
+                call_sites: get_str_list(r, 16).into_iter().collect(),
+                tests: get_int(r, 17).max(0) as usize,
+                tested_members: get_int(r, 18).max(0) as usize,
+                out: usage::decode_out(get_str(r, 19)),
+            };
+            (d.key.clone(), (d, u))
         })
         .collect();
-    let edges = store.read(queries::EDGES_TOUCHING, params.clone())?;
-    let member_tests = store.read(queries::MEMBER_TESTS, params.clone())?;
-    let mut usage_map = entity::usage_from_edges(&edges, &member_tests);
-    let among = store.read(queries::EDGES_FROM, params)?;
+    Ok(candidates
+        .iter()
+        .filter_map(|c| {
+            let (d, mut u) = by_key.remove(&c.key)?;
+            u.fan_in = c.fan_in;
+            Some((c.clone(), d, u))
+        })
+        .collect())
+}
 
-    let mut kept = Vec::new();
-    let mut details = Vec::new();
-    let mut usage = Vec::new();
-    for c in candidates {
-        if let Some(d) = by_key.remove(&c.key) {
-            usage.push(usage_map.remove(&c.key).unwrap_or_default());
-            details.push(d);
-            kept.push(c);
-        }
-    }
-    let index: HashMap<&str, usize> = kept
+/// The edges among loaded entities, one per (src, dst, rel) with the
+/// weights of all origins summed.
+fn relationships(candidates: &[Candidate], usage: &[Usage]) -> Vec<Relationship> {
+    let index: HashMap<&str, usize> = candidates
         .iter()
         .enumerate()
         .map(|(i, c)| (c.key.as_str(), i))
         .collect();
-    let mut rels: Vec<Relationship> = among
-        .rows
+    let mut rels: Vec<Relationship> = usage
         .iter()
-        .filter_map(|r| {
-            let (s, d) = (index.get(get_str(r, 0))?, index.get(get_str(r, 2))?);
-            Some(Relationship {
-                src: *s,
-                dst: *d,
-                rel: get_str(r, 1).to_string(),
-                weight: get_float(r, 3),
-                origin: get_str(r, 4).to_string(),
+        .enumerate()
+        .flat_map(|(s, u)| {
+            let index = &index;
+            u.out.iter().filter_map(move |(rel, dst, weight, origin)| {
+                Some(Relationship {
+                    src: s,
+                    dst: *index.get(dst.as_str())?,
+                    rel: rel.clone(),
+                    weight: *weight,
+                    origin: origin.clone(),
+                })
             })
         })
         .collect();
@@ -398,12 +436,7 @@ fn load(store: &Store, graph: &str, candidates: Vec<Candidate>) -> Result<Loaded
             _ => merged.push(r),
         }
     }
-    Ok(Loaded {
-        candidates: kept,
-        details,
-        usage,
-        rels: merged,
-    })
+    merged
 }
 
 fn emit_selection(
@@ -413,14 +446,17 @@ fn emit_selection(
     counter: &TokenCounter,
 ) -> Result<ContextOutput, ContextError> {
     // No entity renders in fewer than ~40 tokens of JSON (a key, a kind, a
-    // file, lines) or ~12 of Format E: never load more than can
-    // fit — base entities and the others counted separately, since a
-    // derived base (a whole file) can be larger than the budget on its own.
+    // file, lines) or ~12 of Format E: never consider more than twice what
+    // could fit (twice, so that small entities further down can take the
+    // room large excluded ones leave) — base entities and the others
+    // counted separately, since a derived base (a whole file) can be larger
+    // than the budget on its own. Loading stops much earlier when the
+    // budget is spent (`enough_loaded`).
     let smallest = match req.format {
         Format::Json => 40,
         Format::E => 12,
     };
-    let limit = req.budget / smallest + 8;
+    let limit = 2 * (req.budget / smallest) + 8;
     let base_limit = if selection.explicit {
         usize::MAX
     } else {
@@ -441,7 +477,71 @@ fn emit_selection(
         })
         .cloned()
         .collect();
-    let loaded = load(store, &req.graph, chosen)?;
+    let sep = match req.format {
+        Format::Json => ",\n",
+        Format::E => "\n",
+    };
+    // One entity's pieces at every level of detail and what each costs.
+    let stage = |c: &Candidate, d: &Details, u: &Usage| -> ([String; 4], FitItem) {
+        let p = DETAILS.map(|level| match req.format {
+            Format::Json => entity::render(d, u, c, level),
+            Format::E => format_e::node_line(d, c, level),
+        });
+        // Counted as the line it becomes, separator included, so these
+        // counts are the document's (see TokenCounter::count_lines). A
+        // base entity also costs its key in query_context.base_entities.
+        // Shorter forms are estimated from the full form's count by
+        // length: counting every form of every candidate would cost four
+        // tokenizer runs per candidate, and the exact count of the
+        // assembled document corrects any estimate that was short.
+        let full_line = format!("{}{sep}", p[0]);
+        let full = counter.count(&full_line);
+        let per_byte = full as f64 / full_line.len().max(1) as f64;
+        let key = if c.is_base && req.format == Format::Json {
+            counter.count(&c.key) + 2
+        } else {
+            0
+        };
+        let mut tokens = [full + key; 4];
+        for level in 1..4 {
+            let len = p[level].len() + sep.len();
+            tokens[level] = (len as f64 * per_byte).ceil() as usize + key;
+        }
+        let item = FitItem {
+            tokens,
+            tier: c.tier,
+            base: c.is_base,
+            protected: c.is_base && selection.explicit,
+        };
+        (p, item)
+    };
+    // Load, render and count in inclusion order, a growing chunk at a
+    // time, until the budget is surely spent (see `enough_loaded`):
+    // around a hub thousands of entities are reachable and a few hundred
+    // fit.
+    let mut loaded = Loaded::default();
+    let mut pieces: Vec<[String; 4]> = Vec::new();
+    let mut items: Vec<FitItem> = Vec::new();
+    let mut next = 0;
+    let mut chunk = FIRST_CHUNK;
+    let derived_base_share = (!selection.explicit).then_some(FILE_BASE_SHARE);
+    while next < chosen.len() {
+        let end = (next + chunk).min(chosen.len());
+        for (c, d, u) in load_entities(store, &req.graph, &chosen[next..end])? {
+            let (p, item) = stage(&c, &d, &u);
+            pieces.push(p);
+            items.push(item);
+            loaded.candidates.push(c);
+            loaded.details.push(d);
+            loaded.usage.push(u);
+        }
+        next = end;
+        chunk *= 2;
+        if enough_loaded(&items, req.budget, derived_base_share) {
+            break;
+        }
+    }
+    loaded.rels = relationships(&loaded.candidates, &loaded.usage);
     let not_loaded = selection.candidates.len() - loaded.candidates.len();
 
     // Cycles among the selection (every loaded relationship, before any
@@ -491,63 +591,12 @@ fn emit_selection(
     };
 
     let doc = JsonDoc::new(req, selection);
-    let pieces: Vec<[String; 4]> = (0..loaded.candidates.len())
-        .map(|i| {
-            DETAILS.map(|d| match req.format {
-                Format::Json => entity::render(
-                    &loaded.details[i],
-                    &loaded.usage[i],
-                    &loaded.candidates[i],
-                    d,
-                ),
-                Format::E => format_e::node_line(&loaded.details[i], &loaded.candidates[i], d),
-            })
-        })
-        .collect();
     let rel_texts: Vec<String> = loaded
         .rels
         .iter()
         .map(|r| match req.format {
             Format::Json => render_relationship(&loaded, r),
             Format::E => format_e::edge_line(&loaded, r),
-        })
-        .collect();
-    let sep = match req.format {
-        Format::Json => ",\n",
-        Format::E => "\n",
-    };
-    let items: Vec<FitItem> = loaded
-        .candidates
-        .iter()
-        .zip(&pieces)
-        .map(|(c, p)| FitItem {
-            // A base entity also costs its key in query_context.base_entities.
-            // Counted as the line it becomes, separator included, so these
-            // counts are the document's (see TokenCounter::count_lines).
-            // A base entity also costs its key in query_context.
-            // Shorter forms are estimated from the full form's count by
-            // length: counting every form of every candidate would cost
-            // four tokenizer runs per candidate, and the exact count of the
-            // assembled document corrects any estimate that was short.
-            tokens: {
-                let full_line = format!("{}{sep}", p[0]);
-                let full = counter.count(&full_line);
-                let per_byte = full as f64 / full_line.len().max(1) as f64;
-                let key = if c.is_base && req.format == Format::Json {
-                    counter.count(&c.key) + 2
-                } else {
-                    0
-                };
-                let mut t = [full + key; 4];
-                for level in 1..4 {
-                    let len = p[level].len() + sep.len();
-                    t[level] = (len as f64 * per_byte).ceil() as usize + key;
-                }
-                t
-            },
-            tier: c.tier,
-            base: c.is_base,
-            protected: c.is_base && selection.explicit,
         })
         .collect();
     let fit_rels: Vec<FitRel> = loaded
@@ -616,13 +665,7 @@ fn emit_selection(
         steps: vec!["removed_priority_3"; 4],
     };
     let overhead = counter.count_lines(&assemble(&empty, req.budget)) + 8;
-    let mut plan = match fit::fit(
-        &items,
-        &fit_rels,
-        req.budget,
-        overhead,
-        (!selection.explicit).then_some(FILE_BASE_SHARE),
-    ) {
+    let mut plan = match fit::fit(&items, &fit_rels, req.budget, overhead, derived_base_share) {
         Ok(p) => p,
         Err(attempted) => {
             return Err(ContextError::SizeExceeded {

@@ -3,6 +3,7 @@ pub mod keys;
 pub mod pipeline;
 pub mod resolve;
 pub mod rust_extract;
+pub mod usage;
 pub mod walk;
 
 pub use pipeline::{index_repository, IndexError, IndexOptions, IndexSummary, CODE_GRAPH};

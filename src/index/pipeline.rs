@@ -22,6 +22,7 @@ use serde::Serialize;
 
 use super::resolve::{self, FileLinks};
 use super::rust_extract::RustExtractor;
+use super::usage;
 use super::walk::{self, SourceFile};
 use crate::model::{FileContext, FileExtract, ParseStatus};
 use crate::store::value::{self, get_int, get_str, json, opt_str, str_list};
@@ -232,7 +233,11 @@ pub fn index_repository(
     summary.files_partial = summary.partial.len();
     summary.files_unchanged = unchanged.len();
 
-    let nothing_changed = summary.files_parsed == 0
+    let usage_current =
+        value::first_int(&store.read(queries::USAGE_VERSION, Params::new().with("graph", graph))?)
+            == usage::USAGE_VERSION;
+    let nothing_changed = usage_current
+        && summary.files_parsed == 0
         && deleted.is_empty()
         && new_files
             .iter()
@@ -276,9 +281,17 @@ pub fn index_repository(
             .collect();
         phases.lap("resolve");
 
-        write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
-        write_links(
+        let mut touched = write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
+        touched.extend(write_links(
             store, graph, &mut batch, &links, &digests, &stored, &deleted,
+        )?);
+        write_usage(
+            store,
+            graph,
+            &mut batch,
+            &links,
+            &extracts,
+            usage_current.then_some(&touched),
         )?;
         write_files(
             graph, &mut batch, &new_files, &digests, &stored, &extracts, &deleted, &unchanged,
@@ -540,7 +553,7 @@ fn write_entities(
     replaced: &BTreeSet<String>,
     deleted: &[String],
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
-) -> Result<(), StoreError> {
+) -> Result<BTreeSet<String>, StoreError> {
     let files: Vec<&str> = replaced
         .iter()
         .map(String::as_str)
@@ -566,6 +579,12 @@ fn write_entities(
             }
         }
     }
+    // Entities that appeared, changed or went: their usage rows follow.
+    let touched: BTreeSet<String> = old
+        .keys()
+        .cloned()
+        .chain(new.keys().map(|k| k.to_string()))
+        .collect();
     for key in old.keys().filter(|k| !new.contains_key(k.as_str())) {
         let k: Row = vec![graph.into(), key.as_str().into()];
         batch.delete("node", &["graph", "id"], k.clone());
@@ -593,7 +612,7 @@ fn write_entities(
             vec![graph.into(), path.as_str().into()],
         );
     }
-    Ok(())
+    Ok(touched)
 }
 
 fn write_links(
@@ -604,7 +623,8 @@ fn write_links(
     digests: &BTreeMap<String, String>,
     stored: &BTreeMap<String, StoredFile>,
     deleted: &[String],
-) -> Result<(), StoreError> {
+) -> Result<BTreeSet<String>, StoreError> {
+    let mut endpoints = BTreeSet::new();
     let mut changed: Vec<&str> = deleted.iter().map(String::as_str).collect();
     for (path, digest) in digests {
         if stored.get(path).map(|s| s.edge_digest.as_str()) != Some(digest.as_str()) {
@@ -612,7 +632,7 @@ fn write_links(
         }
     }
     if changed.is_empty() {
-        return Ok(());
+        return Ok(endpoints);
     }
     let origins = str_list(changed.iter().copied());
     let params = Params::new().with("graph", graph).with("origins", origins);
@@ -643,6 +663,8 @@ fn write_links(
     for path in changed {
         let Some(l) = links.get(path) else { continue };
         for ((src, rel, dst), weight) in &l.edges {
+            endpoints.insert(src.to_string());
+            endpoints.insert(dst.to_string());
             let key = (
                 src.to_string(),
                 rel.to_string(),
@@ -691,6 +713,8 @@ fn write_links(
     }
     // Whatever is left of the old rows is gone.
     for (src, rel, dst, origin) in old_edges.into_keys() {
+        endpoints.insert(src.clone());
+        endpoints.insert(dst.clone());
         batch.delete(
             "edge",
             &["graph", "src", "rel", "dst", "origin"],
@@ -709,6 +733,106 @@ fn write_links(
             &["graph", "origin", "src"],
             vec![graph.into(), origin.into(), src.into()],
         );
+    }
+    Ok(endpoints)
+}
+
+const USAGE_HEADERS: [&str; 11] = [
+    "graph",
+    "id",
+    "kind",
+    "file",
+    "is_test",
+    "fan_in",
+    "references",
+    "call_sites",
+    "tests",
+    "tested_members",
+    "out",
+];
+
+/// Bring `code_usage` up to date (see [`usage`]): recompute the entities
+/// whose surroundings changed — `touched`, or every entity when `None`
+/// (no rows yet, or rows of another version) — and write the rows that
+/// differ from the stored ones.
+fn write_usage(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    links: &BTreeMap<String, FileLinks>,
+    extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+    touched: Option<&BTreeSet<String>>,
+) -> Result<(), StoreError> {
+    let entities: BTreeMap<&str, &crate::model::Entity> = extracts
+        .values()
+        .flat_map(|(_, ex)| ex.entities.iter().map(|e| (e.key.as_str(), e)))
+        .collect();
+    let all: BTreeSet<String>;
+    let full = touched.is_none();
+    let touched = match touched {
+        Some(t) => t,
+        None => {
+            all = entities.keys().map(|k| k.to_string()).collect();
+            &all
+        }
+    };
+    if full {
+        batch.put(
+            "code_usage_version",
+            &["graph", "version"],
+            vec![graph.into(), usage::USAGE_VERSION.into()],
+        );
+    }
+    if touched.is_empty() {
+        return Ok(());
+    }
+    let computed = usage::compute(links, touched);
+    let asked: BTreeSet<&str> = touched
+        .iter()
+        .map(String::as_str)
+        .chain(computed.keys().map(String::as_str))
+        .collect();
+    let stored: BTreeMap<String, Row> = store
+        .read(
+            queries::USAGE_OF,
+            Params::new()
+                .with("graph", graph)
+                .with("keys", str_list(asked.iter().copied())),
+        )?
+        .rows
+        .into_iter()
+        .map(|r| (get_str(&r, 0).to_string(), r))
+        .collect();
+    for key in asked {
+        let Some(entity) = entities.get(key) else {
+            if stored.contains_key(key) {
+                batch.delete(
+                    "code_usage",
+                    &["graph", "id"],
+                    vec![graph.into(), key.into()],
+                );
+            }
+            continue;
+        };
+        let u = computed.get(key).cloned().unwrap_or_default();
+        let row: Row = vec![
+            key.into(),
+            entity.kind.as_str().into(),
+            entity.file.as_str().into(),
+            entity.is_test.into(),
+            u.fan_in.into(),
+            (u.references as i64).into(),
+            str_list(&u.call_sites),
+            (u.tests as i64).into(),
+            (u.tested_members as i64).into(),
+            usage::encode_out(&u.out).into(),
+        ];
+        if stored.get(key) == Some(&row) {
+            continue;
+        }
+        let mut put: Row = vec![graph.into()];
+        put.extend(row);
+        batch.put("code_usage", &USAGE_HEADERS, put);
     }
     Ok(())
 }

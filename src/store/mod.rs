@@ -43,6 +43,9 @@ pub enum StoreError {
     ReadOnly,
     #[error("{0}")]
     Busy(String),
+    /// Derived data is missing or from another version: re-index.
+    #[error("{0}")]
+    Outdated(String),
     #[error("I/O error on {path}: {source}")]
     Io {
         path: String,

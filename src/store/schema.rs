@@ -29,6 +29,7 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
     (5, "capture", include_str!("../../schema/005_capture.cozo")),
     (6, "canvas", include_str!("../../schema/006_canvas.cozo")),
     (7, "flow", include_str!("../../schema/007_flow.cozo")),
+    (8, "usage", include_str!("../../schema/008_usage.cozo")),
 ];
 
 /// The version a fully migrated database has.

@@ -46,6 +46,8 @@ pub const GRAPH_RELATIONS: &[&str] = &[
     "code_file",
     "code_extract",
     "code_unresolved",
+    "code_usage",
+    "code_usage_version",
 ];
 
 pub fn dump(store: &Store) -> Vec<(String, Vec<String>)> {

@@ -1,0 +1,184 @@
+//! Per-entity usage of a code graph, kept beside the edges it summarises.
+//!
+//! A context document describes every entity with facts about the edges
+//! around it: how many entities depend on it (fan-in), how often it is
+//! referenced and from which files it is called, how many tests call it or
+//! its members, and its outgoing edges. Aggregating those from `edge` at
+//! query time costs a row per edge around every candidate — tens of
+//! thousands of rows for a context near a hub. So the index pipeline keeps
+//! one `code_usage` row per entity, written in the same transaction as the
+//! edges: a materialised view that a context reads with one row per entity.
+//!
+//! Only entities whose surroundings changed are recomputed: the endpoints
+//! of every edge a run adds or removes, and the containers of those (a
+//! container's coverage depends on its members' tests). Each is computed
+//! from the complete resolved edge set of the run, so an incremental run
+//! stores exactly what a full rebuild would (tests compare the two).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::resolve::FileLinks;
+use crate::analyse::cycles::DEPENDENCY_RELS;
+
+/// Version of what `code_usage` rows hold; a database whose rows were
+/// written by another version (or by none) is recomputed in full by the
+/// next index run.
+pub const USAGE_VERSION: i64 = 1;
+
+/// An edge leaving an entity: `(rel, dst, weight, origin)`.
+pub type OutEdge = (String, String, f64, String);
+
+/// Usage facts about one entity.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Distinct entities that depend on this one through a dependency
+    /// relation (`analyse::cycles::DEPENDENCY_RELS`), itself excluded.
+    pub fan_in: i64,
+    /// Incoming edges other than `contains` (self-references excluded),
+    /// one per origin file that produced them.
+    pub references: usize,
+    /// Files with call sites of this entity.
+    pub call_sites: BTreeSet<String>,
+    /// Test functions that call it directly.
+    pub tests: usize,
+    /// Members (via `contains`) that at least one test calls.
+    pub tested_members: usize,
+    /// Outgoing edges, sorted.
+    pub out: Vec<OutEdge>,
+}
+
+impl Usage {
+    /// Distinct entities this one (`own`) depends on, itself excluded.
+    pub fn dependencies(&self, own: &str) -> BTreeSet<&str> {
+        self.out
+            .iter()
+            .filter(|(rel, dst, ..)| DEPENDENCY_RELS.contains(&rel.as_str()) && dst != own)
+            .map(|(_, dst, ..)| dst.as_str())
+            .collect()
+    }
+
+    /// Targets of outgoing edges of one relationship type.
+    pub fn targets(&self, rel: &str) -> BTreeSet<&str> {
+        self.out
+            .iter()
+            .filter(|(r, ..)| r == rel)
+            .map(|(_, dst, ..)| dst.as_str())
+            .collect()
+    }
+
+    /// How many members it contains (`contains` edges, one per origin).
+    pub fn members(&self) -> usize {
+        self.out.iter().filter(|(r, ..)| r == "contains").count()
+    }
+}
+
+/// One edge of the resolved graph as the usage fold sees it.
+struct EdgeRef<'a> {
+    src: &'a str,
+    rel: &'a str,
+    dst: &'a str,
+    origin: &'a str,
+    weight: f64,
+}
+
+fn all_edges<'a>(links: &'a BTreeMap<String, FileLinks<'a>>) -> impl Iterator<Item = EdgeRef<'a>> {
+    links.iter().flat_map(|(origin, l)| {
+        l.edges.iter().map(move |((src, rel, dst), w)| EdgeRef {
+            src,
+            rel,
+            dst,
+            origin: origin.as_str(),
+            weight: *w as f64,
+        })
+    })
+}
+
+/// Usage of every entity in `keys`, computed from all resolved edges.
+/// Containers of entities in `keys` are added first (see module docs), so
+/// the result may hold more entities than were asked for.
+pub fn compute(
+    links: &BTreeMap<String, FileLinks<'_>>,
+    keys: &BTreeSet<String>,
+) -> BTreeMap<String, Usage> {
+    let mut wanted: HashSet<&str> = keys.iter().map(String::as_str).collect();
+    for e in all_edges(links) {
+        if e.rel == "contains" && keys.contains(e.dst) {
+            wanted.insert(e.src);
+        }
+    }
+    let mut out: HashMap<&str, Usage> = wanted.iter().map(|k| (*k, Usage::default())).collect();
+    let mut fan_in: HashMap<&str, HashSet<&str>> = HashMap::new();
+    // Members of wanted containers, and who tests them.
+    let mut members_of: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut member_testers: HashMap<&str, usize> = HashMap::new();
+    for e in all_edges(links) {
+        if let Some(u) = out.get_mut(e.src) {
+            u.out.push((
+                e.rel.to_string(),
+                e.dst.to_string(),
+                e.weight,
+                e.origin.to_string(),
+            ));
+            if e.rel == "contains" {
+                members_of.entry(e.src).or_default().push(e.dst);
+                member_testers.entry(e.dst).or_insert(0);
+            }
+        }
+        if let Some(u) = out.get_mut(e.dst) {
+            if e.rel != "contains" && e.src != e.dst {
+                u.references += 1;
+            }
+            match e.rel {
+                "calls" => {
+                    u.call_sites.insert(e.origin.to_string());
+                }
+                "tests" => u.tests += 1,
+                _ => {}
+            }
+            if e.src != e.dst && DEPENDENCY_RELS.contains(&e.rel) {
+                fan_in.entry(e.dst).or_default().insert(e.src);
+            }
+        }
+    }
+    if !member_testers.is_empty() {
+        let mut testers: HashMap<&str, HashSet<&str>> = HashMap::new();
+        for e in all_edges(links) {
+            if e.rel == "tests" && member_testers.contains_key(e.dst) {
+                testers.entry(e.dst).or_default().insert(e.src);
+            }
+        }
+        for (container, members) in &members_of {
+            let tested: HashSet<&str> = members
+                .iter()
+                .copied()
+                .filter(|m| testers.contains_key(m))
+                .collect();
+            if let Some(u) = out.get_mut(container) {
+                u.tested_members = tested.len();
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(k, mut u)| {
+            u.fan_in = fan_in.get(k).map_or(0, |s| s.len() as i64);
+            u.out.sort_by(|a, b| {
+                (&a.0, &a.1, &a.3)
+                    .cmp(&(&b.0, &b.1, &b.3))
+                    .then(a.2.total_cmp(&b.2))
+            });
+            (k.to_string(), u)
+        })
+        .collect()
+}
+
+/// The stored form of `out` (one string: a context reads it in one piece).
+pub fn encode_out(out: &[OutEdge]) -> String {
+    serde_json::to_string(out).unwrap_or_else(|_| "[]".to_string())
+}
+
+/// Read back what [`encode_out`] wrote; a damaged value reads as no edges.
+pub fn decode_out(text: &str) -> Vec<OutEdge> {
+    serde_json::from_str(text).unwrap_or_default()
+}
