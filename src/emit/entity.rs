@@ -324,7 +324,16 @@ pub fn render(d: &Details, u: &Usage, c: &Candidate, detail: Detail) -> String {
         e.insert("tdd_classification".into(), tdd(d, u, c));
         e.insert("lsp_metadata".into(), lsp_metadata(d, u, detail));
     }
-    e.insert("relevance_score".into(), json!(c.relevance));
-    e.insert("dependency_level".into(), json!(c.level));
-    serde_json::to_string(&Value::Object(e)).unwrap_or_default()
+    // What depends on the request (relevance, level) goes on a line of its
+    // own: the first line is the same in every context the entity appears
+    // in at this level of detail, so its token count is cached once (the
+    // tokenizer always splits before a line starting with `"`).
+    let mut text = serde_json::to_string(&Value::Object(e)).unwrap_or_default();
+    text.pop();
+    text.push_str(&format!(
+        ",\n\"relevance_score\":{},\"dependency_level\":{}}}",
+        json!(c.relevance),
+        c.level
+    ));
+    text
 }

@@ -14,6 +14,7 @@ pub mod tokens;
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -343,27 +344,46 @@ pub struct Loaded {
     pub rels: Vec<Relationship>,
 }
 
-/// Entities loaded first; each further chunk is twice the one before.
+/// Entities loaded first; each further chunk is sized by what is missing
+/// (see [`more_to_load`]), at least [`MIN_CHUNK`] and at most twice the
+/// chunk before.
 const FIRST_CHUNK: usize = 128;
+const MIN_CHUNK: usize = 16;
 
-/// Whether the entities loaded so far spend the budget with room to
-/// spare: the fitter, run on them alone (relationships only add cost),
-/// already leaves out non-base entities whose smallest forms add up to a
-/// tenth of the budget. Entities further down the inclusion order would
-/// rank below those, so loading them changes nothing but the tail.
-fn enough_loaded(items: &[FitItem], budget: usize, derived_base_share: Option<f64>) -> bool {
-    match fit::fit(items, &[], budget, 0, derived_base_share) {
-        // Not even the protected entities fit: the real fit reports it.
-        Err(_) => true,
-        Ok(plan) => {
-            let spare: usize = plan
-                .excluded()
-                .filter(|&i| !items[i].base)
-                .map(|i| items[i].tokens[Detail::Minimal as usize])
-                .sum();
-            spare >= budget / 10
-        }
+/// How many more entities to load, or `None` when those loaded spend the
+/// budget with room to spare: the fitter, run on them alone
+/// (relationships only add cost), already leaves out non-base entities
+/// whose short forms add up to a tenth of the budget — material for the
+/// top-up after the exact count. Entities further down the inclusion
+/// order would rank below those, so loading them would change nothing but
+/// the tail. Otherwise: enough entities to cover what is missing at the
+/// loaded ones' average short-form cost, and a quarter more.
+fn more_to_load(
+    items: &[FitItem],
+    budget: usize,
+    derived_base_share: Option<f64>,
+) -> Option<usize> {
+    // Not even the protected entities fit: the real fit reports it.
+    let plan = fit::fit(items, &[], budget, 0, derived_base_share).ok()?;
+    let short = |i: usize| items[i].tokens[Detail::ShortDoc as usize];
+    let others: Vec<usize> = (0..items.len()).filter(|&i| !items[i].base).collect();
+    let spare: usize = others
+        .iter()
+        .copied()
+        .filter(|&i| !plan.included[i])
+        .map(short)
+        .sum();
+    let want = budget / 10;
+    if spare >= want {
+        return None;
     }
+    let used = fit::estimate(items, &[], &plan, 0);
+    let missing = budget.saturating_sub(used) + want - spare;
+    let average = match others.len() {
+        0 => 100.0,
+        n => others.iter().map(|&i| short(i)).sum::<usize>() as f64 / n as f64,
+    };
+    Some((1.25 * missing as f64 / average.max(1.0)).ceil() as usize)
 }
 
 /// Details and usage of `candidates`, in their order; candidates the store
@@ -451,7 +471,7 @@ fn emit_selection(
     // room large excluded ones leave) — base entities and the others
     // counted separately, since a derived base (a whole file) can be larger
     // than the budget on its own. Loading stops much earlier when the
-    // budget is spent (`enough_loaded`).
+    // budget is spent (`more_to_load`).
     let smallest = match req.format {
         Format::Json => 40,
         Format::E => 12,
@@ -495,7 +515,7 @@ fn emit_selection(
         // tokenizer runs per candidate, and the exact count of the
         // assembled document corrects any estimate that was short.
         let full_line = format!("{}{sep}", p[0]);
-        let full = counter.count(&full_line);
+        let full = counter.count_lines(&full_line);
         let per_byte = full as f64 / full_line.len().max(1) as f64;
         let key = if c.is_base && req.format == Format::Json {
             counter.count(&c.key) + 2
@@ -515,8 +535,8 @@ fn emit_selection(
         };
         (p, item)
     };
-    // Load, render and count in inclusion order, a growing chunk at a
-    // time, until the budget is surely spent (see `enough_loaded`):
+    // Load, render and count in inclusion order, a chunk at a time, until
+    // the budget is surely spent (see `more_to_load`):
     // around a hub thousands of entities are reachable and a few hundred
     // fit.
     let mut loaded = Loaded::default();
@@ -527,8 +547,12 @@ fn emit_selection(
     let derived_base_share = (!selection.explicit).then_some(FILE_BASE_SHARE);
     while next < chosen.len() {
         let end = (next + chunk).min(chosen.len());
-        for (c, d, u) in load_entities(store, &req.graph, &chosen[next..end])? {
-            let (p, item) = stage(&c, &d, &u);
+        let rows = load_entities(store, &req.graph, &chosen[next..end])?;
+        // Rendering and counting are independent per entity: spread over
+        // the cores (the counter's cache is shared).
+        let staged: Vec<([String; 4], FitItem)> =
+            rows.par_iter().map(|(c, d, u)| stage(c, d, u)).collect();
+        for ((c, d, u), (p, item)) in rows.into_iter().zip(staged) {
             pieces.push(p);
             items.push(item);
             loaded.candidates.push(c);
@@ -536,9 +560,9 @@ fn emit_selection(
             loaded.usage.push(u);
         }
         next = end;
-        chunk *= 2;
-        if enough_loaded(&items, req.budget, derived_base_share) {
-            break;
+        match more_to_load(&items, req.budget, derived_base_share) {
+            None => break,
+            Some(n) => chunk = n.clamp(MIN_CHUNK, 2 * chunk),
         }
     }
     loaded.rels = relationships(&loaded.candidates, &loaded.usage);
@@ -599,12 +623,13 @@ fn emit_selection(
             Format::E => format_e::edge_line(&loaded, r),
         })
         .collect();
+    let rel_tokens = relationship_tokens(&rel_texts, sep, counter);
     let fit_rels: Vec<FitRel> = loaded
         .rels
         .iter()
-        .zip(&rel_texts)
-        .map(|(r, t)| FitRel {
-            tokens: counter.count(&format!("{t}{sep}")),
+        .zip(rel_tokens)
+        .map(|(r, tokens)| FitRel {
+            tokens,
             strength: r.strength(),
             a: r.src,
             b: r.dst,
@@ -720,13 +745,58 @@ fn emit_selection(
                 from_cache: false,
             });
         }
+        // Over the budget: drop lowest-priority entities until the
+        // estimate, corrected by the error just measured, fits — one exact
+        // count per correction rather than one per dropped entity.
+        let short_by = n.saturating_sub(estimate);
         if !fit::drop_one(&items, &mut plan) {
             return Err(ContextError::SizeExceeded {
                 attempted_size: n,
                 budget: req.budget,
             });
         }
+        while fit::estimate(&items, &fit_rels, &plan, overhead) + short_by > req.budget
+            && fit::drop_one(&items, &mut plan)
+        {}
     }
+}
+
+/// Relationship lines counted exactly when cached or in the sample.
+const REL_SAMPLE: usize = 64;
+
+/// Token counts of relationship lines for planning. Near a hub thousands
+/// of relationships join the loaded entities and most will not make it
+/// into the document; their lines are uniform (two keys, a type, a
+/// strength, an origin), so lines already counted and an even sample of
+/// the rest are counted exactly, and the others are estimated from their
+/// length at the sample's tokens per byte, rounded up with a token to
+/// spare. The document's exact count (which counts every line used)
+/// corrects what an estimate missed.
+fn relationship_tokens(texts: &[String], sep: &str, counter: &TokenCounter) -> Vec<usize> {
+    let lines: Vec<String> = texts.iter().map(|t| format!("{t}{sep}")).collect();
+    let step = (lines.len() / REL_SAMPLE).max(1);
+    let mut exact: Vec<Option<usize>> = lines
+        .par_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i % step == 0 {
+                Some(counter.count(l))
+            } else {
+                counter.cached(l)
+            }
+        })
+        .collect();
+    let (tokens, bytes) = lines
+        .iter()
+        .zip(&exact)
+        .filter_map(|(l, n)| n.map(|n| (n, l.len())))
+        .fold((0usize, 0usize), |(t, b), (n, l)| (t + n, b + l));
+    let per_byte = tokens as f64 / bytes.max(1) as f64;
+    lines
+        .iter()
+        .zip(exact.iter_mut())
+        .map(|(l, n)| n.unwrap_or_else(|| (l.len() as f64 * per_byte).ceil() as usize + 1))
+        .collect()
 }
 
 /// Render with a `token_count` equal to the document's own exact count.

@@ -12,7 +12,11 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use rayon::prelude::*;
 use tiktoken_rs::CoreBPE;
+
+/// Below this many lines a document is counted on one thread.
+const PARALLEL_SEGMENTS: usize = 64;
 
 /// Which encoding to count with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -90,6 +94,12 @@ impl TokenCounter {
         n
     }
 
+    /// The cached count of a piece, if it was counted before.
+    pub fn cached(&self, text: &str) -> Option<usize> {
+        let key = *blake3::hash(text.as_bytes()).as_bytes();
+        self.cache.lock().ok().and_then(|c| c.get(&key).copied())
+    }
+
     /// Exact count of a document made of lines, from cached per-line
     /// counts. BPE counts add up across a boundary where the tokenizer's
     /// pre-tokenizer always splits: after a newline that is followed by
@@ -98,8 +108,10 @@ impl TokenCounter {
     /// only). graphctx's documents are built so every line starts with a
     /// non-space, non-`/` character, which makes this the exact count of
     /// the assembled document; tests compare it with [`Self::count_exact`].
+    ///
+    /// Lines not in the cache yet are counted in parallel.
     pub fn count_lines(&self, text: &str) -> usize {
-        let mut total = 0;
+        let mut segments: Vec<&str> = Vec::new();
         let mut start = 0;
         for (i, _) in text.match_indices('\n') {
             let end = i + 1;
@@ -109,14 +121,17 @@ impl TokenCounter {
                 Some(c) => !c.is_whitespace() && c != '/',
             };
             if splits {
-                total += self.count(&text[start..end]);
+                segments.push(&text[start..end]);
                 start = end;
             }
         }
         if start < text.len() {
-            total += self.count(&text[start..]);
+            segments.push(&text[start..]);
         }
-        total
+        if segments.len() < PARALLEL_SEGMENTS {
+            return segments.iter().map(|s| self.count(s)).sum();
+        }
+        segments.par_iter().map(|s| self.count(s)).sum()
     }
 
     /// The longest prefix of `text` (on a char boundary, preferring a word
