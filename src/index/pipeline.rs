@@ -579,11 +579,18 @@ fn write_entities(
             }
         }
     }
-    // Entities that appeared, changed or went: their usage rows follow.
+    // Entities that appeared, changed or went: their usage rows follow
+    // (an unchanged row keeps kind, file and test flag; edges around it
+    // are the other writer's business, see `write_links`).
     let touched: BTreeSet<String> = old
         .keys()
+        .filter(|k| !new.contains_key(k.as_str()))
         .cloned()
-        .chain(new.keys().map(|k| k.to_string()))
+        .chain(
+            new.iter()
+                .filter(|(k, row)| old.get(**k) != Some(*row))
+                .map(|(k, _)| k.to_string()),
+        )
         .collect();
     for key in old.keys().filter(|k| !new.contains_key(k.as_str())) {
         let k: Row = vec![graph.into(), key.as_str().into()];
@@ -763,29 +770,26 @@ fn write_usage(
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
     touched: Option<&BTreeSet<String>>,
 ) -> Result<(), StoreError> {
-    let entities: BTreeMap<&str, &crate::model::Entity> = extracts
+    if touched.is_some_and(|t| t.is_empty()) {
+        return Ok(());
+    }
+    let entities: rustc_hash::FxHashMap<&str, &crate::model::Entity> = extracts
         .values()
         .flat_map(|(_, ex)| ex.entities.iter().map(|e| (e.key.as_str(), e)))
         .collect();
     let all: BTreeSet<String>;
-    let full = touched.is_none();
     let touched = match touched {
         Some(t) => t,
         None => {
+            batch.put(
+                "code_usage_version",
+                &["graph", "version"],
+                vec![graph.into(), usage::USAGE_VERSION.into()],
+            );
             all = entities.keys().map(|k| k.to_string()).collect();
             &all
         }
     };
-    if full {
-        batch.put(
-            "code_usage_version",
-            &["graph", "version"],
-            vec![graph.into(), usage::USAGE_VERSION.into()],
-        );
-    }
-    if touched.is_empty() {
-        return Ok(());
-    }
     let computed = usage::compute(links, touched);
     let asked: BTreeSet<&str> = touched
         .iter()

@@ -15,7 +15,9 @@
 //! from the complete resolved edge set of the run, so an incremental run
 //! stores exactly what a full rebuild would (tests compare the two).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -102,18 +104,25 @@ pub fn compute(
     links: &BTreeMap<String, FileLinks<'_>>,
     keys: &BTreeSet<String>,
 ) -> BTreeMap<String, Usage> {
+    if keys.is_empty() {
+        return BTreeMap::new();
+    }
     let mut wanted: HashSet<&str> = keys.iter().map(String::as_str).collect();
+    let asked = wanted.clone();
     for e in all_edges(links) {
-        if e.rel == "contains" && keys.contains(e.dst) {
+        if e.rel == "contains" && asked.contains(e.dst) {
             wanted.insert(e.src);
         }
     }
     let mut out: HashMap<&str, Usage> = wanted.iter().map(|k| (*k, Usage::default())).collect();
-    let mut fan_in: HashMap<&str, HashSet<&str>> = HashMap::new();
-    // Members of wanted containers, and who tests them.
-    let mut members_of: HashMap<&str, Vec<&str>> = HashMap::new();
-    let mut member_testers: HashMap<&str, usize> = HashMap::new();
+    let mut fan_in: HashMap<&str, HashSet<&str>> = HashMap::default();
+    // Members of wanted containers; who tests what (all `tests` edges: few).
+    let mut members_of: HashMap<&str, Vec<&str>> = HashMap::default();
+    let mut testers: HashMap<&str, HashSet<&str>> = HashMap::default();
     for e in all_edges(links) {
+        if e.rel == "tests" {
+            testers.entry(e.dst).or_default().insert(e.src);
+        }
         if let Some(u) = out.get_mut(e.src) {
             u.out.push((
                 e.rel.to_string(),
@@ -123,7 +132,6 @@ pub fn compute(
             ));
             if e.rel == "contains" {
                 members_of.entry(e.src).or_default().push(e.dst);
-                member_testers.entry(e.dst).or_insert(0);
             }
         }
         if let Some(u) = out.get_mut(e.dst) {
@@ -142,22 +150,14 @@ pub fn compute(
             }
         }
     }
-    if !member_testers.is_empty() {
-        let mut testers: HashMap<&str, HashSet<&str>> = HashMap::new();
-        for e in all_edges(links) {
-            if e.rel == "tests" && member_testers.contains_key(e.dst) {
-                testers.entry(e.dst).or_default().insert(e.src);
-            }
-        }
-        for (container, members) in &members_of {
-            let tested: HashSet<&str> = members
-                .iter()
-                .copied()
-                .filter(|m| testers.contains_key(m))
-                .collect();
-            if let Some(u) = out.get_mut(container) {
-                u.tested_members = tested.len();
-            }
+    for (container, members) in &members_of {
+        let tested: HashSet<&str> = members
+            .iter()
+            .copied()
+            .filter(|m| testers.contains_key(m))
+            .collect();
+        if let Some(u) = out.get_mut(container) {
+            u.tested_members = tested.len();
         }
     }
     out.into_iter()
