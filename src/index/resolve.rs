@@ -22,7 +22,9 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::model::{Entity, EntityKind, FileContext, FileExtract, RawRef, RefKind, UseDecl};
+use crate::model::{
+    Entity, EntityKind, FileContext, FileExtract, RawRef, RefKind, UseDecl, Visibility,
+};
 
 /// Relationship names stored in `edge.rel`.
 pub mod rel {
@@ -814,7 +816,14 @@ impl<'a> SymbolTable<'a> {
         if !same.is_empty() {
             return same;
         }
-        if all.len() == 1 && segs.len() == 1 {
+        // Another crate's macro reaches an unqualified call only when it is
+        // `#[macro_export]`ed (and the only one of that name): a private
+        // test helper such as a crate's own `assert_eq` must not capture
+        // every `assert_eq!` of the workspace.
+        if all.len() == 1
+            && segs.len() == 1
+            && self.entities[all[0]].0.visibility == Visibility::Public
+        {
             return all.clone();
         }
         vec![]
@@ -1065,5 +1074,56 @@ fn f(s: String) { s.shout(); s.twice(); }
             vec!["<String as Shout>::shout", "Shout::twice"]
         );
         assert_eq!(calls(&l, "<String as Shout>::shout"), vec!["Shout::twice"]);
+    }
+}
+
+#[cfg(test)]
+mod cross_crate_macros {
+    use super::*;
+    use crate::index::rust_extract::RustExtractor;
+
+    /// Callees of `user` in crate `b` when crate `a` defines `macro_src`.
+    fn callees(macro_src: &str) -> Vec<String> {
+        let files = [
+            ("a/src/lib.rs", "a", macro_src),
+            ("b/src/lib.rs", "b", "pub fn user() { assert_eq!(1, 1); make!(); }"),
+        ];
+        let parsed: Vec<(&'static FileContext, &'static FileExtract)> = files
+            .iter()
+            .map(|(path, krate, src)| {
+                let ctx = FileContext {
+                    path: path.to_string(),
+                    crate_name: krate.to_string(),
+                    module_path: vec![],
+                    is_test_file: false,
+                };
+                let ex = RustExtractor::new().extract(&ctx, src);
+                let leaked: (&'static FileContext, &'static FileExtract) =
+                    (Box::leak(Box::new(ctx)), Box::leak(Box::new(ex)));
+                leaked
+            })
+            .collect();
+        let links = resolve(&parsed);
+        links["b/src/lib.rs"]
+            .edges
+            .keys()
+            .filter(|(_, r, _)| *r == rel::CALLS)
+            .map(|(_, _, d)| d.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_private_macro_of_another_crate_is_not_the_callee() {
+        let got = callees(
+            "#[cfg(test)] mod tests { macro_rules! assert_eq { ($a:expr, $b:expr) => {}; } }\n\
+             macro_rules! make { () => {}; }",
+        );
+        assert!(got.is_empty(), "{got:?}");
+    }
+
+    #[test]
+    fn an_exported_macro_of_another_crate_is() {
+        let got = callees("#[macro_export]\nmacro_rules! make { () => {}; }");
+        assert_eq!(got, vec!["a/src/lib.rs-crate-make".to_string()]);
     }
 }
