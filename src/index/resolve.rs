@@ -1086,7 +1086,11 @@ mod cross_crate_macros {
     fn callees(macro_src: &str) -> Vec<String> {
         let files = [
             ("a/src/lib.rs", "a", macro_src),
-            ("b/src/lib.rs", "b", "pub fn user() { assert_eq!(1, 1); make!(); }"),
+            (
+                "b/src/lib.rs",
+                "b",
+                "pub fn user() { assert_eq!(1, 1); make!(); }",
+            ),
         ];
         let parsed: Vec<(&'static FileContext, &'static FileExtract)> = files
             .iter()
