@@ -20,46 +20,11 @@ use graphctx::index::{index_repository, IndexOptions};
 use graphctx::store::{Location, Store};
 
 mod common;
-use common::{copy_tree, find_crate, LARGE_INDEX_CRATES};
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i]
-}
-
-fn stats(label: &str, mut v: Vec<f64>) {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    println!(
-        "{label:<34} n={:<4} p50 {:>7.2} ms  p95 {:>7.2} ms  max {:>7.2} ms",
-        v.len(),
-        percentile(&v, 0.5),
-        percentile(&v, 0.95),
-        v.last().copied().unwrap_or(0.0)
-    );
-}
+use common::{copy_crates, crate_names_from_args, ms, percentile, stats};
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    let names: Vec<String> = if args.is_empty() {
-        LARGE_INDEX_CRATES.iter().map(|s| s.to_string()).collect()
-    } else {
-        args
-    };
     let work = tempfile::tempdir().unwrap();
-    let mut used = vec![];
-    for name in &names {
-        let Some(dir) = find_crate(name) else {
-            continue;
-        };
-        copy_tree(&dir, &work.path().join(dir.file_name().unwrap()));
-        used.push(dir.file_name().unwrap().to_string_lossy().into_owned());
-    }
+    let used = copy_crates(&crate_names_from_args(), work.path());
     let db = tempfile::tempdir().unwrap();
     let store = Store::open(&Location::Sqlite(db.path().join("graph.db"))).unwrap();
     let t = Instant::now();
@@ -108,13 +73,13 @@ fn main() {
     for key in &sample {
         let t = Instant::now();
         let r = blast::blast_radius(&store, "code", &[key.to_string()], 2).unwrap();
-        blast_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        blast_ms.push(ms(t));
         std::hint::black_box(r);
         let req = ContextRequest::new("code", BaseSpec::Keys(vec![key.to_string()]));
         let own = TokenCounter::new(Encoding::O200k);
         let t = Instant::now();
         let out = emit::build_context(&store, &req, &own).unwrap();
-        fresh.push(t.elapsed().as_secs_f64() * 1000.0);
+        fresh.push(ms(t));
         tokens.push(out.token_count as f64);
         // Serve the sample once on the shared counter.
         emit::build_context(&store, &req, &counter).unwrap();
@@ -125,34 +90,29 @@ fn main() {
         let req = ContextRequest::new("code", BaseSpec::Keys(vec![key.to_string()]));
         let t = Instant::now();
         let out = emit::build_context(&store, &req, &counter).unwrap();
-        steady.push(t.elapsed().as_secs_f64() * 1000.0);
+        steady.push(ms(t));
         std::hint::black_box(out);
         emit::cached_context(&store, &req, &counter, true).unwrap();
         let t = Instant::now();
         let out = emit::cached_context(&store, &req, &counter, true).unwrap();
-        warm.push(t.elapsed().as_secs_f64() * 1000.0);
+        warm.push(ms(t));
         assert!(out.from_cache);
     }
     println!(
         "context KEY --hops 2 --budget 100000 on {} entities:",
         s.entities
     );
-    stats("  blast radius query (baseline)", blast_ms.clone());
-    stats("  cold, fresh token counter", fresh.clone());
-    stats("  cold, piece counts cached", steady.clone());
+    let (blast50, _) = stats("  blast radius query (baseline)", blast_ms);
+    let (fresh50, _) = stats("  cold, fresh token counter", fresh);
+    let (steady50, _) = stats("  cold, piece counts cached", steady);
     stats("  warm (context cache hit)", warm);
-    let p50 = |v: &[f64]| {
-        let mut v = v.to_vec();
-        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        percentile(&v, 0.5)
-    };
-    let b50 = p50(&blast_ms).max(1e-9);
+    tokens.sort_by(|a, b| a.total_cmp(b));
     println!(
         "  cold p50 = {:.1}x (fresh counter) / {:.1}x (cached pieces) the blast radius query p50; emitted tokens p50 {:.0}, max {:.0}",
-        p50(&fresh) / b50,
-        p50(&steady) / b50,
-        p50(&tokens),
-        tokens.iter().cloned().fold(0.0, f64::max)
+        fresh50 / blast50.max(1e-9),
+        steady50 / blast50.max(1e-9),
+        percentile(&tokens, 0.5),
+        tokens.last().copied().unwrap_or(0.0)
     );
 
     // Format E against JSON on the same selections.

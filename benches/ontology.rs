@@ -28,6 +28,9 @@ use graphctx::ontology::store::{load_graph, OntoTx};
 use graphctx::ontology::{NodeType, OntoEdge, OntoNode, Position, RelType};
 use graphctx::store::{Batch, Store};
 
+mod common;
+use common::stats;
+
 const RUNS: usize = 60;
 
 fn fixture(name: &str) -> String {
@@ -134,22 +137,6 @@ fn build(store: &Store, graph: &str, n: usize) {
     store.apply(batch).unwrap();
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i]
-}
-
-fn report(label: &str, mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let p50 = percentile(&v, 0.5);
-    println!(
-        "{label:<44} p50 {p50:>8.3} ms   p95 {:>8.3} ms   min {:>8.3} ms",
-        percentile(&v, 0.95),
-        v[0]
-    );
-    p50
-}
-
 fn time_capture(store: &Store, graph: &str, mode: Mode, miss: bool) -> Vec<f64> {
     let o = CaptureOptions {
         mode,
@@ -200,19 +187,19 @@ fn main() {
     session::update(&store, &g, "bench", SessionUpdate::default()).unwrap();
     // Warm the tokenizer (loaded once per process).
     TokenCounter::new(Encoding::O200k).count_exact("warm up");
-    let full_miss = report(
+    let (full_miss, _) = stats(
         "capture FULL, cache miss",
         time_capture(&store, "g100", Mode::Full, true),
     );
-    let min_miss = report(
+    let (min_miss, _) = stats(
         "capture MINIMAL, cache miss",
         time_capture(&store, "g100", Mode::Minimal, true),
     );
-    let full_hit = report(
+    let (full_hit, _) = stats(
         "capture FULL, cache hit",
         time_capture(&store, "g100", Mode::Full, false),
     );
-    let min_hit = report(
+    let (min_hit, _) = stats(
         "capture MINIMAL, cache hit",
         time_capture(&store, "g100", Mode::Minimal, false),
     );
@@ -225,14 +212,14 @@ fn main() {
         let _ = capture::render(&store, &g, &state, &CaptureOptions::default(), 0).unwrap();
         v.push(t.elapsed().as_secs_f64() * 1000.0);
     }
-    report("load graph + render FULL (no cache I/O)", v);
+    stats("load graph + render FULL (no cache I/O)", v);
     let mut v = Vec::new();
     for _ in 0..RUNS {
         let t = Instant::now();
         let _ = load_graph(&store, "g100").unwrap();
         v.push(t.elapsed().as_secs_f64() * 1000.0);
     }
-    report("load graph alone", v);
+    stats("load graph alone", v);
     let st = &capture::stats(&store, "g100", Some("bench")).unwrap()[0];
     println!(
         "cache over the runs above: {} hits, {} misses",

@@ -27,28 +27,8 @@ use graphctx::operations::sample::cargo_response;
 use graphctx::operations::{apply, changelog, chunk, execute, parse_response, ApplyOptions};
 use graphctx::store::{Batch, Location, Store};
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
-fn stats(label: &str, mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let p50 = percentile(&v, 0.5);
-    println!(
-        "{label:<46} n={:<4} p50 {:>8.3} ms  p95 {:>8.3} ms",
-        v.len(),
-        p50,
-        percentile(&v, 0.95),
-    );
-    p50
-}
-
-fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1000.0
-}
+mod common;
+use common::{ms, stats};
 
 /// The first `n` operations of a scaled cargo response (a prefix only
 /// references earlier operations, so it is a valid response).
@@ -164,11 +144,11 @@ fn bench_apply() {
             baseline.push(ms(t));
         }
         println!("-- apply 1,000 ops ({kind}, fresh graph)");
-        let p_total = stats("  apply end to end", total);
+        let (p_total, _) = stats("  apply end to end", total);
         stats("  load + plan + execute + stage (Rust)", rust);
         stats("  change-log images (reads)", images);
-        let p_commit = stats("  one transaction (with log)", commit);
-        let p_base = stats("  baseline: transaction without log", baseline);
+        let (p_commit, _) = stats("  one transaction (with log)", commit);
+        let (p_base, _) = stats("  baseline: transaction without log", baseline);
         println!(
             "  log overhead on the transaction: x{:.2}; end to end vs bare write: x{:.2}",
             p_commit / p_base,

@@ -29,35 +29,11 @@ use graphctx::emit::Format;
 use graphctx::serve::{Refresh, Workspace};
 
 mod common;
-use common::{copy_tree, find_crate, LARGE_INDEX_CRATES};
+use common::{copy_crates, crate_names_from_args, ms, percentile, stats};
 
 const SAMPLE: usize = 200;
 const STDIO_SAMPLE: usize = 100;
 const EDITS: usize = 12;
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
-fn stats(label: &str, mut v: Vec<f64>) -> (f64, f64) {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let (p50, p95) = (percentile(&v, 0.5), percentile(&v, 0.95));
-    println!(
-        "{label:<44} n={:<4} p50 {:>8.2} ms  p95 {:>8.2} ms  max {:>8.2} ms",
-        v.len(),
-        p50,
-        p95,
-        v.last().copied().unwrap_or(0.0)
-    );
-    (p50, p95)
-}
-
-fn ms(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1000.0
-}
 
 struct Lsp {
     child: Child,
@@ -143,24 +119,9 @@ fn uri(p: &Path) -> String {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    let names: Vec<String> = if args.is_empty() {
-        LARGE_INDEX_CRATES.iter().map(|s| s.to_string()).collect()
-    } else {
-        args
-    };
     let work = tempfile::tempdir().unwrap();
     let root = work.path().canonicalize().unwrap();
-    let mut used = 0;
-    for name in &names {
-        if let Some(dir) = find_crate(name) {
-            copy_tree(&dir, &root.join(dir.file_name().unwrap()));
-            used += 1;
-        }
-    }
+    let used = copy_crates(&crate_names_from_args(), &root).len();
     let ws = Workspace::open(&root, None, "code").unwrap();
     let t = Instant::now();
     let Refresh::Done(s) = ws.refresh(false).unwrap() else {

@@ -87,3 +87,58 @@ pub fn copy_tree(from: &Path, to: &Path) {
         std::fs::copy(manifest, to.join("Cargo.toml")).unwrap();
     }
 }
+
+/// The value at quantile `p` (0..=1) of an ascending slice; 0 when empty.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+/// Print one latency line (n, p50, p95, max, in ms) and return (p50, p95).
+pub fn stats(label: &str, mut v: Vec<f64>) -> (f64, f64) {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let (p50, p95) = (percentile(&v, 0.5), percentile(&v, 0.95));
+    println!(
+        "{label:<46} n={:<4} p50 {:>8.3} ms  p95 {:>8.3} ms  max {:>8.3} ms",
+        v.len(),
+        p50,
+        p95,
+        v.last().copied().unwrap_or(0.0)
+    );
+    (p50, p95)
+}
+
+/// Milliseconds since `t`.
+pub fn ms(t: std::time::Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Crate names from the bench's arguments (cargo's `--bench` dropped), or
+/// [`LARGE_INDEX_CRATES`] when none are given.
+pub fn crate_names_from_args() -> Vec<String> {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    if args.is_empty() {
+        LARGE_INDEX_CRATES.iter().map(|s| s.to_string()).collect()
+    } else {
+        args
+    }
+}
+
+/// Copy the named registry crates below `root`; the directory names of
+/// those found (`syn-2.0.119`, …).
+pub fn copy_crates(names: &[String], root: &Path) -> Vec<String> {
+    let mut used = vec![];
+    for name in names {
+        let Some(dir) = find_crate(name) else {
+            continue;
+        };
+        copy_tree(&dir, &root.join(dir.file_name().unwrap()));
+        used.push(dir.file_name().unwrap().to_string_lossy().into_owned());
+    }
+    used
+}
