@@ -92,10 +92,7 @@ pub fn select(
     strategy: Strategy,
 ) -> Result<Selection, SelectError> {
     let hops = hops.min(blast::MAX_HOPS);
-    let usage_version = crate::store::value::first_int(
-        &store.read(queries::USAGE_VERSION, Params::new().with("graph", graph))?,
-    );
-    if usage_version != crate::index::usage::USAGE_VERSION {
+    if !crate::index::usage::is_current(store, graph)? {
         return Err(SelectError::Store(StoreError::Outdated(format!(
             "graph '{graph}' has no up-to-date code index (it was indexed by another \
              version of graphctx, or never); run `graphctx index` to update it"

@@ -775,7 +775,7 @@ const REL_SAMPLE: usize = 64;
 fn relationship_tokens(texts: &[String], sep: &str, counter: &TokenCounter) -> Vec<usize> {
     let lines: Vec<String> = texts.iter().map(|t| format!("{t}{sep}")).collect();
     let step = (lines.len() / REL_SAMPLE).max(1);
-    let mut exact: Vec<Option<usize>> = lines
+    let exact: Vec<Option<usize>> = lines
         .par_iter()
         .enumerate()
         .map(|(i, l)| {
@@ -794,7 +794,7 @@ fn relationship_tokens(texts: &[String], sep: &str, counter: &TokenCounter) -> V
     let per_byte = tokens as f64 / bytes.max(1) as f64;
     lines
         .iter()
-        .zip(exact.iter_mut())
+        .zip(&exact)
         .map(|(l, n)| n.unwrap_or_else(|| (l.len() as f64 * per_byte).ceil() as usize + 1))
         .collect()
 }

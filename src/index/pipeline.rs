@@ -233,9 +233,7 @@ pub fn index_repository(
     summary.files_partial = summary.partial.len();
     summary.files_unchanged = unchanged.len();
 
-    let usage_current =
-        value::first_int(&store.read(queries::USAGE_VERSION, Params::new().with("graph", graph))?)
-            == usage::USAGE_VERSION;
+    let usage_current = usage::is_current(store, graph)?;
     let nothing_changed = usage_current
         && summary.files_parsed == 0
         && deleted.is_empty()

@@ -23,11 +23,19 @@ use serde::{Deserialize, Serialize};
 
 use super::resolve::FileLinks;
 use crate::analyse::cycles::DEPENDENCY_RELS;
+use crate::store::value::first_int;
+use crate::store::{queries, Params, Store, StoreError};
 
 /// Version of what `code_usage` rows hold; a database whose rows were
 /// written by another version (or by none) is recomputed in full by the
 /// next index run.
 pub const USAGE_VERSION: i64 = 1;
+
+/// Whether `graph`'s `code_usage` rows are of [`USAGE_VERSION`].
+pub fn is_current(store: &Store, graph: &str) -> Result<bool, StoreError> {
+    let rows = store.read(queries::USAGE_VERSION, Params::new().with("graph", graph))?;
+    Ok(first_int(&rows) == USAGE_VERSION)
+}
 
 /// An edge leaving an entity: `(rel, dst, weight, origin)`.
 pub type OutEdge = (String, String, f64, String);
