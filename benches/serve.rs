@@ -16,10 +16,7 @@
 //!
 //! Run: `cargo bench --bench serve` (optional arguments: crate names).
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -29,90 +26,14 @@ use graphctx::emit::Format;
 use graphctx::serve::{Refresh, Workspace};
 
 mod common;
+#[path = "../tests/common/lsp_rpc.rs"]
+mod lsp_rpc;
 use common::{copy_crates, crate_names_from_args, ms, percentile, stats};
+use lsp_rpc::Rpc;
 
 const SAMPLE: usize = 200;
 const STDIO_SAMPLE: usize = 100;
 const EDITS: usize = 12;
-
-struct Lsp {
-    child: Child,
-    stdin: ChildStdin,
-    rx: Receiver<Value>,
-    id: i64,
-}
-
-impl Lsp {
-    fn start(root: &Path) -> Lsp {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_graphctx"))
-            .args(["lsp", "--no-watch"])
-            .current_dir(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || loop {
-            let mut len = 0;
-            loop {
-                let mut h = String::new();
-                if out.read_line(&mut h).unwrap_or(0) == 0 {
-                    return;
-                }
-                if h.trim().is_empty() {
-                    break;
-                }
-                if let Some(v) = h.trim().strip_prefix("Content-Length:") {
-                    len = v.trim().parse().unwrap();
-                }
-            }
-            let mut body = vec![0; len];
-            if out.read_exact(&mut body).is_err() {
-                return;
-            }
-            if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
-                return;
-            }
-        });
-        Lsp {
-            child,
-            stdin,
-            rx,
-            id: 0,
-        }
-    }
-
-    fn send(&mut self, v: Value) {
-        let b = v.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{}", b.len(), b).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.id += 1;
-        let id = self.id;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let m = self.rx.recv_timeout(Duration::from_secs(600)).unwrap();
-            if m.get("method").is_some() {
-                if let Some(sid) = m.get("id") {
-                    self.send(json!({"jsonrpc": "2.0", "id": sid, "result": null}));
-                }
-                continue;
-            }
-            if m["id"] == json!(id) {
-                return m;
-            }
-        }
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-}
 
 fn uri(p: &Path) -> String {
     format!("file://{}", p.display())
@@ -200,7 +121,9 @@ fn main() {
     drop(ws);
 
     // Through the binary over stdio.
-    let mut lsp = Lsp::start(&root);
+    let mut lsp = Rpc::start(&root);
+    // The first request waits for the first index run of the corpus.
+    lsp.timeout = Duration::from_secs(600);
     let t = Instant::now();
     let init = lsp.request(
         "initialize",

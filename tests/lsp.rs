@@ -3,10 +3,10 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use common::lsp_rpc::Rpc;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -347,99 +347,7 @@ fn the_watcher_picks_up_changes_made_outside_the_editor() {
 }
 
 // ---------------------------------------------------------------------------
-// The protocol over stdio, with a minimal JSON-RPC client.
-
-struct Rpc {
-    child: Child,
-    stdin: std::process::ChildStdin,
-    rx: Receiver<Value>,
-    next_id: i64,
-}
-
-impl Rpc {
-    fn start(root: &Path) -> Rpc {
-        let mut child = Command::new(BIN)
-            .args(["lsp", "--no-watch"])
-            .current_dir(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || loop {
-            let mut len = 0usize;
-            loop {
-                let mut h = String::new();
-                if stdout.read_line(&mut h).unwrap_or(0) == 0 {
-                    return;
-                }
-                let h = h.trim();
-                if h.is_empty() {
-                    break;
-                }
-                if let Some(v) = h.strip_prefix("Content-Length:") {
-                    len = v.trim().parse().unwrap();
-                }
-            }
-            let mut body = vec![0; len];
-            if stdout.read_exact(&mut body).is_err() {
-                return;
-            }
-            if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
-                return;
-            }
-        });
-        Rpc {
-            child,
-            stdin,
-            rx,
-            next_id: 1,
-        }
-    }
-
-    fn send_raw(&mut self, body: &str) {
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{}", body.len(), body).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        let body = json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string();
-        self.send_raw(&body);
-    }
-
-    /// Send a request and return its response (server requests and
-    /// notifications in between are skipped; server requests get `null`).
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        let body =
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
-        self.send_raw(&body);
-        self.response_to(json!(id))
-    }
-
-    fn response_to(&mut self, id: Value) -> Value {
-        loop {
-            let msg = self
-                .rx
-                .recv_timeout(Duration::from_secs(120))
-                .expect("the server answers");
-            if msg.get("method").is_some() {
-                if let Some(sid) = msg.get("id") {
-                    let reply = json!({"jsonrpc": "2.0", "id": sid, "result": null}).to_string();
-                    self.send_raw(&reply);
-                }
-                continue;
-            }
-            if msg["id"] == id {
-                return msg;
-            }
-        }
-    }
-}
+// The protocol over stdio, with the JSON-RPC client of tests/common.
 
 fn file_uri(p: &Path) -> String {
     format!("file://{}", p.canonicalize().unwrap().display())

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod lsp_rpc;
+
 use std::path::{Path, PathBuf};
 
 use graphctx::index::{index_repository, IndexOptions, IndexSummary};
