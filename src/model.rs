@@ -307,6 +307,30 @@ pub struct FileExtract {
     pub entities: Vec<Entity>,
     pub refs: Vec<RawRef>,
     pub uses: Vec<UseDecl>,
+    /// Out-of-line module declarations (`mod name;`): which files belong
+    /// to the crate (see `index::layout`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mods: Vec<ModDecl>,
+    /// The crate and module the extract was made for: keys contain the
+    /// module path, so an extract is reused only while this is still the
+    /// file's place.
+    pub context: FileContext,
+}
+
+/// `mod name;` — a module whose body is another file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModDecl {
+    pub name: String,
+    /// Inline modules between the file's own module and the declaration
+    /// (`mod a { mod b; }` gives `["a"]` for `b`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inline: Vec<String>,
+    /// `#[path = "…"]` as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_attr: Option<String>,
+    /// Under `#[cfg(test)]` (or inside test code).
+    #[serde(default)]
+    pub cfg_test: bool,
 }
 
 /// Where a file sits in the workspace: which crate and which module.

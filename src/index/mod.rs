@@ -1,5 +1,6 @@
 //! Indexing: walk → hash → parse changed files → extract → resolve → store.
 pub mod keys;
+pub mod layout;
 pub mod pipeline;
 pub mod resolve;
 pub mod rust_extract;

@@ -135,6 +135,7 @@ pub fn index_repository(
     let graph = opts.graph.as_str();
     let mut phases = Phases::new();
     let walked = walk::walk(root);
+    let layout_digest = walked.layout.digest();
     let stored = load_file_states(store, graph)?;
     phases.lap("walk");
 
@@ -148,6 +149,7 @@ pub fn index_repository(
                 file,
                 stored.get(&file.ctx.path),
                 opts.max_file_bytes,
+                &layout_digest,
             );
             bar.inc(1);
             o
@@ -178,15 +180,7 @@ pub fn index_repository(
                 note,
             } => {
                 summary.files_parsed += 1;
-                let status = match extract.status {
-                    ParseStatus::Ok if note.is_none() => "ok",
-                    _ => "partial",
-                };
-                let reason = match (&note, extract.syntax_errors) {
-                    (Some(n), _) => n.clone(),
-                    (None, 0) => String::new(),
-                    (None, n) => format!("{n} syntax error(s); kept what parsed"),
-                };
+                let (status, reason) = parse_status(&extract, note.as_deref());
                 if status == "partial" {
                     summary.partial.push(FileNote {
                         path: path.clone(),
@@ -256,9 +250,13 @@ pub fn index_repository(
         // A missing or unreadable stored extract: parse the file again.
         for file in reparse {
             let mut extractor = RustExtractor::new();
-            if let Outcome::Parsed { extract, .. } =
-                examine(&mut extractor, file, None, opts.max_file_bytes)
-            {
+            if let Outcome::Parsed { extract, .. } = examine(
+                &mut extractor,
+                file,
+                None,
+                opts.max_file_bytes,
+                &layout_digest,
+            ) {
                 let data = encode_extract(&extract);
                 batch.put(
                     "code_extract",
@@ -268,6 +266,20 @@ pub fn index_repository(
                 extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), extract));
             }
         }
+
+        settle_contexts(
+            &walked,
+            graph,
+            &layout_digest,
+            opts.max_file_bytes,
+            Settle {
+                batch: &mut batch,
+                extracts: &mut extracts,
+                replaced: &mut replaced,
+                new_files: &mut new_files,
+                unchanged: &mut unchanged,
+            },
+        );
 
         phases.lap("load");
         let inputs: Vec<(&FileContext, &FileExtract)> =
@@ -386,12 +398,16 @@ fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
 /// Changes whenever the extractor or the `FileExtract` format changes, so
 /// every file of an index written by an older graphctx is parsed again
 /// instead of being resolved from a stale extract.
-pub const EXTRACT_VERSION: &str = "graphctx-extract-2";
+pub const EXTRACT_VERSION: &str = "graphctx-extract-3";
 
-/// The stored hash of a file: blake3 over the extract version and the bytes.
-fn content_hash(bytes: &[u8]) -> String {
+/// The stored hash of a file: blake3 over the extract version, the
+/// workspace's targets (a file may belong to another crate when they
+/// change) and the bytes.
+fn content_hash(bytes: &[u8], layout_digest: &str) -> String {
     let mut h = blake3::Hasher::new();
     h.update(EXTRACT_VERSION.as_bytes());
+    h.update(&[0]);
+    h.update(layout_digest.as_bytes());
     h.update(&[0]);
     h.update(bytes);
     h.finalize().to_hex().to_string()
@@ -403,6 +419,7 @@ fn examine(
     file: &SourceFile,
     stored: Option<&StoredFile>,
     max_bytes: u64,
+    layout_digest: &str,
 ) -> Outcome {
     if file.bytes > max_bytes {
         return Outcome::Skipped(format!(
@@ -419,7 +436,7 @@ fn examine(
     if bytes.len() as u64 > max_bytes {
         return Outcome::Skipped(format!("larger than the {max_bytes}-byte limit"));
     }
-    let hash = content_hash(&bytes);
+    let hash = content_hash(&bytes, layout_digest);
     if let Some(s) = stored {
         if s.hash == hash && s.status != "skipped" {
             return Outcome::Unchanged;
@@ -443,6 +460,100 @@ fn examine(
         hash,
         extract,
         note,
+    }
+}
+
+/// `ok` or `partial`, and why, for a file's row.
+fn parse_status(extract: &FileExtract, note: Option<&str>) -> (&'static str, String) {
+    let status = match extract.status {
+        ParseStatus::Ok if note.is_none() => "ok",
+        _ => "partial",
+    };
+    let reason = match (note, extract.syntax_errors) {
+        (Some(n), _) => n.to_string(),
+        (None, 0) => String::new(),
+        (None, n) => format!("{n} syntax error(s); kept what parsed"),
+    };
+    (status, reason)
+}
+
+/// What [`settle_contexts`] updates.
+struct Settle<'b, 'w> {
+    batch: &'b mut Batch,
+    extracts: &'b mut BTreeMap<String, (FileContext, FileExtract)>,
+    replaced: &'b mut BTreeSet<String>,
+    new_files: &'b mut BTreeMap<String, (String, u64, String, String)>,
+    unchanged: &'b mut Vec<&'w SourceFile>,
+}
+
+/// Places every file in its crate and module now that the `mod`
+/// declarations of all files are known, and extracts again the files whose
+/// extract was made for another place (keys contain the module path). The
+/// contexts are a function of the targets and every file's declarations,
+/// so a full and an incremental run settle on the same ones.
+fn settle_contexts<'w>(
+    walked: &'w walk::WalkResult,
+    graph: &str,
+    layout_digest: &str,
+    max_bytes: u64,
+    s: Settle<'_, 'w>,
+) {
+    let paths: BTreeSet<String> = s.extracts.keys().cloned().collect();
+    let contexts = walked
+        .layout
+        .contexts(&paths, |p| s.extracts.get(p).map(|(_, e)| &e.mods[..]));
+    let by_path: BTreeMap<&str, &SourceFile> = walked
+        .files
+        .iter()
+        .map(|f| (f.ctx.path.as_str(), f))
+        .collect();
+    let mut moved: Vec<SourceFile> = Vec::new();
+    for (path, ctx) in contexts {
+        let Some((held, extract)) = s.extracts.get_mut(&path) else {
+            continue;
+        };
+        if extract.context == ctx {
+            *held = ctx;
+        } else if let Some(file) = by_path.get(path.as_str()) {
+            let mut file = (*file).clone();
+            file.ctx = ctx;
+            moved.push(file);
+        }
+    }
+    if moved.is_empty() {
+        return;
+    }
+    let outcomes: Vec<Outcome> = moved
+        .par_iter()
+        .map_init(RustExtractor::new, |x, f| {
+            examine(x, f, None, max_bytes, layout_digest)
+        })
+        .collect();
+    for (file, outcome) in moved.iter().zip(outcomes) {
+        let Outcome::Parsed {
+            hash,
+            extract,
+            note,
+        } = outcome
+        else {
+            continue;
+        };
+        let path = file.ctx.path.clone();
+        let (status, reason) = parse_status(&extract, note.as_deref());
+        s.batch.put(
+            "code_extract",
+            &["graph", "path", "data"],
+            vec![
+                graph.into(),
+                path.as_str().into(),
+                encode_extract(&extract).into(),
+            ],
+        );
+        s.new_files
+            .insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
+        s.replaced.insert(path.clone());
+        s.unchanged.retain(|f| f.ctx.path != path);
+        s.extracts.insert(path, (file.ctx.clone(), extract));
     }
 }
 

@@ -33,7 +33,7 @@ use tree_sitter::{Language, Node, Parser, TreeCursor};
 
 use crate::index::keys::{self, KeyAllocator};
 use crate::model::{
-    Entity, EntityKind, Field, FileContext, FileExtract, Param, ParamPattern, ParseStatus, RawRef,
+    Entity, EntityKind, Field, FileContext, FileExtract, ModDecl, Param, ParamPattern, ParseStatus, RawRef,
     RefKind, Signature, UseDecl, Visibility,
 };
 
@@ -855,6 +855,8 @@ struct Attrs {
     test: bool,
     cfg_test: bool,
     macro_export: bool,
+    /// `#[path = "…"]` on a `mod` declaration.
+    path: Option<String>,
 }
 
 /// What to walk after an item's entity has been created.
@@ -913,6 +915,8 @@ struct Walker<'t, 'x> {
     /// Structs of this file and their fields' type paths.
     structs: Vec<StructInfo>,
     sfields: Vec<(&'t str, Option<TyRange>)>,
+    /// `mod name;` declarations.
+    mod_decls: Vec<ModDecl>,
 }
 
 impl<'t, 'x> Walker<'t, 'x> {
@@ -946,6 +950,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             impl_path: None,
             structs: Vec::new(),
             sfields: Vec::new(),
+            mod_decls: Vec::new(),
         }
     }
 
@@ -966,6 +971,8 @@ impl<'t, 'x> Walker<'t, 'x> {
             entities: self.entities,
             refs: self.refs,
             uses: self.uses,
+            mods: self.mod_decls,
+            context: self.ctx.clone(),
         }
     }
 
@@ -2042,6 +2049,17 @@ impl<'t, 'x> Walker<'t, 'x> {
                 }
             }
             "macro_export" => a.macro_export = true,
+            "path" if p == "path" => {
+                let value = self.field(attr, f.value);
+                if let Some(v) = value.filter(|v| v.kind() == "string_literal") {
+                    let t = self.text(v);
+                    if let (Some(s), Some(e)) = (t.find('"'), t.rfind('"')) {
+                        if s < e {
+                            a.path = Some(t[s + 1..e].to_string());
+                        }
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -2834,6 +2852,15 @@ impl<'t, 'x> Walker<'t, 'x> {
         let f = &self.t.f;
         let (Some(name_node), Some(body)) = (self.field(n, f.name), self.field(n, f.body)) else {
             // `mod foo;` — the module is the entity of another file.
+            if let Some(name_node) = self.field(n, f.name) {
+                let inline = self.mods[cx.module as usize].path[self.ctx.module_path.len()..].to_vec();
+                self.mod_decls.push(ModDecl {
+                    name: self.text(name_node).to_string(),
+                    inline,
+                    path_attr: a.path,
+                    cfg_test: cx.is_test || a.cfg_test,
+                });
+            }
             return Plan::new(*cx, self.generics.len());
         };
         let name = self.text(name_node);

@@ -3,14 +3,15 @@
 //! The walk honours `.gitignore`, `.ignore` and git's exclude files (also
 //! outside a git checkout), skips hidden directories and graphctx's own
 //! store, and follows symlinks so that a loop is reported instead of
-//! silently ignored. Crate and module of a file come from the Cargo layout
-//! alone (nearest `Cargo.toml` with a `[package]`, then the path under
-//! `src/`, `tests/`, `benches/` or `examples/`), so they are a function of
-//! the path and the manifests, never of another file's contents.
+//! silently ignored. The manifests found on the way give the
+//! [`Layout`]; each file starts with the context its path suggests
+//! ([`Layout::guess`]), which the pipeline corrects once the `mod`
+//! declarations of every file are known.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use super::layout::Layout;
 use crate::model::FileContext;
 use crate::store::STORE_DIR;
 
@@ -36,12 +37,14 @@ pub struct WalkResult {
     /// Sorted by path.
     pub files: Vec<SourceFile>,
     pub issues: Vec<WalkIssue>,
+    /// The packages and their targets.
+    pub layout: Layout,
 }
 
 /// Walk `root` for `.rs` files.
 pub fn walk(root: &Path) -> WalkResult {
     let mut rust_files: Vec<(String, PathBuf, u64)> = Vec::new();
-    let mut manifests: BTreeMap<String, String> = BTreeMap::new(); // package dir → crate name
+    let mut manifests: BTreeMap<String, String> = BTreeMap::new(); // manifest dir → text
     let mut issues = Vec::new();
 
     let walker = ignore::WalkBuilder::new(root)
@@ -70,16 +73,13 @@ pub fn walk(root: &Path) -> WalkResult {
         };
         let name = entry.file_name().to_string_lossy();
         if name == "Cargo.toml" {
-            if let Some(pkg) = std::fs::read_to_string(abs)
-                .ok()
-                .and_then(|t| package_name(&t))
-            {
+            if let Ok(text) = std::fs::read_to_string(abs) {
                 let dir = rel
                     .rsplit_once('/')
                     .map(|(d, _)| d)
                     .unwrap_or("")
                     .to_string();
-                manifests.insert(dir, pkg.replace('-', "_"));
+                manifests.insert(dir, text);
             }
         } else if name.ends_with(".rs") {
             let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
@@ -87,17 +87,23 @@ pub fn walk(root: &Path) -> WalkResult {
         }
     }
 
+    let paths: BTreeSet<String> = rust_files.iter().map(|(rel, _, _)| rel.clone()).collect();
+    let layout = Layout::new(&manifests, &paths);
     let mut files: Vec<SourceFile> = rust_files
         .into_iter()
         .map(|(rel, abs_path, bytes)| SourceFile {
-            ctx: file_context(&rel, &manifests),
+            ctx: layout.guess(&rel),
             abs_path,
             bytes,
         })
         .collect();
     files.sort_by(|a, b| a.ctx.path.cmp(&b.ctx.path));
     issues.sort_by(|a, b| a.path.cmp(&b.path));
-    WalkResult { files, issues }
+    WalkResult {
+        files,
+        issues,
+        layout,
+    }
 }
 
 fn relative(root: &Path, abs: &Path) -> Option<String> {
@@ -167,103 +173,32 @@ pub fn package_name(manifest: &str) -> Option<String> {
     None
 }
 
-/// Crate and module of `rel` (a repository-relative `.rs` path).
-pub fn file_context(rel: &str, manifests: &BTreeMap<String, String>) -> FileContext {
-    // Nearest enclosing package directory.
-    let mut pkg: Option<(&str, &str)> = None;
-    let mut dir = rel;
-    while let Some((parent, _)) = dir.rsplit_once('/') {
-        if let Some(name) = manifests.get(parent) {
-            pkg = Some((parent, name));
-            break;
-        }
-        dir = parent;
-    }
-    if pkg.is_none() {
-        if let Some(name) = manifests.get("") {
-            pkg = Some(("", name));
-        }
-    }
-    let is_test_file = rel.split('/').any(|c| c == "tests");
-    let stem = |p: &str| -> String {
-        let file = p.rsplit('/').next().unwrap_or(p);
-        sanitize(file.strip_suffix(".rs").unwrap_or(file))
-    };
-
-    let Some((pkg_dir, pkg_name)) = pkg else {
-        // A loose file: its own crate root.
-        return FileContext {
-            path: rel.to_string(),
-            crate_name: stem(rel),
-            module_path: vec![],
-            is_test_file,
-        };
-    };
-    let inner = if pkg_dir.is_empty() {
-        rel
-    } else {
-        &rel[pkg_dir.len() + 1..]
-    };
-    let (top, rest) = inner.split_once('/').unwrap_or(("", inner));
-    match top {
-        "src" => FileContext {
-            path: rel.to_string(),
-            crate_name: pkg_name.to_string(),
-            module_path: module_path_of(rest, true),
-            is_test_file,
-        },
-        "tests" | "benches" | "examples" => {
-            // Each top-level file (or directory with main.rs/mod.rs) is its own crate.
-            let (target, inside) = rest.split_once('/').unwrap_or((rest, ""));
-            let crate_name = sanitize(target.strip_suffix(".rs").unwrap_or(target));
-            FileContext {
-                path: rel.to_string(),
-                crate_name,
-                module_path: if inside.is_empty() {
-                    vec![]
-                } else {
-                    module_path_of(inside, true)
-                },
-                is_test_file,
-            }
-        }
-        _ => FileContext {
-            // build.rs and other files outside the standard layout.
-            path: rel.to_string(),
-            crate_name: stem(rel),
-            module_path: vec![],
-            is_test_file,
-        },
-    }
-}
-
-/// Module path of a file below a crate's source directory:
-/// `lib.rs`/`main.rs` → `[]`, `a/mod.rs` → `[a]`, `a/b.rs` → `[a, b]`.
-fn module_path_of(under_src: &str, roots_allowed: bool) -> Vec<String> {
-    let mut parts: Vec<&str> = under_src.split('/').collect();
-    let last = parts.pop().unwrap_or("");
-    let stem = last.strip_suffix(".rs").unwrap_or(last);
-    let mut path: Vec<String> = parts.iter().map(|p| sanitize(p)).collect();
-    let is_root_file = roots_allowed && parts.is_empty() && (stem == "lib" || stem == "main");
-    if !(stem == "mod" || is_root_file || (stem == "main" && !parts.is_empty())) {
-        path.push(sanitize(stem));
-    }
-    path
-}
-
-fn sanitize(s: &str) -> String {
-    s.replace('-', "_")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn ctx(rel: &str) -> FileContext {
+        let files: BTreeSet<String> = [
+            "src/lib.rs",
+            "src/main.rs",
+            "src/a/mod.rs",
+            "src/a/b.rs",
+            "src/bin/tool/main.rs",
+            "crates/core/src/x.rs",
+            "tests/it.rs",
+            "tests/common/mod.rs",
+            "build.rs",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let mut m = BTreeMap::new();
-        m.insert(String::new(), "my_app".to_string());
-        m.insert("crates/core".to_string(), "app_core".to_string());
-        file_context(rel, &m)
+        m.insert(String::new(), "[package]\nname = \"my-app\"\n".to_string());
+        m.insert(
+            "crates/core".to_string(),
+            "[package]\nname = \"app-core\"\n".to_string(),
+        );
+        Layout::new(&m, &files).guess(rel)
     }
 
     #[test]
@@ -272,7 +207,10 @@ mod tests {
         assert_eq!(ctx("src/main.rs").module_path, Vec::<String>::new());
         assert_eq!(ctx("src/a/mod.rs").module_path, vec!["a"]);
         assert_eq!(ctx("src/a/b.rs").module_path, vec!["a", "b"]);
-        assert_eq!(ctx("src/bin/tool/main.rs").module_path, vec!["bin", "tool"]);
+        // A binary is a crate of its own.
+        let bin = ctx("src/bin/tool/main.rs");
+        assert_eq!(bin.crate_name, "tool");
+        assert!(bin.module_path.is_empty());
         let c = ctx("crates/core/src/x.rs");
         assert_eq!(c.crate_name, "app_core");
         assert_eq!(c.module_path, vec!["x"]);
@@ -281,7 +219,7 @@ mod tests {
         assert!(t.is_test_file);
         assert!(t.module_path.is_empty());
         assert_eq!(ctx("tests/common/mod.rs").crate_name, "common");
-        assert_eq!(ctx("build.rs").crate_name, "build");
+        assert_eq!(ctx("build.rs").crate_name, "build_script_build");
     }
 
     #[test]

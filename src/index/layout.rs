@@ -1,0 +1,624 @@
+//! The Cargo layout: which crates a workspace builds and which crate and
+//! module each `.rs` file belongs to.
+//!
+//! A file's place is decided the way Cargo and rustc decide it: every
+//! target of a package (`[lib]`, `[[bin]]`, `[[test]]`, `[[example]]`,
+//! `[[bench]]`, the build script — explicit entries with their `path`, and
+//! the ones Cargo discovers unless `autobins`/`autotests`/… say otherwise)
+//! is a crate root, and a file is a module of the crate whose root reaches
+//! it through `mod name;` declarations (`#[path = "…"]` honoured). That
+//! needs the `mod` declarations of other files, which only parsing yields,
+//! so the layout works in two steps:
+//!
+//! 1. [`Layout::guess`] — from the manifests and the path alone, used to
+//!    parse a file the first time (right for every file in the standard
+//!    layout);
+//! 2. [`Layout::contexts`] — from the module declarations of every file's
+//!    extract; a file whose extract was made with another context is
+//!    extracted again (its keys contain its module path).
+//!
+//! Files no crate root reaches (cfg-gated leftovers, files named only in
+//! macros) keep their guessed context.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use crate::model::{FileContext, ModDecl};
+
+/// One crate a package builds.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Target {
+    /// Crate name with `-` replaced by `_`.
+    pub crate_name: String,
+    /// Repository-relative path of the crate root file.
+    pub root: String,
+    /// Test and bench targets: everything in them is test code.
+    pub is_test: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Package {
+    /// Repository-relative directory of the manifest (`""` at the root).
+    dir: String,
+    /// The package's name, `-` replaced by `_` (the lib's default name).
+    name: String,
+    targets: Vec<Target>,
+}
+
+/// The packages of a tree and their targets.
+#[derive(Debug, Clone, Default)]
+pub struct Layout {
+    /// By manifest directory.
+    packages: BTreeMap<String, Package>,
+    /// Target root path → index into the target list of its package.
+    roots: BTreeMap<String, (String, usize)>,
+}
+
+/// The manifest fields that decide targets.
+#[derive(Default)]
+struct Manifest {
+    name: String,
+    lib: Option<TargetDecl>,
+    bins: Vec<TargetDecl>,
+    tests: Vec<TargetDecl>,
+    examples: Vec<TargetDecl>,
+    benches: Vec<TargetDecl>,
+    auto: [bool; 4],
+    /// `None`: `build.rs` if present; `Some(None)`: `build = false`.
+    build: Option<Option<String>>,
+}
+
+#[derive(Default, Clone)]
+struct TargetDecl {
+    name: Option<String>,
+    path: Option<String>,
+}
+
+fn parse_manifest(text: &str) -> Option<Manifest> {
+    let table: toml::Table = match toml::from_str(text) {
+        Ok(t) => t,
+        // An unreadable manifest still names its package as far as a
+        // line scan can tell; its targets are the discovered ones.
+        Err(_) => {
+            return super::walk::package_name(text).map(|name| Manifest {
+                name,
+                auto: [true; 4],
+                ..Manifest::default()
+            })
+        }
+    };
+    let package = table.get("package")?.as_table()?;
+    let name = package.get("name")?.as_str()?.to_string();
+    let flag = |k: &str| package.get(k).and_then(|v| v.as_bool()).unwrap_or(true);
+    let decl = |v: &toml::Value| TargetDecl {
+        name: v.get("name").and_then(|n| n.as_str()).map(str::to_string),
+        path: v.get("path").and_then(|n| n.as_str()).map(str::to_string),
+    };
+    let list = |k: &str| -> Vec<TargetDecl> {
+        table
+            .get(k)
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().map(decl).collect())
+            .unwrap_or_default()
+    };
+    let build = match package.get("build") {
+        Some(toml::Value::String(s)) => Some(Some(s.clone())),
+        Some(toml::Value::Boolean(false)) => Some(None),
+        _ => None,
+    };
+    Some(Manifest {
+        name,
+        lib: table.get("lib").map(decl),
+        bins: list("bin"),
+        tests: list("test"),
+        examples: list("example"),
+        benches: list("bench"),
+        auto: [
+            flag("autobins"),
+            flag("autotests"),
+            flag("autoexamples"),
+            flag("autobenches"),
+        ],
+        build,
+    })
+}
+
+fn sanitize(s: &str) -> String {
+    s.replace('-', "_")
+}
+
+/// `a/./b/../c` → `a/c`; `None` when it climbs above the root.
+fn normalize(path: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            p => out.push(p),
+        }
+    }
+    Some(out.join("/"))
+}
+
+fn join(dir: &str, rel: &str) -> Option<String> {
+    if dir.is_empty() {
+        normalize(rel)
+    } else {
+        normalize(&format!("{dir}/{rel}"))
+    }
+}
+
+fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+impl Layout {
+    /// The layout of a tree: `manifests` maps a manifest's directory to its
+    /// text, `files` holds every repository-relative `.rs` path.
+    pub fn new(manifests: &BTreeMap<String, String>, files: &BTreeSet<String>) -> Layout {
+        let mut layout = Layout::default();
+        for (dir, text) in manifests {
+            let Some(m) = parse_manifest(text) else {
+                continue;
+            };
+            let targets = targets_of(dir, &m, files);
+            let pkg = Package {
+                dir: dir.clone(),
+                name: sanitize(&m.name),
+                targets,
+            };
+            for (i, t) in pkg.targets.iter().enumerate() {
+                layout
+                    .roots
+                    .entry(t.root.clone())
+                    .or_insert((dir.clone(), i));
+            }
+            layout.packages.insert(dir.clone(), pkg);
+        }
+        layout
+    }
+
+    /// Every target of every package, in package order.
+    pub fn targets(&self) -> impl Iterator<Item = &Target> {
+        self.packages.values().flat_map(|p| p.targets.iter())
+    }
+
+    /// A digest of the targets: when it changes, files may belong to other
+    /// crates, so every file is extracted again.
+    pub fn digest(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        for t in self.targets() {
+            for part in [t.crate_name.as_str(), t.root.as_str()] {
+                h.update(part.as_bytes());
+                h.update(&[0]);
+            }
+            h.update(&[t.is_test as u8, 1]);
+        }
+        h.finalize().to_hex()[..16].to_string()
+    }
+
+    fn package_of(&self, rel: &str) -> Option<&Package> {
+        let mut dir = rel;
+        while let Some((parent, _)) = dir.rsplit_once('/') {
+            if let Some(p) = self.packages.get(parent) {
+                return Some(p);
+            }
+            dir = parent;
+        }
+        self.packages.get("")
+    }
+
+    /// Crate and module of `rel` from the manifests and its path alone.
+    pub fn guess(&self, rel: &str) -> FileContext {
+        let is_test_file = rel.split('/').any(|c| c == "tests");
+        if let Some((dir, i)) = self.roots.get(rel) {
+            let t = &self.packages[dir].targets[*i];
+            return FileContext {
+                path: rel.to_string(),
+                crate_name: t.crate_name.clone(),
+                module_path: vec![],
+                is_test_file: is_test_file || t.is_test,
+            };
+        }
+        let stem = |p: &str| -> String {
+            let file = p.rsplit('/').next().unwrap_or(p);
+            sanitize(file.strip_suffix(".rs").unwrap_or(file))
+        };
+        let Some(pkg) = self.package_of(rel) else {
+            // A loose file: its own crate root.
+            return FileContext {
+                path: rel.to_string(),
+                crate_name: stem(rel),
+                module_path: vec![],
+                is_test_file,
+            };
+        };
+        let inner = if pkg.dir.is_empty() {
+            rel
+        } else {
+            &rel[pkg.dir.len() + 1..]
+        };
+        let (top, rest) = inner.split_once('/').unwrap_or(("", inner));
+        match top {
+            "src" => FileContext {
+                path: rel.to_string(),
+                crate_name: pkg.name.clone(),
+                module_path: module_path_of(rest),
+                is_test_file,
+            },
+            "tests" | "benches" | "examples" => {
+                // Each top-level file (or directory with main.rs) is a crate.
+                let (target, inside) = rest.split_once('/').unwrap_or((rest, ""));
+                FileContext {
+                    path: rel.to_string(),
+                    crate_name: sanitize(target.strip_suffix(".rs").unwrap_or(target)),
+                    module_path: if inside.is_empty() {
+                        vec![]
+                    } else {
+                        module_path_of(inside)
+                    },
+                    is_test_file: is_test_file || top != "examples",
+                }
+            }
+            _ => FileContext {
+                path: rel.to_string(),
+                crate_name: stem(rel),
+                module_path: vec![],
+                is_test_file,
+            },
+        }
+    }
+
+    /// The context of every file in `files`: reached from a crate root
+    /// through `mod` declarations (`mods_of` gives a file's), else guessed.
+    pub fn contexts<'m>(
+        &self,
+        files: &BTreeSet<String>,
+        mods_of: impl Fn(&str) -> Option<&'m [ModDecl]>,
+    ) -> BTreeMap<String, FileContext> {
+        let mut out: BTreeMap<String, FileContext> = BTreeMap::new();
+        let mut queue: VecDeque<(String, bool)> = VecDeque::new();
+        for t in self.targets() {
+            if !files.contains(&t.root) || out.contains_key(&t.root) {
+                continue;
+            }
+            let mut ctx = self.guess(&t.root);
+            ctx.crate_name = t.crate_name.clone();
+            ctx.module_path.clear();
+            ctx.is_test_file |= t.is_test;
+            out.insert(t.root.clone(), ctx);
+            queue.push_back((t.root.clone(), true));
+        }
+        while let Some((file, mod_rs)) = queue.pop_front() {
+            let Some(decls) = mods_of(&file) else {
+                continue;
+            };
+            let parent = out[&file].clone();
+            for d in decls {
+                let Some((child, child_mod_rs)) = child_file(&file, mod_rs, d, files) else {
+                    continue;
+                };
+                if out.contains_key(&child) {
+                    continue;
+                }
+                let mut module_path = parent.module_path.clone();
+                module_path.extend(d.inline.iter().cloned());
+                module_path.push(d.name.clone());
+                out.insert(
+                    child.clone(),
+                    FileContext {
+                        path: child.clone(),
+                        crate_name: parent.crate_name.clone(),
+                        module_path,
+                        is_test_file: parent.is_test_file
+                            || d.cfg_test
+                            || child.split('/').any(|c| c == "tests"),
+                    },
+                );
+                queue.push_back((child, child_mod_rs));
+            }
+        }
+        for f in files {
+            if !out.contains_key(f) {
+                out.insert(f.clone(), self.guess(f));
+            }
+        }
+        out
+    }
+}
+
+/// The file a `mod name;` of `file` loads, and whether that file is itself
+/// "mod-rs" (its children live beside it rather than in a directory named
+/// after it).
+fn child_file(
+    file: &str,
+    mod_rs: bool,
+    d: &ModDecl,
+    files: &BTreeSet<String>,
+) -> Option<(String, bool)> {
+    let file_name = file.rsplit('/').next().unwrap_or(file);
+    let stem = file_name.strip_suffix(".rs").unwrap_or(file_name);
+    // The directory `mod` declarations of this file look in.
+    let own_dir = if mod_rs || stem == "mod" {
+        parent_dir(file).to_string()
+    } else if parent_dir(file).is_empty() {
+        stem.to_string()
+    } else {
+        format!("{}/{stem}", parent_dir(file))
+    };
+    let mut dir = own_dir;
+    for seg in &d.inline {
+        dir = if dir.is_empty() {
+            seg.clone()
+        } else {
+            format!("{dir}/{seg}")
+        };
+    }
+    if let Some(p) = &d.path_attr {
+        // Outside inline modules the path is relative to the declaring
+        // file's directory; inside them, to the inline module's directory.
+        let base = if d.inline.is_empty() {
+            parent_dir(file).to_string()
+        } else {
+            dir
+        };
+        let path = join(&base, p)?;
+        // A file loaded through `#[path]` declares its children beside it.
+        return files.contains(&path).then_some((path, true));
+    }
+    let flat = join(&dir, &format!("{}.rs", d.name))?;
+    if files.contains(&flat) {
+        return Some((flat, false));
+    }
+    let nested = join(&dir, &format!("{}/mod.rs", d.name))?;
+    files.contains(&nested).then_some((nested, true))
+}
+
+/// The targets of one package, explicit ones first, then discovered ones
+/// whose root no explicit target claims.
+fn targets_of(dir: &str, m: &Manifest, files: &BTreeSet<String>) -> Vec<Target> {
+    let at = |rel: &str| join(dir, rel);
+    let exists = |p: &Option<String>| p.as_ref().is_some_and(|p| files.contains(p));
+    let pkg = sanitize(&m.name);
+    let mut out: Vec<Target> = Vec::new();
+    let push = |out: &mut Vec<Target>, name: String, root: Option<String>, is_test: bool| {
+        if let Some(root) = root.filter(|r| files.contains(r)) {
+            if !out.iter().any(|t| t.root == root) {
+                out.push(Target {
+                    crate_name: sanitize(&name),
+                    root,
+                    is_test,
+                });
+            }
+        }
+    };
+    // The library.
+    let lib_root = match m.lib.as_ref().and_then(|l| l.path.clone()) {
+        Some(p) => at(&p),
+        None => at("src/lib.rs"),
+    };
+    let lib_name = m
+        .lib
+        .as_ref()
+        .and_then(|l| l.name.clone())
+        .unwrap_or_else(|| pkg.clone());
+    push(&mut out, lib_name, lib_root, false);
+
+    // Explicit targets of each kind, then the discovered ones.
+    let kinds: [(&Vec<TargetDecl>, &str, bool, bool); 4] = [
+        (&m.bins, "src/bin", false, m.auto[0]),
+        (&m.tests, "tests", true, m.auto[1]),
+        (&m.examples, "examples", false, m.auto[2]),
+        (&m.benches, "benches", true, m.auto[3]),
+    ];
+    for (decls, auto_dir, is_test, auto) in kinds {
+        for d in decls {
+            let Some(name) = d.name.clone().or_else(|| {
+                d.path.as_deref().map(|p| {
+                    let f = p.rsplit('/').next().unwrap_or(p);
+                    f.strip_suffix(".rs").unwrap_or(f).to_string()
+                })
+            }) else {
+                continue;
+            };
+            let root = match &d.path {
+                Some(p) => at(p),
+                None => {
+                    let flat = at(&format!("{auto_dir}/{name}.rs"));
+                    let nested = at(&format!("{auto_dir}/{name}/main.rs"));
+                    let main = at("src/main.rs");
+                    if exists(&flat) {
+                        flat
+                    } else if exists(&nested) {
+                        nested
+                    } else if auto_dir == "src/bin" && sanitize(&name) == pkg {
+                        main
+                    } else {
+                        None
+                    }
+                }
+            };
+            push(&mut out, name, root, is_test);
+        }
+        if !auto {
+            continue;
+        }
+        if auto_dir == "src/bin" {
+            push(&mut out, pkg.clone(), at("src/main.rs"), false);
+        }
+        let Some(base) = at(auto_dir) else { continue };
+        let prefix = if base.is_empty() {
+            String::new()
+        } else {
+            format!("{base}/")
+        };
+        for f in files.range(prefix.clone()..) {
+            let Some(rest) = f.strip_prefix(&prefix) else {
+                break;
+            };
+            let name = match rest.split('/').collect::<Vec<_>>()[..] {
+                [file] => file.strip_suffix(".rs"),
+                [d, "main.rs"] => Some(d),
+                _ => None,
+            };
+            if let Some(name) = name {
+                push(&mut out, name.to_string(), Some(f.clone()), is_test);
+            }
+        }
+    }
+    // The build script.
+    let build = match &m.build {
+        Some(Some(p)) => at(p),
+        Some(None) => None,
+        None => at("build.rs"),
+    };
+    push(&mut out, "build_script_build".into(), build, false);
+    out
+}
+
+/// Module path of a file below a crate's source directory by the standard
+/// layout: `lib.rs`/`main.rs` → `[]`, `a/mod.rs` → `[a]`, `a/b.rs` → `[a, b]`.
+fn module_path_of(under_src: &str) -> Vec<String> {
+    let mut parts: Vec<&str> = under_src.split('/').collect();
+    let last = parts.pop().unwrap_or("");
+    let stem = last.strip_suffix(".rs").unwrap_or(last);
+    let mut path: Vec<String> = parts.iter().map(|p| sanitize(p)).collect();
+    let is_root_file = parts.is_empty() && (stem == "lib" || stem == "main");
+    if !(stem == "mod" || is_root_file || (stem == "main" && !parts.is_empty())) {
+        path.push(sanitize(stem));
+    }
+    path
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(paths: &[&str]) -> BTreeSet<String> {
+        paths.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn decl(name: &str, path_attr: Option<&str>) -> ModDecl {
+        ModDecl {
+            name: name.into(),
+            inline: vec![],
+            path_attr: path_attr.map(str::to_string),
+            cfg_test: false,
+        }
+    }
+
+    #[test]
+    fn explicit_targets_and_auto_discovery() {
+        let files = set(&[
+            "src/lib.rs",
+            "src/main.rs",
+            "src/bin/tool.rs",
+            "cli/entry.rs",
+            "tests/it.rs",
+            "tests/common/mod.rs",
+            "checks/smoke.rs",
+            "build.rs",
+        ]);
+        let manifest = r#"
+[package]
+name = "my-app"
+autotests = false
+[[bin]]
+name = "app-cli"
+path = "cli/entry.rs"
+[[test]]
+name = "smoke"
+path = "checks/smoke.rs"
+"#;
+        let mut manifests = BTreeMap::new();
+        manifests.insert(String::new(), manifest.to_string());
+        let layout = Layout::new(&manifests, &files);
+        let roots: Vec<(&str, &str, bool)> = layout
+            .targets()
+            .map(|t| (t.crate_name.as_str(), t.root.as_str(), t.is_test))
+            .collect();
+        assert_eq!(
+            roots,
+            vec![
+                ("my_app", "src/lib.rs", false),
+                ("app_cli", "cli/entry.rs", false),
+                ("my_app", "src/main.rs", false),
+                ("tool", "src/bin/tool.rs", false),
+                ("smoke", "checks/smoke.rs", true),
+                ("build_script_build", "build.rs", false),
+            ]
+        );
+    }
+
+    #[test]
+    fn files_belong_to_the_crate_whose_root_declares_them() {
+        let files = set(&[
+            "tests/tests.rs",
+            "tests/testenv/mod.rs",
+            "tests/testenv/deep.rs",
+            "src/main.rs",
+            "src/gen/out.rs",
+            "src/sys/unix.rs",
+        ]);
+        let mut manifests = BTreeMap::new();
+        manifests.insert(String::new(), "[package]\nname = \"fd-find\"\n".into());
+        let layout = Layout::new(&manifests, &files);
+        let mods: BTreeMap<&str, Vec<ModDecl>> = [
+            ("tests/tests.rs", vec![decl("testenv", None)]),
+            ("tests/testenv/mod.rs", vec![decl("deep", None)]),
+            (
+                "src/main.rs",
+                vec![
+                    decl("generated", Some("gen/out.rs")),
+                    ModDecl {
+                        name: "imp".into(),
+                        inline: vec!["sys".into()],
+                        path_attr: None,
+                        cfg_test: true,
+                    },
+                ],
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let ctx = layout.contexts(&files, |f| mods.get(f).map(|v| &v[..]));
+        let env = &ctx["tests/testenv/mod.rs"];
+        assert_eq!((env.crate_name.as_str(), &env.module_path[..]), ("tests", &["testenv".to_string()][..]));
+        assert!(env.is_test_file);
+        assert_eq!(ctx["tests/testenv/deep.rs"].module_path, vec!["testenv", "deep"]);
+        let g = &ctx["src/gen/out.rs"];
+        assert_eq!((g.crate_name.as_str(), &g.module_path[..]), ("fd_find", &["generated".to_string()][..]));
+        // Not declared by anyone: the guess from the path.
+        assert_eq!(ctx["src/sys/unix.rs"].module_path, vec!["sys", "unix"]);
+    }
+
+    #[test]
+    fn inline_modules_and_paths_that_climb() {
+        let files = set(&["src/lib.rs", "src/a.rs", "src/a/b/c.rs", "shared/x.rs"]);
+        let mut manifests = BTreeMap::new();
+        manifests.insert(String::new(), "[package]\nname = \"k\"\n".into());
+        let layout = Layout::new(&manifests, &files);
+        let mods: BTreeMap<&str, Vec<ModDecl>> = [
+            (
+                "src/lib.rs",
+                vec![decl("a", None), decl("x", Some("../shared/x.rs"))],
+            ),
+            (
+                "src/a.rs",
+                vec![ModDecl {
+                    name: "c".into(),
+                    inline: vec!["b".into()],
+                    path_attr: None,
+                    cfg_test: false,
+                }],
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let ctx = layout.contexts(&files, |f| mods.get(f).map(|v| &v[..]));
+        assert_eq!(ctx["src/a/b/c.rs"].module_path, vec!["a", "b", "c"]);
+        assert_eq!(ctx["shared/x.rs"].crate_name, "k");
+        assert_eq!(ctx["shared/x.rs"].module_path, vec!["x"]);
+    }
+}
