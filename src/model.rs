@@ -235,6 +235,8 @@ pub enum RefKind {
     ImplOwner,
     /// A path used as a value that is not called (`let f = foo;`, `Foo::CONST`, unit structs).
     Value,
+    /// `x.field` — a field read; `path` is the field name.
+    Field,
 }
 
 /// A name used somewhere in a file, not yet resolved to an entity.
@@ -257,14 +259,32 @@ pub struct RawRef {
     pub self_type: Option<String>,
     /// For MethodCall: true when the receiver is literally `self`.
     pub on_self: bool,
-    /// For MethodCall: the receiver's type path when the extractor can see it
-    /// from syntax alone (a parameter or `let` with a declared type, a
-    /// `Type::new(..)`/`Type { .. }` initialiser, `self.field` with the
-    /// field's declared type in the owner struct of the same file), with
-    /// references, generic arguments and smart-pointer wrappers removed:
-    /// `&mut Vec<Foo>` → `["Vec"]`, `Box<a::Foo>` / `Rc<..>` / `Arc<..>` → `["a", "Foo"]`.
+    /// For MethodCall and Field: what the syntax says about the value
+    /// the method is called on or the field is read from, typed by the
+    /// resolver from the signatures of every file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub receiver_type: Option<Vec<String>>,
+    pub receiver: Option<Recv>,
+}
+
+/// The value a method is called on, or a field read from, as far as one
+/// file's syntax tells: the resolver types it with the declared parameter,
+/// return, field and alias types of the entities it leads to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recv {
+    /// A type as written: a parameter's or annotated binding's type, a
+    /// struct literal's name, `Self` for `self`.
+    Type(String),
+    /// What calling the function at this path returns (`f(..)`, `T::new(..)`).
+    Call(Vec<String>),
+    /// What calling the method named second on the first returns.
+    Method(Box<Recv>, String),
+    /// The field named second of the first.
+    Field(Box<Recv>, String),
+    /// `value?`
+    Try(Box<Recv>),
+    /// An element of a collection (`for x in v`, `v[i]`).
+    Element(Box<Recv>),
 }
 
 /// One `use` declaration, flattened: `use a::{b, c as d, e::*};` gives three.

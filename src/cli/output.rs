@@ -30,8 +30,8 @@ pub fn print_index_summary(s: &IndexSummary, json: bool) -> Result<()> {
     )?;
     writeln!(
         out,
-        "graph: {} entities, {} edges, {} unresolved references (seq {}) in {:.0} ms",
-        s.entities, s.edges, s.unresolved, s.seq, s.elapsed_ms
+        "graph: {} entities, {} edges, {} unresolved references ({} ambiguous) (seq {}) in {:.0} ms",
+        s.entities, s.edges, s.unresolved, s.ambiguous, s.seq, s.elapsed_ms
     )?;
     for note in &s.skipped {
         writeln!(out, "skipped {}: {}", note.path, note.reason)?;

@@ -7,6 +7,9 @@
 //!   impl methods their owner and trait (`<User as Display>::fmt`), impl
 //!   blocks read `impl User` / `impl Display for User`.
 //!
+//! Items declared inside a function body carry the function's key:
+//! `{function key}()::{item}`.
+//!
 //! A second item with the same key in the same file (cfg-gated twins) gets
 //! `#2`, `#3`, … in source order. Keys contain no line numbers, so they are
 //! stable across edits that do not rename or move an entity, and unique in
@@ -26,6 +29,14 @@ pub fn module_part(module_path: &[String]) -> String {
 /// Key of an ordinary item (fn, struct, const, inline module, macro, ...).
 pub fn item_key(file: &str, module_path: &[String], item: &str) -> String {
     format!("{file}-{}-{item}", module_part(module_path))
+}
+
+/// Key of an item declared inside a function body: the function's key,
+/// `()`, then the item (`src/a.rs-a-outer()::Helper`,
+/// `src/a.rs-a-Foo::run()::helper`), so each function's local items are
+/// its own and never twins of another function's.
+pub fn local_item_key(function_key: &str, item: &str) -> String {
+    format!("{function_key}()::{item}")
 }
 
 /// Item part for a method or associated item of `owner`, optionally in an

@@ -4,6 +4,7 @@ pub mod layout;
 pub mod pipeline;
 pub mod resolve;
 pub mod rust_extract;
+pub mod types;
 pub mod usage;
 pub mod walk;
 

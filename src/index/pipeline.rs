@@ -75,6 +75,8 @@ pub struct IndexSummary {
     pub entities: i64,
     pub edges: i64,
     pub unresolved: i64,
+    /// Unresolved references that had several equally good candidates.
+    pub ambiguous: i64,
     /// Rows written (puts and deletes) in this run.
     pub rows_written: usize,
     pub skipped: Vec<FileNote>,
@@ -356,6 +358,8 @@ pub fn index_repository(
         summary.edges = get_int(row, 2);
         summary.unresolved = get_int(row, 3);
     }
+    let ambiguous = store.read(queries::AMBIGUOUS_COUNT, Params::new().with("graph", graph))?;
+    summary.ambiguous = ambiguous.rows.first().map_or(0, |r| get_int(r, 0));
     summary.seq = store.graph_seq(graph)?;
     summary.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     summary.phases_ms = phases.done;
@@ -805,7 +809,13 @@ fn write_links(
             );
         }
         let mut per_src: BTreeMap<&str, Vec<serde_json::Value>> = BTreeMap::new();
-        for ((src, rel, text), (line, count)) in &l.unresolved {
+        for ((src, rel, text), (line, count, candidates)) in &l.unresolved {
+            // An ambiguous reference says so in its text, with the number
+            // of entities it could have meant.
+            let text = match candidates {
+                0 | 1 => text.clone(),
+                n => format!("{text} {}{n} candidates)", crate::index::resolve::AMBIGUOUS_MARK),
+            };
             per_src
                 .entry(*src)
                 .or_default()

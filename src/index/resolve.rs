@@ -22,6 +22,9 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap as HashMap;
 
+mod typing;
+use typing::Site;
+
 use crate::model::{
     Entity, EntityKind, FileContext, FileExtract, RawRef, RefKind, UseDecl, Visibility,
 };
@@ -40,6 +43,10 @@ pub mod rel {
     ];
 }
 
+/// Starts the note on an ambiguous unresolved reference's text:
+/// `.fmt() (ambiguous: 2 candidates)`.
+pub const AMBIGUOUS_MARK: &str = "(ambiguous: ";
+
 /// Edges and unresolved references produced by the references of one file.
 /// Keys are borrowed from the extracts, which outlive the links: resolving
 /// a large repository makes hundreds of thousands of these.
@@ -47,8 +54,10 @@ pub mod rel {
 pub struct FileLinks<'a> {
     /// `(src, rel, dst)` → number of references that produced it.
     pub edges: BTreeMap<(&'a str, &'static str, &'a str), u32>,
-    /// `(src, rel, text)` → (first line, count).
-    pub unresolved: BTreeMap<(&'a str, &'static str, String), (u32, u32)>,
+    /// `(src, rel, text)` → (first line, count, candidates): candidates
+    /// is 0 when nothing matched and the number of equally good matches
+    /// when the scope rules could not pick one.
+    pub unresolved: BTreeMap<(&'a str, &'static str, String), (u32, u32, u32)>,
 }
 
 impl<'a> FileLinks<'a> {
@@ -57,10 +66,16 @@ impl<'a> FileLinks<'a> {
     }
 
     fn unresolved(&mut self, src: &'a str, rel: &'static str, text: String, line: u32) {
-        let e = self.unresolved.entry((src, rel, text)).or_insert((line, 0));
+        self.ambiguous(src, rel, text, line, 0);
+    }
+
+    fn ambiguous(&mut self, src: &'a str, rel: &'static str, text: String, line: u32, n: u32) {
+        let e = self.unresolved.entry((src, rel, text)).or_insert((line, 0, n));
         e.0 = e.0.min(line);
         e.1 += 1;
+        e.2 = e.2.max(n);
     }
+
 
     /// A fingerprint of the links, to skip rewriting unchanged ones.
     pub fn digest(&self) -> String {
@@ -73,8 +88,8 @@ impl<'a> FileLinks<'a> {
             h.update(&[1]);
         }
         h.update(&[2]);
-        for ((s, r, t), (l, c)) in &self.unresolved {
-            for part in [*s, r, t.as_str(), &l.to_string(), &c.to_string()] {
+        for ((s, r, t), (l, c, n)) in &self.unresolved {
+            for part in [*s, r, t.as_str(), &l.to_string(), &c.to_string(), &n.to_string()] {
                 h.update(part.as_bytes());
                 h.update(&[0]);
             }
@@ -179,6 +194,10 @@ struct SymbolTable<'a> {
     /// Impl blocks whose self type is not ours (`impl Ext for String`), by
     /// the type's last segment, with the traits they implement.
     ext_impls: HashMap<&'a str, Vec<(EntId, Vec<EntId>)>>,
+    /// Items declared in a function's body, by function.
+    locals_of: HashMap<EntId, HashMap<&'a str, Vec<EntId>>>,
+    /// Traits our types implement (from `impl Trait for Type`).
+    type_traits: HashMap<EntId, Vec<EntId>>,
 }
 
 const MAX_DEPTH: u32 = 8;
@@ -298,6 +317,8 @@ impl<'a> SymbolTable<'a> {
             impl_owner: HashMap::default(),
             memo: Default::default(),
             ext_impls: HashMap::default(),
+            locals_of: HashMap::default(),
+            type_traits: HashMap::default(),
         };
         // Pass 1: entities and the module tree.
         for (ctx, ex) in files {
@@ -341,6 +362,18 @@ impl<'a> SymbolTable<'a> {
                 };
                 if let Some(pm) = parent_mod {
                     t.modules[pm].items.entry(&e.name).or_default().push(id);
+                } else if let Some(&f) = e.parent.as_deref().and_then(|p| t.key_to_ent.get(p)) {
+                    if matches!(
+                        t.entities[f].0.kind,
+                        EntityKind::Function | EntityKind::Method
+                    ) {
+                        t.locals_of
+                            .entry(f)
+                            .or_default()
+                            .entry(&e.name)
+                            .or_default()
+                            .push(id);
+                    }
                 }
             }
             for u in &ex.uses {
@@ -365,10 +398,12 @@ impl<'a> SymbolTable<'a> {
             }
         }
         for (imp, krate, r) in owner_refs {
-            let scope = t.scope_of(krate, &r.scope);
+            let site = Site {
+                self_type: None,
+                ..t.site_of(krate, r)
+            };
             let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-            if let Some(Res::Items(items)) = t.resolve_path(krate, scope, &segs, Ns::Type, None, 0)
-            {
+            if let Some(Res::Items(items)) = t.resolve_in(&site, &segs, Ns::Type) {
                 let owners: Vec<EntId> = items
                     .into_iter()
                     .filter(|&i| t.entities[i].0.kind.is_type_like())
@@ -380,18 +415,25 @@ impl<'a> SymbolTable<'a> {
         }
         let mut ext_traits: HashMap<EntId, Vec<EntId>> = HashMap::default();
         for (imp, krate, r) in trait_refs {
-            if t.impl_owner.contains_key(&imp) {
-                continue;
-            }
-            let scope = t.scope_of(krate, &r.scope);
+            let site = Site {
+                self_type: None,
+                ..t.site_of(krate, r)
+            };
             let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-            if let Some(Res::Items(items)) = t.resolve_path(krate, scope, &segs, Ns::Type, None, 0)
-            {
-                ext_traits.entry(imp).or_default().extend(
-                    items
-                        .into_iter()
-                        .filter(|&i| t.entities[i].0.kind == EntityKind::Trait),
-                );
+            let traits: Vec<EntId> = match t.resolve_in(&site, &segs, Ns::Type) {
+                Some(Res::Items(items)) => items
+                    .into_iter()
+                    .filter(|&i| t.entities[i].0.kind == EntityKind::Trait)
+                    .collect(),
+                _ => continue,
+            };
+            match t.impl_owner.get(&imp) {
+                Some(owners) => {
+                    for &o in owners {
+                        t.type_traits.entry(o).or_default().extend(&traits);
+                    }
+                }
+                None => ext_traits.entry(imp).or_default().extend(traits),
             }
         }
         for id in 0..t.entities.len() {
@@ -583,7 +625,7 @@ impl<'a> SymbolTable<'a> {
         }
         let last = segs.len() == 1;
         let first_ns = if last { ns } else { Ns::Type };
-        let (mut cur, mut rest) = match segs[0] {
+        let (cur, rest) = match segs[0] {
             "crate" | "$crate" => (Res::Module(*self.crate_roots.get(krate)?), &segs[1..]),
             "self" if !last => (Res::Module(scope?), &segs[1..]),
             "super" => {
@@ -615,6 +657,12 @@ impl<'a> SymbolTable<'a> {
                 }
             }
         };
+        self.walk_rest(cur, rest, ns, depth)
+    }
+
+    /// Follows the segments after a resolved first one: module items,
+    /// associated items of types, an enum's variants (which name the enum).
+    fn walk_rest(&self, mut cur: Res, mut rest: &[&str], ns: Ns, depth: u32) -> Option<Res> {
         while let Some((&seg, tail)) = rest.split_first() {
             let seg_ns = if tail.is_empty() { ns } else { Ns::Type };
             cur = match cur {
@@ -698,13 +746,83 @@ impl<'a> SymbolTable<'a> {
                 links.edge(&u.from, rel::IMPORTS, self.key(h));
             }
         }
+        // The modules the path goes through (`a` of `use crate::a::B`); a
+        // glob's path ends in its module, which is imported, not passed.
+        let site = Site {
+            krate,
+            scope,
+            self_type: None,
+            from: None,
+            self_ent: None,
+        };
+        let through = if u.glob { &segs[..] } else { segs.split_last().map_or(&[][..], |(_, p)| p) };
+        for m in self.modules_through(&site, through) {
+            if let Some(k) = self.module_key(m) {
+                links.edge(&u.from, rel::REFERENCES, k);
+            }
+        }
+    }
+
+    /// Modules named by the leading segments `segs` of a path (`crate`,
+    /// `super` and named modules; not `self`).
+    fn modules_through(&self, site: &Site<'a>, segs: &[&str]) -> Vec<ModId> {
+        let mut out = Vec::new();
+        let mut cur: Option<ModId> = None;
+        for (i, &seg) in segs.iter().enumerate() {
+            let next = match (i, seg) {
+                (0, "crate" | "$crate") => self.crate_roots.get(site.krate).copied(),
+                (0, "self") => {
+                    cur = site.scope;
+                    continue;
+                }
+                (_, "super") => match cur.or(if i == 0 { site.scope } else { None }) {
+                    Some(m) => self.modules[m].parent,
+                    None => None,
+                },
+                (0, name) => match self.resolve_in(site, &[name], Ns::Type) {
+                    Some(Res::Module(m)) => Some(m),
+                    _ => None,
+                },
+                (_, name) => match cur.and_then(|m| self.lookup(m, name, Ns::Type, 0)) {
+                    Some(Res::Module(m)) => Some(m),
+                    _ => None,
+                },
+            };
+            let Some(m) = next else { break };
+            out.push(m);
+            cur = Some(m);
+        }
+        out
+    }
+
+    /// One target for a reference: cfg twins (keys that differ only by
+    /// `#N`) count once; `Err(n)` when `n` different entities remain.
+    fn settle(&self, mut hits: Vec<EntId>) -> Result<Vec<EntId>, u32> {
+        hits.sort_unstable();
+        hits.dedup();
+        if hits.len() < 2 {
+            return Ok(hits);
+        }
+        let base = |k: &'a str| -> &'a str {
+            match k.rsplit_once('#') {
+                Some((b, n)) if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => b,
+                _ => k,
+            }
+        };
+        let mut by_base: Vec<(&str, EntId)> = hits.iter().map(|&h| (base(self.key(h)), h)).collect();
+        by_base.sort_by(|a, b| a.0.cmp(b.0).then(self.key(a.1).len().cmp(&self.key(b.1).len())));
+        by_base.dedup_by(|a, b| a.0 == b.0);
+        if by_base.len() == 1 {
+            return Ok(vec![by_base[0].1]);
+        }
+        Err(by_base.len() as u32)
     }
 
     fn resolve_ref(&self, krate: &'a str, r: &'a RawRef, links: &mut FileLinks<'a>) {
         let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-        let scope = self.scope_of(krate, &r.scope);
-        let st = r.self_type.as_deref();
-        let from_ent = self.key_to_ent.get(r.from.as_str()).copied();
+        let site = self.site_of(krate, r);
+        let scope = site.scope;
+        let from_ent = site.from;
         let from_is_test_fn = from_ent.is_some_and(|i| {
             let e = self.entities[i].0;
             e.is_test && matches!(e.kind, EntityKind::Function | EntityKind::Method)
@@ -719,7 +837,7 @@ impl<'a> SymbolTable<'a> {
             }
             RefKind::Implements => {
                 let traits: Vec<EntId> = self
-                    .resolve_path(krate, scope, &segs, Ns::Type, st, 0)
+                    .resolve_in(&site, &segs, Ns::Type)
                     .map(|x| self.res_keys(&x))
                     .unwrap_or_default()
                     .into_iter()
@@ -741,25 +859,37 @@ impl<'a> SymbolTable<'a> {
                         links.edge(self.key(o), rel::IMPLEMENTS, self.key(tr));
                     }
                 }
+                self.qualifiers(&site, r, &segs, links);
+                return;
+            }
+            RefKind::Field => {
+                // A field read links the struct that has the field.
+                if let Some(t) = r.receiver.as_ref().and_then(|v| self.typed_of(&site, v, 0)) {
+                    if let Ok(owners) = self.settle(self.field_owners(&t, &r.path[0])) {
+                        for o in owners {
+                            links.edge(&r.from, rel::REFERENCES, self.key(o));
+                        }
+                    }
+                }
                 return;
             }
             RefKind::Type => (
                 rel::USES_TYPE,
-                self.resolve_path(krate, scope, &segs, Ns::Type, st, 0)
+                self.resolve_in(&site, &segs, Ns::Type)
                     .map(|x| self.res_keys(&x))
                     .unwrap_or_default(),
             ),
             RefKind::Value => (
                 rel::REFERENCES,
-                self.resolve_path(krate, scope, &segs, Ns::Value, st, 0)
-                    .or_else(|| self.resolve_path(krate, scope, &segs, Ns::Type, st, 0))
+                self.resolve_in(&site, &segs, Ns::Value)
+                    .or_else(|| self.resolve_in(&site, &segs, Ns::Type))
                     .map(|x| self.res_keys(&x))
                     .unwrap_or_default(),
             ),
             RefKind::Call => {
                 let hits = self
-                    .resolve_path(krate, scope, &segs, Ns::Value, st, 0)
-                    .or_else(|| self.resolve_path(krate, scope, &segs, Ns::Type, st, 0))
+                    .resolve_in(&site, &segs, Ns::Value)
+                    .or_else(|| self.resolve_in(&site, &segs, Ns::Type))
                     .map(|x| self.res_keys(&x))
                     .unwrap_or_default();
                 let callable = hits.iter().all(|&i| {
@@ -771,22 +901,64 @@ impl<'a> SymbolTable<'a> {
                 (if callable { rel::CALLS } else { rel::USES_TYPE }, hits)
             }
             RefKind::MacroCall => (rel::CALLS, self.resolve_macro(krate, scope, &segs)),
-            RefKind::MethodCall => (rel::CALLS, self.resolve_method(krate, scope, r)),
+            RefKind::MethodCall => (rel::CALLS, self.resolve_method(&site, r)),
         };
-        if hits.is_empty() {
-            let text = match r.kind {
-                RefKind::MethodCall => format!(".{}()", r.path.join("::")),
-                RefKind::MacroCall => format!("{}!", r.path.join("::")),
-                _ => r.path.join("::"),
-            };
-            links.unresolved(&r.from, rel, text, r.line);
-            return;
+        if matches!(r.kind, RefKind::Call | RefKind::Value | RefKind::Type) {
+            self.qualifiers(&site, r, &segs, links);
         }
+        let text = || match r.kind {
+            RefKind::MethodCall => format!(".{}()", r.path.join("::")),
+            RefKind::MacroCall => format!("{}!", r.path.join("::")),
+            _ => r.path.join("::"),
+        };
+        let hits = match self.settle(hits) {
+            Ok(h) if !h.is_empty() => h,
+            Ok(_) => {
+                links.unresolved(&r.from, rel, text(), r.line);
+                return;
+            }
+            Err(n) => {
+                links.ambiguous(&r.from, rel, text(), r.line, n);
+                return;
+            }
+        };
         for h in hits {
             let dst = self.key(h);
             links.edge(&r.from, rel, dst);
             if rel == rel::CALLS && from_is_test_fn && !self.entities[h].0.is_test {
                 links.edge(&r.from, rel::TESTS, dst);
+            }
+        }
+    }
+
+    /// What the leading segments of a path name besides its target: the
+    /// type of `T::new`, `T::CONST`, `Enum::Variant` (`uses_type`), and
+    /// the modules it passes through (`references`).
+    fn qualifiers(&self, site: &Site<'a>, r: &'a RawRef, segs: &[&str], links: &mut FileLinks<'a>) {
+        let Some((_, prefix)) = segs.split_last() else {
+            return;
+        };
+        if prefix.is_empty() {
+            return;
+        }
+        let mods = self.modules_through(site, prefix);
+        for &m in &mods {
+            if let Some(k) = self.module_key(m) {
+                links.edge(&r.from, rel::REFERENCES, k);
+            }
+        }
+        if mods.len() == prefix.len() {
+            return;
+        }
+        if let Some(Res::Items(items)) = self.resolve_in(site, prefix, Ns::Type) {
+            let types: Vec<EntId> = items
+                .into_iter()
+                .filter(|&i| self.entities[i].0.kind.is_type_like())
+                .collect();
+            if let Ok(types) = self.settle(types) {
+                for t in types {
+                    links.edge(&r.from, rel::USES_TYPE, self.key(t));
+                }
             }
         }
     }
@@ -876,47 +1048,31 @@ impl<'a> SymbolTable<'a> {
             .collect()
     }
 
-    fn resolve_method(&self, krate: &'a str, scope: Option<ModId>, r: &RawRef) -> Vec<EntId> {
+    fn resolve_method(&self, site: &Site<'a>, r: &RawRef) -> Vec<EntId> {
         let Some(name) = r.path.last().map(String::as_str) else {
             return vec![];
         };
-        if r.on_self {
-            if let Some(st) = r.self_type.as_deref() {
-                if let Some(Res::Items(owners)) =
-                    self.resolve_path(krate, scope, &[st], Ns::Type, None, 0)
-                {
-                    let hits = self.methods_of(&owners, name);
+        if let Some(t) = r.receiver.as_ref().and_then(|v| self.typed_of(site, v, 0)) {
+            match self.classify(&t, 0) {
+                typing::Kind::Foreign(last, _) => {
+                    // A type that is not ours (`String`, `Vec`): only
+                    // methods our impl blocks add to that very type.
+                    return self.extension_methods(&last, name);
+                }
+                typing::Kind::Unknown => {}
+                kind => {
+                    let hits = self.methods_for(&kind, name);
                     if !hits.is_empty() {
                         return hits;
                     }
+                    // Ours, but the method is neither its own nor its
+                    // traits' (a derive): fall back to the name.
                 }
             }
         }
-        if let Some(rt) = r.receiver_type.as_ref().filter(|t| !t.is_empty()) {
-            let segs: Vec<&str> = rt.iter().map(String::as_str).collect();
-            let types: Vec<EntId> =
-                match self.resolve_path(krate, scope, &segs, Ns::Type, r.self_type.as_deref(), 0) {
-                    Some(Res::Items(items)) => items
-                        .into_iter()
-                        .filter(|&i| self.entities[i].0.kind.is_type_like())
-                        .collect(),
-                    _ => vec![],
-                };
-            if types.is_empty() {
-                // A type that is not ours (`String`, `Vec`): only methods
-                // our impl blocks add to that very type can be meant.
-                return self.extension_methods(segs.last().copied().unwrap_or(""), name);
-            }
-            let hits = self.methods_of(&types, name);
-            if !hits.is_empty() {
-                return hits;
-            }
-            // Ours, but the method is not among its own or its impls'
-            // (a trait's default method, a derive): fall back to the name.
-        }
         // Guessing by name alone is wrong for the names std types use
         // everywhere (`x.len()` on a Vec is not our one `len` method).
-        if r.receiver_type.is_none() && STD_METHOD_NAMES.binary_search(&name).is_ok() {
+        if STD_METHOD_NAMES.binary_search(&name).is_ok() {
             return vec![];
         }
         let Some(cands) = self.methods_by_name.get(name) else {
@@ -951,7 +1107,8 @@ impl<'a> SymbolTable<'a> {
                 return vec![decl];
             }
         }
-        vec![]
+        // Left to `settle`: one if they are cfg twins, else ambiguous.
+        cands.clone()
     }
 }
 

@@ -24,8 +24,7 @@
 //!   (2 MiB) stack of a worker thread; subtrees below the bound are skipped.
 
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -34,7 +33,7 @@ use tree_sitter::{Language, Node, Parser, TreeCursor};
 use crate::index::keys::{self, KeyAllocator};
 use crate::model::{
     Entity, EntityKind, Field, FileContext, FileExtract, ModDecl, Param, ParamPattern, ParseStatus, RawRef,
-    RefKind, Signature, UseDecl, Visibility,
+    Recv, RefKind, Signature, UseDecl, Visibility,
 };
 
 /// Maximum length (in chars) of `Signature::text`.
@@ -86,6 +85,7 @@ impl RustExtractor {
             container: Container::Module,
             self_ty: None,
             is_test: ctx.is_test_file,
+            local: 0,
         };
         w.walk_children(root, &cx);
         w.finish(errors)
@@ -219,6 +219,11 @@ enum K {
     LetCondition,
     TryExpr,
     RefExpr,
+    UnaryExpr,
+    ParenExpr,
+    AwaitExpr,
+    IndexExpr,
+    TypeCastExpr,
     // anonymous tokens
     TColonColon,
     TBang,
@@ -325,6 +330,11 @@ impl K {
             "let_condition" => K::LetCondition,
             "try_expression" => K::TryExpr,
             "reference_expression" => K::RefExpr,
+            "unary_expression" => K::UnaryExpr,
+            "parenthesized_expression" => K::ParenExpr,
+            "await_expression" => K::AwaitExpr,
+            "index_expression" => K::IndexExpr,
+            "type_cast_expression" => K::TypeCastExpr,
             "lifetime"
             | "label"
             | "string_literal"
@@ -447,58 +457,8 @@ fn tables() -> &'static Tables {
 // Small helpers
 // ---------------------------------------------------------------------------
 
-/// FxHash: a fast non-cryptographic hasher for the ref dedupe map.
-#[derive(Default)]
-struct FxHasher {
-    hash: u64,
-}
+type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ w).wrapping_mul(FX_SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(c);
-            self.add(u64::from_le_bytes(b));
-        }
-        let rem = chunks.remainder();
-        if !rem.is_empty() {
-            let mut b = [0u8; 8];
-            b[..rem.len()].copy_from_slice(rem);
-            self.add(u64::from_le_bytes(b));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
-
-#[inline]
 fn line_of(n: Node<'_>) -> u32 {
     u32::try_from(n.start_position().row)
         .unwrap_or(u32::MAX - 1)
@@ -736,60 +696,11 @@ impl<'t> TokPath<'t> {
     }
 }
 
-/// A type path stored in `Walker::ty_segs` (segment index range).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-struct TyRange {
-    start: u32,
-    end: u32,
-}
-
-impl TyRange {
-    fn range(self) -> Range<usize> {
-        self.start as usize..self.end as usize
-    }
-}
-
-/// What is known about the receiver of a method call.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Recv<'t> {
-    None,
-    /// The receiver's type path.
-    Ty(TyRange),
-    /// `self.<field>` inside an impl block (entity index of the impl, module
-    /// index of the call): looked up in the owner struct's fields once the
-    /// whole file has been walked, since the struct may come after the impl.
-    SelfField(u32, u32, &'t str),
-}
-
-/// A struct (or union) of this file, for `self.field.method()`.
-struct StructInfo {
-    /// Entity index.
-    entity: u32,
-    /// Index into `Walker::mods`.
-    module: u32,
-    /// Range in `Walker::sfields`.
-    fields: Range<u32>,
-}
-
 /// Wrappers that method calls see through (auto-deref), so a receiver of
 /// type `Box<T>`/`Rc<T>`/`Arc<T>` is hinted as `T`.
 fn is_smart_pointer(last: &str) -> bool {
     matches!(last, "Box" | "Rc" | "Arc")
 }
-
-/// Traits whose associated constructors are often called through the trait
-/// (`Default::default()`): the path before the function is not the type.
-fn is_ctor_trait(name: &str) -> bool {
-    matches!(
-        name,
-        "Default" | "From" | "TryFrom" | "FromStr" | "FromIterator"
-    )
-}
-
-/// Names of tuple-struct fields, so they can be borrowed like named ones.
-const TUPLE_FIELDS: [&str; 16] = [
-    "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15",
-];
 
 /// The token before something in a token tree.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -831,6 +742,9 @@ struct Cx {
     /// Entity index of the enclosing impl or trait.
     self_ty: Option<u32>,
     is_test: bool,
+    /// Entity index + 1 of the function whose body the walk is in (0:
+    /// none): items declared there are that function's local items.
+    local: u32,
 }
 
 struct ModInfo {
@@ -893,9 +807,6 @@ struct Walker<'t, 'x> {
     entities: Vec<Entity>,
     refs: Vec<RawRef>,
     ref_from: Vec<u32>,
-    /// Receiver of each ref (parallel to `refs`), for dedupe and for the
-    /// `self.field` lookups done in `finish`.
-    ref_recv: Vec<Recv<'t>>,
     uses: Vec<UseDecl>,
     mods: Vec<ModInfo>,
     impls: Vec<ImplInfo>,
@@ -903,20 +814,15 @@ struct Walker<'t, 'x> {
     seen: FxMap<u64, u32>,
     path_buf: Vec<&'t str>,
     depth: u32,
-    /// Segments of type paths referenced by [`TyRange`]s; only grows.
-    ty_segs: Vec<&'t str>,
     /// Local bindings of the function being walked, in source order: name →
-    /// declared type (`None`: unknown, shadows an earlier binding).
-    locals: Vec<(&'t str, Option<TyRange>)>,
+    /// what its value is (`None`: unknown, shadows an earlier binding).
+    locals: Vec<(&'t str, Option<Recv>)>,
     /// Start of the current item's bindings in `locals`.
     locals_base: usize,
-    /// Self type path of the enclosing impl block, for `self` and `Self`.
-    impl_path: Option<TyRange>,
-    /// Structs of this file and their fields' type paths.
-    structs: Vec<StructInfo>,
-    sfields: Vec<(&'t str, Option<TyRange>)>,
     /// `mod name;` declarations.
     mod_decls: Vec<ModDecl>,
+    /// `Cx::local` of the item being added.
+    local_fn: u32,
 }
 
 impl<'t, 'x> Walker<'t, 'x> {
@@ -936,7 +842,6 @@ impl<'t, 'x> Walker<'t, 'x> {
             entities: Vec::new(),
             refs: Vec::new(),
             ref_from: Vec::new(),
-            ref_recv: Vec::new(),
             uses: Vec::new(),
             mods: Vec::new(),
             impls: Vec::new(),
@@ -944,13 +849,10 @@ impl<'t, 'x> Walker<'t, 'x> {
             seen: FxMap::default(),
             path_buf: Vec::new(),
             depth: 0,
-            ty_segs: Vec::new(),
             locals: Vec::new(),
             locals_base: 0,
-            impl_path: None,
-            structs: Vec::new(),
-            sfields: Vec::new(),
             mod_decls: Vec::new(),
+            local_fn: 0,
         }
     }
 
@@ -959,7 +861,6 @@ impl<'t, 'x> Walker<'t, 'x> {
         for e in &mut self.entities {
             trim_doc_end(&mut e.doc);
         }
-        self.resolve_self_fields();
         FileExtract {
             path: self.ctx.path.clone(),
             status: if errors > 0 {
@@ -1222,7 +1123,16 @@ impl<'t, 'x> Walker<'t, 'x> {
                 }
             }
             K::FieldExpr => {
-                if let Some(v) = self.field(n, f.value) {
+                let (value, field) = (self.field(n, f.value), self.field(n, f.field));
+                if let (Some(v), Some(field)) = (value, field) {
+                    // A field read: the resolver types the value and links
+                    // the struct that has the field.
+                    if let Some(recv) = self.value_recv(v, 0) {
+                        let name = self.text(field);
+                        self.emit_ref(RefKind::Field, &[name], field, cx, false, Some(recv));
+                    }
+                }
+                if let Some(v) = value {
                     self.walk(v, cx);
                 }
             }
@@ -1248,7 +1158,18 @@ impl<'t, 'x> Walker<'t, 'x> {
                     self.walk(v, cx);
                 }
                 if let Some(p) = pat {
-                    self.shadow_pattern(p);
+                    // `for x in v`: `x` is an element of `v`.
+                    let element = match (self.kind(p), val) {
+                        (K::Ident, Some(v)) => self.value_recv(v, 0),
+                        _ => None,
+                    };
+                    match element {
+                        Some(e) => {
+                            let name = self.text(p);
+                            self.locals.push((name, Some(Recv::Element(Box::new(e)))));
+                        }
+                        None => self.shadow_pattern(p),
+                    }
                     self.walk(p, cx);
                 }
                 if let Some(b) = body {
@@ -1274,35 +1195,31 @@ impl<'t, 'x> Walker<'t, 'x> {
 
     // -- local bindings and receiver types ------------------------------------
 
-    /// Type of the latest binding of `name` in the current function.
-    fn lookup_local(&self, name: &str) -> Option<TyRange> {
+    /// What the latest binding of `name` in the current function holds.
+    fn lookup_local(&self, name: &str) -> Option<Recv> {
         self.locals[self.locals_base..]
             .iter()
             .rev()
             .find(|(n, _)| *n == name)
-            .and_then(|(_, t)| *t)
+            .and_then(|(_, t)| t.clone())
     }
 
-    /// Records a binding whose type is not known: it hides an earlier
-    /// binding of the same name (only needed when that one had a type).
+    /// Records a binding whose value is not known: it hides an earlier
+    /// binding of the same name (only needed when that one was known).
     fn shadow(&mut self, name: &'t str) {
-        if self.lookup_local(name).is_some() {
+        let known = self.locals[self.locals_base..]
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .is_some_and(|(_, t)| t.is_some());
+        if known {
             self.locals.push((name, None));
         }
     }
 
-    fn push_ty(&mut self, segs: &[&'t str]) -> TyRange {
-        let start = self.ty_segs.len() as u32;
-        self.ty_segs.extend_from_slice(segs);
-        TyRange {
-            start,
-            end: self.ty_segs.len() as u32,
-        }
-    }
-
     /// `let <pattern>[: T] [= value];` — binds an identifier to its declared
-    /// type or the type its initialiser evidently constructs; any other
-    /// pattern only hides earlier bindings of the names it binds.
+    /// type or to what its initialiser is; any other pattern only hides
+    /// earlier bindings of the names it binds.
     #[inline(never)]
     fn bind_let(&mut self, n: Node<'t>) {
         let f = &self.t.f;
@@ -1315,8 +1232,8 @@ impl<'t, 'x> Walker<'t, 'x> {
         }
         let name = self.text(pat);
         let ty = match (self.field(n, f.ty), self.field(n, f.value)) {
-            (Some(t), _) => self.type_path(t),
-            (None, Some(v)) => self.init_type(v),
+            (Some(t), _) => Some(Recv::Type(self.one_line(t))),
+            (None, Some(v)) => self.value_recv(v, 0),
             (None, None) => None,
         };
         match ty {
@@ -1362,226 +1279,67 @@ impl<'t, 'x> Walker<'t, 'x> {
         self.buf.truncate(start);
     }
 
-    /// The path of a type for method lookup: references, `dyn`/`impl` and
-    /// `Box`/`Rc`/`Arc` removed, generic arguments dropped, `Self` replaced
-    /// by the impl's self type. `None` for generic parameters and types that
-    /// are not paths (tuples, slices, pointers, function types).
+    /// What the syntax says about the value of expression `v`, for the
+    /// resolver to type: a local's binding, a call's or method's return
+    /// value, a field, `?`, an element, a literal's type. `None` when the
+    /// expression says nothing usable.
     #[inline(never)]
-    fn type_path(&mut self, ty: Node<'t>) -> Option<TyRange> {
-        let f = &self.t.f;
-        let mut cur = ty;
-        for _ in 0..16 {
-            let k = self.kind(cur);
-            match k {
-                K::ReferenceType => cur = self.field(cur, f.ty)?,
-                K::DynamicType | K::AbstractType => cur = self.field(cur, f.trait_)?,
-                K::Primitive => {
-                    let t = self.text(cur);
-                    return Some(self.push_ty(&[t]));
-                }
-                K::TypeIdent | K::ScopedTypeIdent | K::GenericType => {
-                    let (start, first, last, len) = self.push_path(cur)?;
-                    if k == K::GenericType && is_smart_pointer(last) {
-                        self.ty_segs.truncate(start);
-                        let args = self.field(cur, f.type_arguments)?;
-                        cur = self.first_type_arg(args)?;
-                        continue;
-                    }
-                    return self.finish_ty(start, first, len);
-                }
-                _ => return None,
-            }
-        }
-        None
-    }
-
-    /// Checks the path just pushed at `start` of `ty_segs`: generic
-    /// parameters give `None`, a bare `Self` the impl's self type.
-    fn finish_ty(&mut self, start: usize, first: &'t str, len: usize) -> Option<TyRange> {
-        if len == 1 && first == "Self" {
-            self.ty_segs.truncate(start);
-            return Some(match self.impl_path {
-                Some(p) => p,
-                None => self.push_ty(&["Self"]),
-            });
-        }
-        if self.is_generic(first) {
-            self.ty_segs.truncate(start);
+    fn value_recv(&mut self, v: Node<'t>, depth: u32) -> Option<Recv> {
+        if depth > 12 {
             return None;
         }
-        Some(TyRange {
-            start: start as u32,
-            end: self.ty_segs.len() as u32,
-        })
-    }
-
-    fn first_type_arg(&mut self, args: Node<'t>) -> Option<Node<'t>> {
-        let range = self.load_children(args);
-        let start = range.start;
-        let found = self.buf[range].iter().copied().find(|&c| {
-            c.is_named() && !matches!(self.kind(c), K::Skip | K::LineComment | K::BlockComment)
-        });
-        self.buf.truncate(start);
-        found
-    }
-
-    /// The type an initialiser evidently has: `T::f(..)` (a CamelCase `T`,
-    /// through `Box::new`/`Rc::new`/`Arc::new`), `T { .. }`, another local,
-    /// each possibly under `&` or `?`.
-    #[inline(never)]
-    fn init_type(&mut self, v: Node<'t>) -> Option<TyRange> {
         let f = &self.t.f;
-        let mut cur = v;
-        for _ in 0..16 {
-            match self.kind(cur) {
-                K::TryExpr => cur = cur.named_child(0)?,
-                K::RefExpr => cur = self.field(cur, f.value)?,
-                K::Ident | K::PathKw => return self.lookup_local(self.text(cur)),
-                K::StructExpr => {
-                    let name = self.field(cur, f.name)?;
-                    return self.ctor_type(name);
-                }
-                K::Call => {
-                    let mut func = self.field(cur, f.function)?;
-                    if self.kind(func) == K::GenericFunction {
-                        func = self.field(func, f.function)?;
-                    }
-                    if self.kind(func) != K::ScopedIdent {
-                        return None;
-                    }
-                    let prefix = self.field(func, f.path)?;
-                    let ty = self.ctor_type(prefix)?;
-                    let last = self.ty_segs[ty.end as usize - 1];
-                    if !is_smart_pointer(last) {
-                        return Some(ty);
-                    }
-                    // `Box::new(x)`: the type of `x`.
-                    self.ty_segs.truncate(ty.start as usize);
-                    let name = self.field(func, f.name).map(|x| self.text(x));
-                    let args = self.field(cur, f.arguments)?;
-                    if name != Some("new") {
-                        return None;
-                    }
-                    cur = args.named_child(0)?;
-                }
-                _ => return None,
-            }
-        }
-        None
-    }
-
-    /// The type named by the path before a constructor (`a::Foo` of
-    /// `a::Foo::new`, the name of `Foo { .. }`), when it looks like a type.
-    fn ctor_type(&mut self, n: Node<'t>) -> Option<TyRange> {
-        let f = &self.t.f;
-        // `<X as Tr>::f()`: the path's segments name the trait, not the type.
-        let mut cur = n;
-        loop {
-            match self.kind(cur) {
-                K::ScopedIdent | K::ScopedTypeIdent => match self.field(cur, f.path) {
-                    Some(p) => cur = p,
-                    None => break,
-                },
-                K::GenericType | K::GenericTypeTurbofish => cur = self.field(cur, f.ty)?,
-                K::BracketedType => return None,
-                _ => break,
-            }
-        }
-        let (start, first, last, len) = self.push_path(n)?;
-        let camel = last.bytes().next().is_some_and(|b| b.is_ascii_uppercase());
-        if !camel || (len == 1 && is_ctor_trait(last)) {
-            self.ty_segs.truncate(start);
-            return None;
-        }
-        self.finish_ty(start, first, len)
-    }
-
-    /// What is known about the receiver `v` of a method call.
-    fn receiver(&self, v: Node<'t>, cx: &Cx) -> Recv<'t> {
+        let inner = |w: &mut Self, n: Option<Node<'t>>| -> Option<Box<Recv>> {
+            w.value_recv(n?, depth + 1).map(Box::new)
+        };
         match self.kind(v) {
-            K::Ident | K::PathKw => self.lookup_local(self.text(v)).map_or(Recv::None, Recv::Ty),
+            K::Ident | K::PathKw => self.lookup_local(self.text(v)),
             K::FieldExpr => {
-                let f = &self.t.f;
-                let (inner, field) = (self.field(v, f.value), self.field(v, f.field));
-                let on_self =
-                    inner.is_some_and(|i| self.kind(i) == K::PathKw && self.text(i) == "self");
-                match (on_self, field, cx.self_ty) {
-                    (true, Some(field), Some(imp))
-                        if self.entities[imp as usize].kind == EntityKind::Impl =>
-                    {
-                        Recv::SelfField(imp, cx.module, self.text(field))
+                let name = self.text(self.field(v, f.field)?).to_string();
+                let value = self.field(v, f.value);
+                Some(Recv::Field(inner(self, value)?, name))
+            }
+            K::Call => {
+                let mut func = self.field(v, f.function)?;
+                if self.kind(func) == K::GenericFunction {
+                    func = self.field(func, f.function)?;
+                }
+                match self.kind(func) {
+                    K::FieldExpr => {
+                        let name = self.text(self.field(func, f.field)?).to_string();
+                        let value = self.field(func, f.value);
+                        Some(Recv::Method(inner(self, value)?, name))
                     }
-                    _ => Recv::None,
+                    K::Ident | K::ScopedIdent => {
+                        let mut p = Vec::new();
+                        if !self.collect_path(func, &mut p) || p.is_empty() {
+                            return None;
+                        }
+                        // `Box::new(x)` and its kin: what `x` is.
+                        if let [wrapper, "new"] = p[..] {
+                            if is_smart_pointer(wrapper) {
+                                let args = self.field(v, f.arguments)?;
+                                return self.value_recv(args.named_child(0)?, depth + 1);
+                            }
+                        }
+                        Some(Recv::Call(p.iter().map(|s| s.to_string()).collect()))
+                    }
+                    _ => None,
                 }
             }
-            _ => Recv::None,
-        }
-    }
-
-    /// Type path of `field` in the struct an impl block is for: the struct
-    /// of that name in the impl's module, else the only one in the file.
-    fn self_field_type(&self, imp: u32, module: u32, field: &str) -> Option<TyRange> {
-        let owner = self.entities[imp as usize].owner.as_deref()?;
-        let mut same_module = None;
-        let mut elsewhere = None;
-        let mut elsewhere_count = 0;
-        for s in &self.structs {
-            if self.entities[s.entity as usize].name != owner {
-                continue;
+            K::TryExpr => Some(Recv::Try(inner(self, v.named_child(0))?)),
+            K::RefExpr => self.value_recv(self.field(v, f.value)?, depth + 1),
+            K::UnaryExpr | K::ParenExpr | K::AwaitExpr => {
+                self.value_recv(v.named_child(0)?, depth + 1)
             }
-            if s.module == module {
-                same_module = Some(s);
-                break;
+            K::IndexExpr => Some(Recv::Element(inner(self, v.named_child(0))?)),
+            K::StructExpr => {
+                let name = self.field(v, f.name)?;
+                Some(Recv::Type(compact(self.text(name))))
             }
-            elsewhere = Some(s);
-            elsewhere_count += 1;
+            K::TypeCastExpr => Some(Recv::Type(self.one_line(self.field(v, f.ty)?))),
+            _ => None,
         }
-        let s = same_module.or(if elsewhere_count == 1 {
-            elsewhere
-        } else {
-            None
-        })?;
-        self.sfields[s.fields.start as usize..s.fields.end as usize]
-            .iter()
-            .find(|(n, _)| *n == field)
-            .and_then(|(_, t)| *t)
-    }
-
-    /// Fills in the receiver types of `self.field.method()` calls, now that
-    /// every struct of the file is known, and drops refs that became equal.
-    #[inline(never)]
-    fn resolve_self_fields(&mut self) {
-        if !self
-            .ref_recv
-            .iter()
-            .any(|r| matches!(r, Recv::SelfField(..)))
-        {
-            return;
-        }
-        for i in 0..self.refs.len() {
-            if let Recv::SelfField(imp, module, field) = self.ref_recv[i] {
-                let ty = self.self_field_type(imp, module, field);
-                self.refs[i].receiver_type = ty.map(|t| self.ty_strings(t));
-            }
-        }
-        let mut seen: std::collections::HashSet<_, BuildHasherDefault<FxHasher>> =
-            Default::default();
-        let keep: Vec<bool> = self
-            .refs
-            .iter()
-            .zip(&self.ref_from)
-            .map(|(r, from)| seen.insert((*from, r.kind, r.on_self, &r.path, &r.receiver_type)))
-            .collect();
-        drop(seen);
-        let mut keep = keep.into_iter();
-        self.refs.retain(|_| keep.next().unwrap_or(true));
-    }
-
-    fn ty_strings(&self, t: TyRange) -> Vec<String> {
-        self.ty_segs[t.range()]
-            .iter()
-            .map(|s| s.to_string())
-            .collect()
     }
 
     /// The function part of a call expression.
@@ -1603,8 +1361,8 @@ impl<'t, 'x> Walker<'t, 'x> {
                         let on_self = value
                             .is_some_and(|v| self.kind(v) == K::PathKw && self.text(v) == "self");
                         let recv = match value {
-                            Some(v) => self.receiver(v, cx),
-                            None => Recv::None,
+                            Some(v) => self.value_recv(v, 0),
+                            None => None,
                         };
                         self.emit_ref(RefKind::MethodCall, &[t], name, cx, on_self, recv);
                     }
@@ -1633,26 +1391,6 @@ impl<'t, 'x> Walker<'t, 'x> {
 
     /// Appends the segments of a path node (generic args dropped; `<X as Tr>`
     /// gives `Tr`, `<X>` gives `X`). On failure `out` is left unchanged.
-    /// Push the path at `n` onto `ty_segs`: `(start, first, last, len)` of
-    /// the pushed segments, or `None` (and nothing pushed) when it has none.
-    fn push_path(&mut self, n: Node<'t>) -> Option<(usize, &'t str, &'t str, usize)> {
-        let start = self.ty_segs.len();
-        let mut segs = std::mem::take(&mut self.ty_segs);
-        let ok = self.collect_path(n, &mut segs);
-        self.ty_segs = segs;
-        if !ok || self.ty_segs.len() == start {
-            self.ty_segs.truncate(start);
-            return None;
-        }
-        let end = self.ty_segs.len();
-        Some((
-            start,
-            self.ty_segs[start],
-            self.ty_segs[end - 1],
-            end - start,
-        ))
-    }
-
     fn collect_path(&self, n: Node<'t>, out: &mut Vec<&'t str>) -> bool {
         let f = &self.t.f;
         let start = out.len();
@@ -1763,14 +1501,7 @@ impl<'t, 'x> Walker<'t, 'x> {
     }
 
     fn emit(&mut self, kind: RefKind, path: &[&str], n: Node<'_>, cx: &Cx, on_self: bool) {
-        self.emit_ref(kind, path, n, cx, on_self, Recv::None);
-    }
-
-    fn same_recv(&self, a: Recv<'t>, b: Recv<'t>) -> bool {
-        match (a, b) {
-            (Recv::Ty(x), Recv::Ty(y)) => self.ty_segs[x.range()] == self.ty_segs[y.range()],
-            _ => a == b,
-        }
+        self.emit_ref(kind, path, n, cx, on_self, None);
     }
 
     #[inline(never)]
@@ -1781,33 +1512,19 @@ impl<'t, 'x> Walker<'t, 'x> {
         n: Node<'_>,
         cx: &Cx,
         on_self: bool,
-        recv: Recv<'t>,
+        recv: Option<Recv>,
     ) {
         if path.is_empty() || path.iter().any(|s| s.is_empty()) {
             return;
         }
-        let mut h = FxHasher::default();
+        let mut h = rustc_hash::FxHasher::default();
         cx.from.hash(&mut h);
         (kind as u8).hash(&mut h);
         on_self.hash(&mut h);
         for s in path {
             s.hash(&mut h);
         }
-        match recv {
-            Recv::None => {}
-            Recv::Ty(t) => {
-                1u8.hash(&mut h);
-                for s in &self.ty_segs[t.range()] {
-                    s.hash(&mut h);
-                }
-            }
-            Recv::SelfField(imp, module, field) => {
-                2u8.hash(&mut h);
-                imp.hash(&mut h);
-                module.hash(&mut h);
-                field.hash(&mut h);
-            }
-        }
+        recv.hash(&mut h);
         match self.seen.entry(h.finish()) {
             Entry::Occupied(e) => {
                 let i = *e.get() as usize;
@@ -1817,7 +1534,7 @@ impl<'t, 'x> Walker<'t, 'x> {
                     && r.on_self == on_self
                     && r.path.len() == path.len()
                     && r.path.iter().zip(path).all(|(a, b)| a == b)
-                    && self.same_recv(self.ref_recv[i], recv)
+                    && r.receiver == recv
                 {
                     return;
                 }
@@ -1839,13 +1556,9 @@ impl<'t, 'x> Walker<'t, 'x> {
             scope: self.mods[cx.module as usize].path.clone(),
             self_type,
             on_self,
-            receiver_type: match recv {
-                Recv::Ty(t) => Some(self.ty_strings(t)),
-                _ => None,
-            },
+            receiver: recv,
         });
         self.ref_from.push(cx.from);
-        self.ref_recv.push(recv);
     }
 
     /// Cheap heuristic over a macro's token tree: `path(` → Call,
@@ -1867,8 +1580,8 @@ impl<'t, 'x> Walker<'t, 'x> {
         let mut self_dot = false;
         // What is known about the receiver before the last `.`, and about
         // the receiver of the current path when it started after a `.`.
-        let mut dot_recv = Recv::None;
-        let mut path_recv = Recv::None;
+        let mut dot_recv: Option<Recv> = None;
+        let mut path_recv: Option<Recv> = None;
         // The last token ended in `>` / the current path continues one
         // (`Vec::<u8>::new`, `<X as Tr>::f`): its segments are incomplete.
         let mut prev_gt = false;
@@ -1888,9 +1601,9 @@ impl<'t, 'x> Walker<'t, 'x> {
                         }
                         path_self = prev == Tok::Dot && self_dot;
                         path_recv = if prev == Tok::Dot {
-                            dot_recv
+                            dot_recv.clone()
                         } else {
-                            Recv::None
+                            None
                         };
                         path.clear();
                         path.push(t);
@@ -1911,16 +1624,13 @@ impl<'t, 'x> Walker<'t, 'x> {
                     dot_recv = match path.as_slice() {
                         // `x.` with `x` not itself after a `.`: a local.
                         [name] if prev == Tok::Ident && before_path != Tok::Dot => {
-                            self.lookup_local(name).map_or(Recv::None, Recv::Ty)
+                            self.lookup_local(name)
                         }
                         // `self.field.`
-                        [field] if prev == Tok::Ident && path_self => match cx.self_ty {
-                            Some(imp) if self.entities[imp as usize].kind == EntityKind::Impl => {
-                                Recv::SelfField(imp, cx.module, field)
-                            }
-                            _ => Recv::None,
-                        },
-                        _ => Recv::None,
+                        [field] if prev == Tok::Ident && path_self => self
+                            .lookup_local("self")
+                            .map(|s| Recv::Field(Box::new(s), field.to_string())),
+                        _ => None,
                     };
                     path.clear();
                     prev = Tok::Dot;
@@ -1947,7 +1657,7 @@ impl<'t, 'x> Walker<'t, 'x> {
                         if prev == Tok::Ident && paren {
                             if before_path == Tok::Dot {
                                 if segs.len() == 1 {
-                                    let recv = path_recv;
+                                    let recv = path_recv.clone();
                                     self.emit_ref(
                                         RefKind::MethodCall,
                                         segs,
@@ -2168,7 +1878,10 @@ impl<'t, 'x> Walker<'t, 'x> {
     /// Assigns the key (from `item`, the item part) and stores the entity.
     #[inline(never)]
     fn add(&mut self, mut e: Entity, item: &str) -> u32 {
-        let key = keys::item_key(&self.ctx.path, &e.module_path, item);
+        let key = match self.local_fn {
+            0 => keys::item_key(&self.ctx.path, &e.module_path, item),
+            f => keys::local_item_key(&self.entities[f as usize - 1].key, item),
+        };
         e.key = self.keys.allocate(key);
         self.entities.push(e);
         (self.entities.len() - 1) as u32
@@ -2277,16 +1990,14 @@ impl<'t, 'x> Walker<'t, 'x> {
     fn item(&mut self, n: Node<'t>, k: K, attrs: Range<usize>, cx: &Cx) {
         // An item does not see the local bindings around it; `Self` means
         // something else inside a nested type, trait or module.
-        let (saved_base, saved_len, saved_impl) =
-            (self.locals_base, self.locals.len(), self.impl_path);
+        let (saved_base, saved_len) = (self.locals_base, self.locals.len());
+        let saved_local = self.local_fn;
         self.locals_base = saved_len;
-        if matches!(k, K::Struct | K::Union | K::Enum | K::Trait | K::Mod) {
-            self.impl_path = None;
-        }
+        self.local_fn = cx.local;
         self.item_inner(n, k, attrs, cx);
+        self.local_fn = saved_local;
         self.locals.truncate(saved_len);
         self.locals_base = saved_base;
-        self.impl_path = saved_impl;
     }
 
     fn item_inner(&mut self, n: Node<'t>, k: K, attrs: Range<usize>, cx: &Cx) {
@@ -2395,14 +2106,17 @@ impl<'t, 'x> Walker<'t, 'x> {
         plan.part_cx.from = idx;
         plan.parts = [tp, params, ret, wc];
         plan.body = body;
+        // Items in the body are the function's own: their keys and their
+        // parent say so, and names in the body resolve to them first.
         plan.body_cx = Cx {
             module: cx.module,
             from: idx,
-            parent: self.mods[cx.module as usize].entity,
+            parent: idx,
             doc_target: idx,
             container: Container::Module,
             self_ty: cx.self_ty,
             is_test,
+            local: idx + 1,
         };
         plan
     }
@@ -2435,9 +2149,7 @@ impl<'t, 'x> Walker<'t, 'x> {
                         pattern,
                     });
                     if bind {
-                        if let Some(ip) = self.impl_path {
-                            self.locals.push(("self", Some(ip)));
-                        }
+                        self.locals.push(("self", Some(Recv::Type("Self".into()))));
                     }
                 }
                 K::Parameter => {
@@ -2445,10 +2157,9 @@ impl<'t, 'x> Walker<'t, 'x> {
                     if bind {
                         if let (Some(p), Some(t)) = (pat, ty) {
                             if matches!(self.kind(p), K::Ident | K::PathKw) {
-                                if let Some(tr) = self.type_path(t) {
-                                    let name = self.text(p);
-                                    self.locals.push((name, Some(tr)));
-                                }
+                                let name = self.text(p);
+                                let ty = Recv::Type(self.one_line(t));
+                                self.locals.push((name, Some(ty)));
                             }
                         }
                     }
@@ -2511,7 +2222,6 @@ impl<'t, 'x> Walker<'t, 'x> {
             sig.where_clause = self.child_texts(w, Some(K::WherePredicate));
         }
         sig.traits = a.derives;
-        let sf_start = self.sfields.len() as u32;
         if let Some(b) = body {
             sig.fields = self.fields(b);
         }
@@ -2527,11 +2237,6 @@ impl<'t, 'x> Walker<'t, 'x> {
         e.signature = sig;
         e.is_test = cx.is_test || a.cfg_test;
         let idx = self.add(e, name);
-        self.structs.push(StructInfo {
-            entity: idx,
-            module: cx.module,
-            fields: sf_start..self.sfields.len() as u32,
-        });
         let mut plan = Plan::new(*cx, mark);
         plan.part_cx.from = idx;
         plan.parts = [tp, body, wc, None];
@@ -2558,10 +2263,6 @@ impl<'t, 'x> Walker<'t, 'x> {
                     pending_vis = classify_visibility(self.text(c));
                     continue;
                 }
-                if let Some(&name) = TUPLE_FIELDS.get(out.len()) {
-                    let ty = self.type_path(c);
-                    self.sfields.push((name, ty));
-                }
                 out.push(Field {
                     name: out.len().to_string(),
                     ty: self.one_line(c),
@@ -2571,11 +2272,6 @@ impl<'t, 'x> Walker<'t, 'x> {
             } else if k == K::FieldDecl {
                 let (nm, ty) = (self.field(c, f.name), self.field(c, f.ty));
                 let vis = self.visibility(c);
-                if let Some(nm) = nm {
-                    let tr = ty.and_then(|t| self.type_path(t));
-                    let name = self.text(nm);
-                    self.sfields.push((name, tr));
-                }
                 out.push(Field {
                     name: nm.map(|x| self.text(x).to_string()).unwrap_or_default(),
                     ty: ty.map(|t| self.one_line(t)).unwrap_or_default(),
@@ -2700,6 +2396,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             container: Container::Trait(idx),
             self_ty: Some(idx),
             is_test,
+            local: cx.local,
         };
         plan
     }
@@ -2824,7 +2521,6 @@ impl<'t, 'x> Walker<'t, 'x> {
                 self.emit(RefKind::ImplOwner, &p, base, &icx, false);
             }
             self.path_buf = p;
-            self.impl_path = self.type_path(t);
             if is_path {
                 self.walk_path_extras(base, &icx);
             } else {
@@ -2842,6 +2538,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             container: Container::Impl(impl_idx),
             self_ty: Some(idx),
             is_test,
+            local: cx.local,
         };
         plan
     }
@@ -2889,6 +2586,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             container: Container::Module,
             self_ty: None,
             is_test,
+            local: cx.local,
         };
         plan
     }
@@ -2940,6 +2638,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             container: Container::Module,
             self_ty: cx.self_ty,
             is_test: cx.is_test,
+            local: cx.local,
         };
         let mut plan = Plan::new(vcx, self.generics.len());
         plan.parts = [ty, value, None, None];

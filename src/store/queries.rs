@@ -22,6 +22,7 @@ queries! {
     UNRESOLVED_FROM_ORIGINS => "unresolved_from_origins.cozo",
     GRAPH_SEQ => "graph_seq.cozo",
     CODE_COUNTS => "code_counts.cozo",
+    AMBIGUOUS_COUNT => "ambiguous_count.cozo",
     ENTITIES_LIST => "entities_list.cozo",
     EDGES_OUT => "edges_out.cozo",
     EDGES_IN => "edges_in.cozo",
