@@ -576,14 +576,17 @@ impl<'a> SymbolTable<'a> {
                 return Some(r);
             }
         }
+        // Every glob that offers the name: two that offer different items
+        // make the name ambiguous (the caller's `settle` reports it).
+        let mut glob_items: Vec<EntId> = Vec::new();
         for u in module.uses.iter().filter(|u| u.glob) {
             let segs: Vec<&str> = u.path.iter().map(String::as_str).collect();
             match self.resolve_path(krate, Some(m), &segs, Ns::Type, None, depth + 1) {
-                Some(Res::Module(gm)) if gm != m => {
-                    if let Some(r) = self.lookup(gm, name, ns, depth + 1) {
-                        return Some(r);
-                    }
-                }
+                Some(Res::Module(gm)) if gm != m => match self.lookup(gm, name, ns, depth + 1) {
+                    Some(Res::Items(items)) => glob_items.extend(items),
+                    Some(r) if glob_items.is_empty() => return Some(r),
+                    _ => {}
+                },
                 Some(Res::Items(items)) => {
                     // `use Enum::*` brings variants: they resolve to the enum.
                     if let Some(&en) = items
@@ -591,14 +594,16 @@ impl<'a> SymbolTable<'a> {
                         .find(|&&i| self.entities[i].0.kind == EntityKind::Enum)
                     {
                         if self.enum_has_variant(en, name) {
-                            return Some(Res::Items(vec![en]));
+                            glob_items.push(en);
                         }
                     }
                 }
                 _ => {}
             }
         }
-        None
+        glob_items.sort_unstable();
+        glob_items.dedup();
+        (!glob_items.is_empty()).then_some(Res::Items(glob_items))
     }
 
     fn enum_has_variant(&self, en: EntId, name: &str) -> bool {
@@ -1214,6 +1219,112 @@ fn h() -> usize { unknown.weigh() }
         assert_eq!(calls(&l, "g"), Vec::<String>::new());
         // …while a name of our own still resolves when it is unique.
         assert_eq!(calls(&l, "h"), vec!["Mine::weigh"]);
+    }
+
+    /// Edges of relationship `rel` from `from` (keys without the
+    /// `src/lib.rs-crate-` prefix).
+    fn targets(l: &FileLinks, from: &str, rel: &str) -> Vec<String> {
+        let src = format!("src/lib.rs-crate-{from}");
+        l.edges
+            .keys()
+            .filter(|(s, r, _)| *s == src && *r == rel)
+            .map(|(_, _, d)| d.trim_start_matches("src/lib.rs-crate-").to_string())
+            .collect()
+    }
+
+    #[test]
+    fn receivers_are_typed_through_declarations() {
+        let src = r#"
+pub struct Config { pub items: Vec<Item>, inner: Inner }
+pub struct Item;
+pub struct Inner;
+pub struct Builder { name: String }
+pub type Result<T> = std::result::Result<T, Error>;
+pub struct Error;
+impl Builder {
+    pub fn new() -> Builder { Builder { name: String::new() } }
+    pub fn name(mut self, n: &str) -> Self { self }
+    pub fn build(self) -> Config { todo!() }
+}
+impl Config {
+    pub fn load() -> Result<Config> { todo!() }
+    pub fn first(&self) -> Option<&Item> { self.items.first() }
+    pub fn inner(&self) -> &Inner { &self.inner }
+}
+impl Item { pub fn weigh(&self) -> u32 { 0 } }
+impl Inner { pub fn poke(&self) {} }
+fn chain() { Builder::new().name("x").build().inner().poke(); }
+fn tried() -> Result<()> { let c = Config::load()?; c.inner().poke(); Ok(()) }
+fn unwrapped() { let c = Config::load().unwrap(); c.first().unwrap().weigh(); }
+fn loops(c: &Config) { for it in &c.items { it.weigh(); } for it in c.items.iter() { it.weigh(); } }
+fn fields(c: Config) -> usize { c.items.len() }
+"#;
+        let l = links(src);
+        assert_eq!(
+            calls(&l, "chain"),
+            vec!["Builder::build", "Builder::name", "Builder::new", "Config::inner", "Inner::poke"]
+        );
+        assert_eq!(calls(&l, "tried"), vec!["Config::inner", "Config::load", "Inner::poke"]);
+        assert_eq!(calls(&l, "unwrapped"), vec!["Config::first", "Config::load", "Item::weigh"]);
+        assert_eq!(calls(&l, "loops"), vec!["Item::weigh"]);
+        // A field read references the struct that has the field.
+        assert!(targets(&l, "fields", rel::REFERENCES).contains(&"Config".to_string()));
+        // `T::new()` references `T` as well as `T::new`.
+        assert!(targets(&l, "chain", rel::USES_TYPE).contains(&"Builder".to_string()));
+    }
+
+    #[test]
+    fn trait_methods_through_bounds_and_trait_objects() {
+        let src = r#"
+pub trait Matcher { fn is_match(&self) -> bool; fn name(&self) -> &str { "" } }
+pub struct Exact;
+impl Matcher for Exact { fn is_match(&self) -> bool { true } }
+impl Exact { fn path(&self) {} }
+pub trait Entry { fn path(&self); }
+impl Entry for Exact { fn path(&self) {} }
+fn generic<M: Matcher>(m: M) -> bool { m.is_match() }
+fn bounded<M>(m: &M) -> bool where M: Matcher + Send { m.is_match() }
+fn object(m: &dyn Matcher) -> bool { m.is_match() }
+fn opaque(m: impl Matcher) -> &'static str { m.name() }
+fn concrete(e: Exact) -> bool { e.is_match() }
+fn default_method(e: Exact) -> &'static str { e.name() }
+fn inherent_first(e: &Exact) { e.path() }
+"#;
+        let l = links(src);
+        assert_eq!(calls(&l, "generic"), vec!["Matcher::is_match"]);
+        assert_eq!(calls(&l, "bounded"), vec!["Matcher::is_match"]);
+        assert_eq!(calls(&l, "object"), vec!["Matcher::is_match"]);
+        assert_eq!(calls(&l, "opaque"), vec!["Matcher::name"]);
+        assert_eq!(calls(&l, "concrete"), vec!["<Exact as Matcher>::is_match"]);
+        assert_eq!(calls(&l, "default_method"), vec!["Matcher::name"]);
+        assert_eq!(calls(&l, "inherent_first"), vec!["Exact::path"]);
+    }
+
+    #[test]
+    fn local_items_belong_to_their_function_and_never_fan_out() {
+        let src = r#"
+fn one() { type A = u8; struct Local {} let _x: A = 0; let _y = Local {}; }
+fn two() { type A = u16; let _z: A = 0; }
+pub struct Shape;
+mod a { pub fn go() {} }
+mod b { pub fn go() {} }
+use a::*;
+use b::*;
+fn ambiguous() { go(); }
+"#;
+        let l = links(src);
+        assert_eq!(targets(&l, "one", rel::USES_TYPE), vec!["one()::A", "one()::Local"]);
+        assert_eq!(targets(&l, "two", rel::USES_TYPE), vec!["two()::A"]);
+        // Two glob imports offer `go`: neither is guessed, and the
+        // unresolved record says how many there were.
+        assert!(calls(&l, "ambiguous").is_empty());
+        let (_, _, n) = l
+            .unresolved
+            .iter()
+            .find(|((s, _, t), _)| s.ends_with("-ambiguous") && t == "go")
+            .map(|(_, v)| *v)
+            .expect("an unresolved record for go()");
+        assert_eq!(n, 2);
     }
 
     #[test]

@@ -453,9 +453,17 @@ impl<'a> SymbolTable<'a> {
                 site,
             });
         }
-        let (last, value) = match kind {
-            Kind::Foreign(last, t) => (Some(last), t),
-            _ => (None, self.deref(recv.clone())),
+        // The std model reads the type as written (`Result<Config>` of an
+        // alias keeps its argument), else what it stands for.
+        let written = self.deref(recv.clone());
+        let written_last = written.ty.last().map(str::to_string);
+        let (last, value) = if types::std_method(written_last.as_deref(), name).is_some() {
+            (written_last, written)
+        } else {
+            match kind {
+                Kind::Foreign(last, t) => (Some(last), t),
+                _ => (None, written),
+            }
         };
         let wrap = |outer: &str, inner: Ty| Ty::Path {
             segs: vec![outer.to_string()],
