@@ -5,7 +5,10 @@
 //! sources (real Rust), and each case applies a random sequence of edits —
 //! delete, add (copies of real files at new paths), move, delete a line
 //! range, rename an identifier everywhere in a file, truncate (syntax
-//! errors), duplicate content (repeated keys), touch — indexing
+//! errors), duplicate content (repeated keys), touch, and edits that
+//! change what names resolve to: a method added to an impl, `pub use`
+//! lines added or removed, a `#[path]` module declared, the package's
+//! Cargo targets changed (files moving between crates) — indexing
 //! incrementally after each, and comparing every relation of the graph with
 //! a fresh index of the same tree.
 
@@ -55,7 +58,21 @@ enum Edit {
     Truncate { file: usize, at: f64 },
     Duplicate(usize),
     Touch(usize),
+    AddMethod(usize),
+    PubUse(bool),
+    PathModule(usize),
+    Targets(usize),
 }
+
+/// Manifests of the root package: the fixture's own, a binary whose root
+/// is a library module, tests off with a `[[test]]` elsewhere, a library
+/// at another path.
+const MANIFESTS: &[&str] = &[
+    "",
+    "[[bin]]\nname = \"render-tool\"\npath = \"src/render.rs\"\n",
+    "autotests = false\n\n[[test]]\nname = \"checks\"\npath = \"src/geometry/point.rs\"\n",
+    "\n[lib]\npath = \"src/util.rs\"\n",
+];
 
 fn edit_strategy() -> impl Strategy<Value = Edit> {
     prop_oneof![
@@ -71,6 +88,10 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
         (any::<usize>(), 0.0..1.0f64).prop_map(|(file, at)| Edit::Truncate { file, at }),
         any::<usize>().prop_map(Edit::Duplicate),
         any::<usize>().prop_map(Edit::Touch),
+        any::<usize>().prop_map(Edit::AddMethod),
+        any::<bool>().prop_map(Edit::PubUse),
+        any::<usize>().prop_map(Edit::PathModule),
+        any::<usize>().prop_map(Edit::Targets),
     ]
 }
 
@@ -166,6 +187,42 @@ fn apply(root: &Path, edit: &Edit, pool: &[String]) {
                 let text = std::fs::read_to_string(&f).unwrap();
                 write(&f, &text);
             }
+        }
+        Edit::AddMethod(i) => {
+            if let Some(f) = pick(*i) {
+                let text = std::fs::read_to_string(&f).unwrap();
+                write(
+                    &f,
+                    &format!("{text}\nimpl Rect {{ pub fn area(&self) -> f64 {{ 0.0 }} pub fn added(&self) -> Point {{ todo!() }} }}\n"),
+                );
+            }
+        }
+        Edit::PubUse(add) => {
+            let lib = root.join("src/lib.rs");
+            let text = std::fs::read_to_string(&lib).unwrap_or_default();
+            let text = if *add {
+                format!("{text}\npub use crate::geometry::*;\npub use crate::util::clamp_scale as scale;\n")
+            } else {
+                text.lines()
+                    .filter(|l| !l.trim_start().starts_with("pub use"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            write(&lib, &text);
+        }
+        Edit::PathModule(i) => {
+            let target = format!("own/m{}.rs", i % OWN_SOURCES.len());
+            let host = root.join("src/geometry/mod.rs");
+            let text = std::fs::read_to_string(&host).unwrap_or_default();
+            write(
+                &host,
+                &format!("{text}\n#[path = \"../{target}\"]\npub mod via_path;\n"),
+            );
+        }
+        Edit::Targets(i) => {
+            let manifest = root.join("Cargo.toml");
+            let base = std::fs::read_to_string(fixture("shapes").join("Cargo.toml")).unwrap();
+            write(&manifest, &format!("{base}{}", MANIFESTS[i % MANIFESTS.len()]));
         }
     }
 }

@@ -1,11 +1,13 @@
 //! Golden entity and edge sets for the `shapes` fixture workspace, plus
-//! explicit checks of the cases the fixture was written for.
+//! explicit checks of the cases the fixture was written for; the same for
+//! the `resolution` fixture, and the accuracy floors on the fd dev set.
 
 mod common;
 
 use common::{assert_golden, fixture, index_fresh};
 use graphctx::graph::{self, Direction, EntityFilter};
 use graphctx::store::{Params, Store};
+use std::path::Path;
 
 fn edge_set(store: &Store) -> Vec<String> {
     let rows = store
@@ -238,4 +240,177 @@ fn test_code_is_marked() {
         is_test("src/geometry/point.rs-geometry::point-Point::distance"),
         Some(false)
     );
+}
+
+// ---------------------------------------------------------------------------
+// The `resolution` fixture: a package with a `[[bin]]` and a `[[test]]` at
+// non-standard paths and `autotests = false`, a `#[path]` module, builder
+// chains and aliases, trait bounds and objects, local items, an ambiguous
+// name.
+// ---------------------------------------------------------------------------
+
+fn resolution_edges() -> (Store, graphctx::index::IndexSummary, Vec<String>) {
+    let (store, summary) = index_fresh(&fixture("resolution"));
+    let edges = edge_set(&store);
+    (store, summary, edges)
+}
+
+#[test]
+fn resolution_edges_match_the_golden_set() {
+    let (_, _, edges) = resolution_edges();
+    assert_golden("resolution_edges.txt", &(edges.join("\n") + "\n"));
+}
+
+#[test]
+fn cargo_targets_make_files_modules_of_their_crate() {
+    let (store, _, edges) = resolution_edges();
+    // `cli/main.rs` is the root of crate `kit_cli`; `commands.rs` is its
+    // module, so `crate::commands::report` resolves inside the binary.
+    assert!(has_edge(
+        &edges,
+        "kit/cli/commands.rs-commands-run",
+        "calls",
+        "kit/cli/commands.rs-commands-report"
+    ));
+    assert!(has_edge(
+        &edges,
+        "kit/cli/commands.rs-commands-run",
+        "references",
+        "kit/cli/main.rs-crate-kit_cli"
+    ));
+    // `checks/support/mod.rs` is a module of the `checks` test target.
+    assert!(has_edge(
+        &edges,
+        "kit/checks/run.rs-crate-loads",
+        "calls",
+        "kit/checks/support/mod.rs-support-Env::new"
+    ));
+    // `#[path = "generated/out.rs"] mod generated` is `crate::generated`.
+    assert!(has_edge(
+        &edges,
+        "kit/cli/commands.rs-commands-report",
+        "calls",
+        "kit/src/generated/out.rs-generated-limit_of"
+    ));
+    let support = graph::list_entities(
+        &store,
+        "code",
+        &EntityFilter {
+            file: Some("kit/checks/support/mod.rs".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(support.iter().all(|e| e.is_test), "a test target's modules are test code");
+}
+
+#[test]
+fn receivers_are_typed_through_declarations() {
+    let (_, _, edges) = resolution_edges();
+    let calls = |from: &str, to: &str| {
+        has_edge(
+            &edges,
+            &format!("kit/src/config.rs-config-{from}"),
+            "calls",
+            &format!("kit/src/config.rs-config-{to}"),
+        )
+    };
+    // `Builder::new().limit(..).build()`.
+    assert!(calls("Config::load", "Builder::limit"));
+    assert!(calls("Config::load", "Builder::build"));
+    // `let config = Config::load(path)?` through the `Result<T>` alias,
+    // then a method of it and of the elements of its `Vec<Entry>` field.
+    assert!(calls("total", "Config::first"));
+    assert!(calls("total", "Entry::weigh"));
+    // A qualifier names its type: `Config::DEFAULT_LIMIT`.
+    assert!(has_edge(
+        &edges,
+        "kit/src/config.rs-config-Builder::new",
+        "uses_type",
+        "kit/src/config.rs-config-Config"
+    ));
+    // A field read references the struct.
+    assert!(has_edge(
+        &edges,
+        "kit/src/generated/out.rs-generated-limit_of",
+        "references",
+        "kit/src/config.rs-config-Config"
+    ));
+}
+
+#[test]
+fn trait_methods_resolve_through_bounds_objects_and_types() {
+    let (_, _, edges) = resolution_edges();
+    let m = |s: &str| format!("kit/src/matcher.rs-matcher-{s}");
+    for from in ["generic", "object", "boxed"] {
+        assert!(has_edge(&edges, &m(from), "calls", &m("Matcher::is_match")), "{from}");
+    }
+    assert!(has_edge(&edges, &m("bounded"), "calls", &m("Matcher::describe")));
+    // The inherent `Exact::label` wins over `<Exact as Named>::label`.
+    assert!(has_edge(&edges, &m("concrete"), "calls", &m("Exact::label")));
+    assert!(!has_edge(&edges, &m("concrete"), "calls", &m("<Exact as Named>::label")));
+    // `S::Error` of `S: Sink` is the trait's associated type.
+    assert!(has_edge(&edges, &m("drain"), "uses_type", &m("Sink::Error")));
+    assert!(has_edge(&edges, &m("drain"), "calls", &m("Sink::write")));
+}
+
+#[test]
+fn local_items_and_ambiguous_names_never_fan_out() {
+    let (store, summary, edges) = resolution_edges();
+    let l = |s: &str| format!("kit/src/locals.rs-locals-{s}");
+    assert!(has_edge(&edges, &l("second"), "uses_type", &l("second()::Width")));
+    assert!(!has_edge(&edges, &l("second"), "uses_type", &l("first()::Width")));
+    assert!(has_edge(&edges, &l("first()::Local"), "uses_type", &l("first()::Width")));
+    // No source links through one relationship to several entities whose
+    // keys differ only in `#N`, or to both `pick`s.
+    assert!(!edges.iter().any(|e| e.starts_with(&l("ambiguous"))));
+    let unresolved = graph::unresolved_of(&store, "code", &l("ambiguous")).unwrap();
+    assert!(
+        unresolved
+            .iter()
+            .any(|u| u.text == "pick (ambiguous: 2 candidates)"),
+        "{unresolved:?}"
+    );
+    assert!(summary.ambiguous >= 1);
+}
+
+/// The fd dev set in `../shared` (or `$GRAPHCTX_SHARED`): graphctx's edges
+/// measured against rust-analyzer's by `eval/edge_accuracy.py`. The floors
+/// are the figures reached when resolution last changed, rounded down.
+#[test]
+fn fd_dev_set_accuracy_stays_above_its_floors() {
+    use std::path::PathBuf;
+    use std::process::Command;
+    let shared = std::env::var_os("GRAPHCTX_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    let tarball = shared.join("data/fd-ee20f42.tar.gz");
+    assert!(
+        tarball.is_file(),
+        "the fd dev set is missing at {}: set GRAPHCTX_SHARED to the shared folder",
+        tarball.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let ok = |c: &mut Command| {
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{:?}: {}", c, String::from_utf8_lossy(&out.stderr));
+    };
+    ok(Command::new("tar").arg("-xzf").arg(&tarball).arg("-C").arg(dir.path()));
+    let root = dir.path().join("fd-ee20f42");
+    let bin = env!("CARGO_BIN_EXE_graphctx");
+    ok(Command::new(bin).args(["index", "--json"]).current_dir(&root));
+    let report = dir.path().join("accuracy.json");
+    ok(Command::new("python3")
+        .arg(shared.join("eval/edge_accuracy.py"))
+        .arg(&root)
+        .arg(shared.join("eval/truth/fd-ee20f42.jsonl"))
+        .args(["--graphctx", bin, "--json"])
+        .arg(&report));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let ratio = |k: &str| v[k][0].as_f64().unwrap() / v[k][1].as_f64().unwrap();
+    let (p, r, x) = (ratio("precision"), ratio("recall"), ratio("recall_cross_file"));
+    assert!(p >= 0.97, "precision {p:.3} below 0.97");
+    assert!(r >= 0.95, "recall {r:.3} below 0.95");
+    assert!(x >= 0.96, "cross-file recall {x:.3} below 0.96");
 }

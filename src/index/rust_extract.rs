@@ -1492,7 +1492,9 @@ impl<'t, 'x> Walker<'t, 'x> {
         if self.collect_path(n, &mut p) && !p.is_empty() {
             let first = p[0];
             let bare_self = p.len() == 1 && first == "Self";
-            if !bare_self && !self.is_generic(first) {
+            // A generic parameter alone names nothing; `T::Assoc` and
+            // `T::new()` name items of its bounds.
+            if !bare_self && !(p.len() == 1 && self.is_generic(first)) {
                 self.emit(kind, &p, n, cx, false);
             }
         }

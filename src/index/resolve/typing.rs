@@ -101,7 +101,16 @@ impl<'a> SymbolTable<'a> {
                 }
             }
         }
-        self.resolve_path(site.krate, site.scope, segs, ns, site.self_type, 0)
+        let found = self.resolve_path(site.krate, site.scope, segs, ns, site.self_type, 0);
+        if found.is_none() && !rest.is_empty() {
+            // `S::Error`, `M::new()` of a generic parameter: items of the
+            // traits bounding it.
+            let bounds = self.bounds_of(site, first);
+            if !bounds.is_empty() {
+                return self.walk_rest(Res::Items(bounds), rest, ns, 0);
+            }
+        }
+        found
     }
 
     /// Local items named `name` of the functions enclosing `from`,
