@@ -222,7 +222,10 @@ fn apply(root: &Path, edit: &Edit, pool: &[String]) {
         Edit::Targets(i) => {
             let manifest = root.join("Cargo.toml");
             let base = std::fs::read_to_string(fixture("shapes").join("Cargo.toml")).unwrap();
-            write(&manifest, &format!("{base}{}", MANIFESTS[i % MANIFESTS.len()]));
+            write(
+                &manifest,
+                &format!("{base}{}", MANIFESTS[i % MANIFESTS.len()]),
+            );
         }
     }
 }

@@ -301,7 +301,10 @@ fn cargo_targets_make_files_modules_of_their_crate() {
         },
     )
     .unwrap();
-    assert!(support.iter().all(|e| e.is_test), "a test target's modules are test code");
+    assert!(
+        support.iter().all(|e| e.is_test),
+        "a test target's modules are test code"
+    );
 }
 
 #[test]
@@ -343,14 +346,37 @@ fn trait_methods_resolve_through_bounds_objects_and_types() {
     let (_, _, edges) = resolution_edges();
     let m = |s: &str| format!("kit/src/matcher.rs-matcher-{s}");
     for from in ["generic", "object", "boxed"] {
-        assert!(has_edge(&edges, &m(from), "calls", &m("Matcher::is_match")), "{from}");
+        assert!(
+            has_edge(&edges, &m(from), "calls", &m("Matcher::is_match")),
+            "{from}"
+        );
     }
-    assert!(has_edge(&edges, &m("bounded"), "calls", &m("Matcher::describe")));
+    assert!(has_edge(
+        &edges,
+        &m("bounded"),
+        "calls",
+        &m("Matcher::describe")
+    ));
     // The inherent `Exact::label` wins over `<Exact as Named>::label`.
-    assert!(has_edge(&edges, &m("concrete"), "calls", &m("Exact::label")));
-    assert!(!has_edge(&edges, &m("concrete"), "calls", &m("<Exact as Named>::label")));
+    assert!(has_edge(
+        &edges,
+        &m("concrete"),
+        "calls",
+        &m("Exact::label")
+    ));
+    assert!(!has_edge(
+        &edges,
+        &m("concrete"),
+        "calls",
+        &m("<Exact as Named>::label")
+    ));
     // `S::Error` of `S: Sink` is the trait's associated type.
-    assert!(has_edge(&edges, &m("drain"), "uses_type", &m("Sink::Error")));
+    assert!(has_edge(
+        &edges,
+        &m("drain"),
+        "uses_type",
+        &m("Sink::Error")
+    ));
     assert!(has_edge(&edges, &m("drain"), "calls", &m("Sink::write")));
 }
 
@@ -358,9 +384,24 @@ fn trait_methods_resolve_through_bounds_objects_and_types() {
 fn local_items_and_ambiguous_names_never_fan_out() {
     let (store, summary, edges) = resolution_edges();
     let l = |s: &str| format!("kit/src/locals.rs-locals-{s}");
-    assert!(has_edge(&edges, &l("second"), "uses_type", &l("second()::Width")));
-    assert!(!has_edge(&edges, &l("second"), "uses_type", &l("first()::Width")));
-    assert!(has_edge(&edges, &l("first()::Local"), "uses_type", &l("first()::Width")));
+    assert!(has_edge(
+        &edges,
+        &l("second"),
+        "uses_type",
+        &l("second()::Width")
+    ));
+    assert!(!has_edge(
+        &edges,
+        &l("second"),
+        "uses_type",
+        &l("first()::Width")
+    ));
+    assert!(has_edge(
+        &edges,
+        &l("first()::Local"),
+        "uses_type",
+        &l("first()::Width")
+    ));
     // No source links through one relationship to several entities whose
     // keys differ only in `#N`, or to both `pick`s.
     assert!(!edges.iter().any(|e| e.starts_with(&l("ambiguous"))));
@@ -393,12 +434,23 @@ fn fd_dev_set_accuracy_stays_above_its_floors() {
     let dir = tempfile::tempdir().unwrap();
     let ok = |c: &mut Command| {
         let out = c.output().unwrap();
-        assert!(out.status.success(), "{:?}: {}", c, String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{:?}: {}",
+            c,
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
-    ok(Command::new("tar").arg("-xzf").arg(&tarball).arg("-C").arg(dir.path()));
+    ok(Command::new("tar")
+        .arg("-xzf")
+        .arg(&tarball)
+        .arg("-C")
+        .arg(dir.path()));
     let root = dir.path().join("fd-ee20f42");
     let bin = env!("CARGO_BIN_EXE_graphctx");
-    ok(Command::new(bin).args(["index", "--json"]).current_dir(&root));
+    ok(Command::new(bin)
+        .args(["index", "--json"])
+        .current_dir(&root));
     let report = dir.path().join("accuracy.json");
     ok(Command::new("python3")
         .arg(shared.join("eval/edge_accuracy.py"))
@@ -409,7 +461,11 @@ fn fd_dev_set_accuracy_stays_above_its_floors() {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let ratio = |k: &str| v[k][0].as_f64().unwrap() / v[k][1].as_f64().unwrap();
-    let (p, r, x) = (ratio("precision"), ratio("recall"), ratio("recall_cross_file"));
+    let (p, r, x) = (
+        ratio("precision"),
+        ratio("recall"),
+        ratio("recall_cross_file"),
+    );
     assert!(p >= 0.97, "precision {p:.3} below 0.97");
     assert!(r >= 0.95, "recall {r:.3} below 0.95");
     assert!(x >= 0.96, "cross-file recall {x:.3} below 0.96");

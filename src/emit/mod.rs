@@ -570,9 +570,11 @@ fn emit_selection(
 
     // Cycles among the selection (every loaded relationship, before any
     // is cut for the budget); reported are those whose members all made it.
+    // A path through a module (`crate::m::f`) is no entity dependency.
     let cycle_edges: Vec<(String, String, String)> = loaded
         .rels
         .iter()
+        .filter(|r| loaded.candidates[r.dst].kind != "module")
         .map(|r| {
             (
                 loaded.candidates[r.src].key.clone(),

@@ -584,11 +584,20 @@ path = "checks/smoke.rs"
         .collect();
         let ctx = layout.contexts(&files, |f| mods.get(f).map(|v| &v[..]));
         let env = &ctx["tests/testenv/mod.rs"];
-        assert_eq!((env.crate_name.as_str(), &env.module_path[..]), ("tests", &["testenv".to_string()][..]));
+        assert_eq!(
+            (env.crate_name.as_str(), &env.module_path[..]),
+            ("tests", &["testenv".to_string()][..])
+        );
         assert!(env.is_test_file);
-        assert_eq!(ctx["tests/testenv/deep.rs"].module_path, vec!["testenv", "deep"]);
+        assert_eq!(
+            ctx["tests/testenv/deep.rs"].module_path,
+            vec!["testenv", "deep"]
+        );
         let g = &ctx["src/gen/out.rs"];
-        assert_eq!((g.crate_name.as_str(), &g.module_path[..]), ("fd_find", &["generated".to_string()][..]));
+        assert_eq!(
+            (g.crate_name.as_str(), &g.module_path[..]),
+            ("fd_find", &["generated".to_string()][..])
+        );
         // Not declared by anyone: the guess from the path.
         assert_eq!(ctx["src/sys/unix.rs"].module_path, vec!["sys", "unix"]);
     }

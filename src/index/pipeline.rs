@@ -814,7 +814,10 @@ fn write_links(
             // of entities it could have meant.
             let text = match candidates {
                 0 | 1 => text.clone(),
-                n => format!("{text} {}{n} candidates)", crate::index::resolve::AMBIGUOUS_MARK),
+                n => format!(
+                    "{text} {}{n} candidates)",
+                    crate::index::resolve::AMBIGUOUS_MARK
+                ),
             };
             per_src
                 .entry(*src)

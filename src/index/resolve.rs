@@ -70,12 +70,14 @@ impl<'a> FileLinks<'a> {
     }
 
     fn ambiguous(&mut self, src: &'a str, rel: &'static str, text: String, line: u32, n: u32) {
-        let e = self.unresolved.entry((src, rel, text)).or_insert((line, 0, n));
+        let e = self
+            .unresolved
+            .entry((src, rel, text))
+            .or_insert((line, 0, n));
         e.0 = e.0.min(line);
         e.1 += 1;
         e.2 = e.2.max(n);
     }
-
 
     /// A fingerprint of the links, to skip rewriting unchanged ones.
     pub fn digest(&self) -> String {
@@ -89,7 +91,14 @@ impl<'a> FileLinks<'a> {
         }
         h.update(&[2]);
         for ((s, r, t), (l, c, n)) in &self.unresolved {
-            for part in [*s, r, t.as_str(), &l.to_string(), &c.to_string(), &n.to_string()] {
+            for part in [
+                *s,
+                r,
+                t.as_str(),
+                &l.to_string(),
+                &c.to_string(),
+                &n.to_string(),
+            ] {
                 h.update(part.as_bytes());
                 h.update(&[0]);
             }
@@ -760,7 +769,11 @@ impl<'a> SymbolTable<'a> {
             from: None,
             self_ent: None,
         };
-        let through = if u.glob { &segs[..] } else { segs.split_last().map_or(&[][..], |(_, p)| p) };
+        let through = if u.glob {
+            &segs[..]
+        } else {
+            segs.split_last().map_or(&[][..], |(_, p)| p)
+        };
         for m in self.modules_through(&site, through) {
             if let Some(k) = self.module_key(m) {
                 links.edge(&u.from, rel::REFERENCES, k);
@@ -814,8 +827,12 @@ impl<'a> SymbolTable<'a> {
                 _ => k,
             }
         };
-        let mut by_base: Vec<(&str, EntId)> = hits.iter().map(|&h| (base(self.key(h)), h)).collect();
-        by_base.sort_by(|a, b| a.0.cmp(b.0).then(self.key(a.1).len().cmp(&self.key(b.1).len())));
+        let mut by_base: Vec<(&str, EntId)> =
+            hits.iter().map(|&h| (base(self.key(h)), h)).collect();
+        by_base.sort_by(|a, b| {
+            a.0.cmp(b.0)
+                .then(self.key(a.1).len().cmp(&self.key(b.1).len()))
+        });
         by_base.dedup_by(|a, b| a.0 == b.0);
         if by_base.len() == 1 {
             return Ok(vec![by_base[0].1]);
@@ -1262,10 +1279,22 @@ fn fields(c: Config) -> usize { c.items.len() }
         let l = links(src);
         assert_eq!(
             calls(&l, "chain"),
-            vec!["Builder::build", "Builder::name", "Builder::new", "Config::inner", "Inner::poke"]
+            vec![
+                "Builder::build",
+                "Builder::name",
+                "Builder::new",
+                "Config::inner",
+                "Inner::poke"
+            ]
         );
-        assert_eq!(calls(&l, "tried"), vec!["Config::inner", "Config::load", "Inner::poke"]);
-        assert_eq!(calls(&l, "unwrapped"), vec!["Config::first", "Config::load", "Item::weigh"]);
+        assert_eq!(
+            calls(&l, "tried"),
+            vec!["Config::inner", "Config::load", "Inner::poke"]
+        );
+        assert_eq!(
+            calls(&l, "unwrapped"),
+            vec!["Config::first", "Config::load", "Item::weigh"]
+        );
         assert_eq!(calls(&l, "loops"), vec!["Item::weigh"]);
         // A field read references the struct that has the field.
         assert!(targets(&l, "fields", rel::REFERENCES).contains(&"Config".to_string()));
@@ -1313,7 +1342,10 @@ use b::*;
 fn ambiguous() { go(); }
 "#;
         let l = links(src);
-        assert_eq!(targets(&l, "one", rel::USES_TYPE), vec!["one()::A", "one()::Local"]);
+        assert_eq!(
+            targets(&l, "one", rel::USES_TYPE),
+            vec!["one()::A", "one()::Local"]
+        );
         assert_eq!(targets(&l, "two", rel::USES_TYPE), vec!["two()::A"]);
         // Two glob imports offer `go`: neither is guessed, and the
         // unresolved record says how many there were.

@@ -32,8 +32,8 @@ use tree_sitter::{Language, Node, Parser, TreeCursor};
 
 use crate::index::keys::{self, KeyAllocator};
 use crate::model::{
-    Entity, EntityKind, Field, FileContext, FileExtract, ModDecl, Param, ParamPattern, ParseStatus, RawRef,
-    Recv, RefKind, Signature, UseDecl, Visibility,
+    Entity, EntityKind, Field, FileContext, FileExtract, ModDecl, Param, ParamPattern, ParseStatus,
+    RawRef, Recv, RefKind, Signature, UseDecl, Visibility,
 };
 
 /// Maximum length (in chars) of `Signature::text`.
@@ -2552,7 +2552,8 @@ impl<'t, 'x> Walker<'t, 'x> {
         let (Some(name_node), Some(body)) = (self.field(n, f.name), self.field(n, f.body)) else {
             // `mod foo;` — the module is the entity of another file.
             if let Some(name_node) = self.field(n, f.name) {
-                let inline = self.mods[cx.module as usize].path[self.ctx.module_path.len()..].to_vec();
+                let inline =
+                    self.mods[cx.module as usize].path[self.ctx.module_path.len()..].to_vec();
                 self.mod_decls.push(ModDecl {
                     name: self.text(name_node).to_string(),
                     inline,
@@ -3620,7 +3621,11 @@ fn outer(r: Rect) {
         assert_eq!(recv(&x, "i", "guard"), some("Rect"));
         assert_eq!(recv(&x, "i", "arm"), None);
         assert_eq!(recv(&x, "k", "tuple"), None);
-        assert_eq!(recv(&x, "outer()::inner", "nested"), None, "items do not see locals");
+        assert_eq!(
+            recv(&x, "outer()::inner", "nested"),
+            None,
+            "items do not see locals"
+        );
         assert_eq!(recv(&x, "outer", "after_nested"), some("Rect"));
     }
 

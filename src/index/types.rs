@@ -278,8 +278,7 @@ impl Parser {
                     {
                         self.pos += 2;
                         bindings.push((name, self.ty(depth + 1)?));
-                    } else if matches!(self.peek(), Some(Tok::Punct('{')) | Some(Tok::Punct('-')))
-                    {
+                    } else if matches!(self.peek(), Some(Tok::Punct('{')) | Some(Tok::Punct('-'))) {
                         return None;
                     } else {
                         args.push(self.ty(depth + 1)?);
@@ -332,8 +331,19 @@ impl Parser {
 pub fn is_transparent(last: &str) -> bool {
     matches!(
         last,
-        "Box" | "Rc" | "Arc" | "Cow" | "RefCell" | "Cell" | "Ref" | "RefMut" | "Pin" | "ManuallyDrop"
-            | "MutexGuard" | "RwLockReadGuard" | "RwLockWriteGuard"
+        "Box"
+            | "Rc"
+            | "Arc"
+            | "Cow"
+            | "RefCell"
+            | "Cell"
+            | "Ref"
+            | "RefMut"
+            | "Pin"
+            | "ManuallyDrop"
+            | "MutexGuard"
+            | "RwLockReadGuard"
+            | "RwLockWriteGuard"
     )
 }
 
@@ -368,7 +378,10 @@ pub fn is_collection(last: &str) -> bool {
 
 /// Maps whose values are their second generic argument.
 pub fn is_map(last: &str) -> bool {
-    matches!(last, "HashMap" | "BTreeMap" | "IndexMap" | "FxHashMap" | "DashMap")
+    matches!(
+        last,
+        "HashMap" | "BTreeMap" | "IndexMap" | "FxHashMap" | "DashMap"
+    )
 }
 
 /// What a std method returns in terms of its receiver, for the common
@@ -427,9 +440,9 @@ pub fn std_method(last: Option<&str>, name: &str) -> Option<StdReturn> {
             | "skip_while" | "take_while" | "filter" | "chain" | "cycle" | "step_by" | "sorted" => {
                 Some(Same)
             }
-            "get" | "get_mut" | "first" | "last" | "first_mut" | "last_mut" | "pop" | "pop_front"
-            | "pop_back" | "front" | "back" | "next" | "next_back" | "peek" | "nth" | "min"
-            | "max" | "find" => Some(OptionOfElement),
+            "get" | "get_mut" | "first" | "last" | "first_mut" | "last_mut" | "pop"
+            | "pop_front" | "pop_back" | "front" | "back" | "next" | "next_back" | "peek"
+            | "nth" | "min" | "max" | "find" => Some(OptionOfElement),
             _ => None,
         };
     }
@@ -465,10 +478,21 @@ mod tests {
             Ty::Ref(Box::new(Ty::Slice(Box::new(path(&["Item"], vec![])))))
         );
         let it = parse("impl Iterator<Item = &'a Entry> + Send");
-        assert_eq!(it.binding("Item"), Some(&Ty::Ref(Box::new(Ty::named("Entry")))));
-        assert_eq!(parse("Box<dyn Fn(u8) -> Out>").arg(0).map(|t| matches!(t, Ty::Bounds(_))), Some(true));
+        assert_eq!(
+            it.binding("Item"),
+            Some(&Ty::Ref(Box::new(Ty::named("Entry"))))
+        );
+        assert_eq!(
+            parse("Box<dyn Fn(u8) -> Out>")
+                .arg(0)
+                .map(|t| matches!(t, Ty::Bounds(_))),
+            Some(true)
+        );
         assert_eq!(parse("<T as Trait>::Assoc"), Ty::Other);
-        assert_eq!(parse("(A, B)"), Ty::Tuple(vec![Ty::named("A"), Ty::named("B")]));
+        assert_eq!(
+            parse("(A, B)"),
+            Ty::Tuple(vec![Ty::named("A"), Ty::named("B")])
+        );
         assert_eq!(parse("Vec::<u8>").arg(0), Some(&Ty::named("u8")));
         assert_eq!(parse(""), Ty::Other);
         assert_eq!(parse("Foo<"), Ty::Other);
@@ -477,8 +501,14 @@ mod tests {
     #[test]
     fn std_methods_follow_their_receivers() {
         assert_eq!(std_method(Some("Option"), "unwrap"), Some(StdReturn::Arg0));
-        assert_eq!(std_method(Some("Vec"), "first"), Some(StdReturn::OptionOfElement));
-        assert_eq!(std_method(Some("HashMap"), "get"), Some(StdReturn::OptionOfValue));
+        assert_eq!(
+            std_method(Some("Vec"), "first"),
+            Some(StdReturn::OptionOfElement)
+        );
+        assert_eq!(
+            std_method(Some("HashMap"), "get"),
+            Some(StdReturn::OptionOfValue)
+        );
         assert_eq!(std_method(None, "clone"), Some(StdReturn::Same));
         assert_eq!(std_method(Some("Vec"), "len"), None);
     }

@@ -136,7 +136,10 @@ impl<'a> SymbolTable<'a> {
                     return Some(hits);
                 }
             }
-            cur = e.parent.as_deref().and_then(|p| self.key_to_ent.get(p).copied());
+            cur = e
+                .parent
+                .as_deref()
+                .and_then(|p| self.key_to_ent.get(p).copied());
         }
         None
     }
@@ -168,7 +171,10 @@ impl<'a> SymbolTable<'a> {
                     }
                 }
             }
-            cur = e.parent.as_deref().and_then(|p| self.key_to_ent.get(p).copied());
+            cur = e
+                .parent
+                .as_deref()
+                .and_then(|p| self.key_to_ent.get(p).copied());
         }
         out.sort_unstable();
         out.dedup();
@@ -247,7 +253,8 @@ impl<'a> SymbolTable<'a> {
                 EntityKind::Function | EntityKind::Method => {
                     let rt = e.signature.return_type.as_deref()?;
                     let mut s = self.entity_site(id);
-                    s.self_ent = qualifier().filter(|&q| self.entities[q].0.kind != EntityKind::Trait);
+                    s.self_ent =
+                        qualifier().filter(|&q| self.entities[q].0.kind != EntityKind::Trait);
                     Some(Typed {
                         ty: types::parse(rt),
                         site: s,
@@ -282,10 +289,11 @@ impl<'a> SymbolTable<'a> {
         for _ in 0..8 {
             match t.ty {
                 Ty::Ref(inner) => t.ty = *inner,
-                Ty::Path { ref segs, ref args, .. }
-                    if segs.last().is_some_and(|l| types::is_transparent(l))
-                        && !args.is_empty()
-                        && !self.is_ours(&t) =>
+                Ty::Path {
+                    ref segs, ref args, ..
+                } if segs.last().is_some_and(|l| types::is_transparent(l))
+                    && !args.is_empty()
+                    && !self.is_ours(&t) =>
                 {
                     t.ty = args[0].clone();
                 }
@@ -537,7 +545,10 @@ impl<'a> SymbolTable<'a> {
         let last = t.ty.last()?;
         if types::is_fallible(last) {
             let arg = t.ty.arg(0)?.clone();
-            return Some(Typed { ty: arg, site: t.site });
+            return Some(Typed {
+                ty: arg,
+                site: t.site,
+            });
         }
         // An alias of ours for a fallible type keeps the argument as written.
         if let Kind::Foreign(..) | Kind::Unknown = self.classify(&t, depth + 1) {
@@ -556,7 +567,10 @@ impl<'a> SymbolTable<'a> {
         let target = types::parse(self.entities[alias].0.signature.ty.as_deref()?);
         if target.last().is_some_and(types::is_fallible) {
             let arg = t.ty.arg(0)?.clone();
-            return Some(Typed { ty: arg, site: t.site });
+            return Some(Typed {
+                ty: arg,
+                site: t.site,
+            });
         }
         None
     }
