@@ -175,9 +175,11 @@ pub fn extract(answer: &str) -> Result<Response, OperationError> {
             candidates.push(&rest[body_start..body_start + end]);
         }
     }
-    if let (Some(a), Some(b)) = (answer.find('{'), answer.rfind('}')) {
-        if a < b {
-            candidates.push(&answer[a..=b]);
+    if let Some(a) = answer.find('{') {
+        match answer.rfind('}') {
+            Some(b) if a < b => candidates.push(&answer[a..=b]),
+            // Cut off: its JSON error says where.
+            _ => candidates.push(&answer[a..]),
         }
     }
     if candidates.is_empty() {
