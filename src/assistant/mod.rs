@@ -43,7 +43,9 @@ use serde_json::{json, Value};
 use crate::capture::session::{self, SessionState};
 use crate::capture::{self, CaptureError, CaptureOptions, CaptureResult, Mode};
 use crate::emit::tokens::{Encoding, TokenCounter};
-use crate::llm::{ChatClient, ChatMessage, ChatRequest, LlmError, ProviderFailure, SystemBlock, Usage};
+use crate::llm::{
+    ChatClient, ChatMessage, ChatRequest, LlmError, ProviderFailure, SystemBlock, Usage,
+};
 use crate::ontology::store::load_graph;
 use crate::ontology::{OntologyGraph, ONTOLOGY_SOURCE};
 use crate::operations::{self, ApplyOptions, OperationError, Summary};
@@ -216,7 +218,9 @@ pub fn ask(
         return Err(AssistantError::Invalid("the request is empty".into()));
     }
     if session_id.trim().is_empty() {
-        return Err(AssistantError::Invalid("--session must not be empty".into()));
+        return Err(AssistantError::Invalid(
+            "--session must not be empty".into(),
+        ));
     }
     let exists = ontology_seq(store, graph)?.is_some();
     let (state, session_created) = match session::load(store, graph, session_id)? {
@@ -269,7 +273,13 @@ pub fn ask(
         ..CaptureOptions::default()
     };
     let cap: CaptureResult = if exists {
-        capture::capture(store, graph, session_id, opts.user.as_deref(), &capture_opts)?
+        capture::capture(
+            store,
+            graph,
+            session_id,
+            opts.user.as_deref(),
+            &capture_opts,
+        )?
     } else {
         capture::render(store, &OntologyGraph::new(graph), &state, &capture_opts, 0)?
     };

@@ -59,8 +59,20 @@ pub const POINTING_WORDS: &[&str] = &[
 
 /// First words of a general question.
 pub const QUESTION_OPENERS: &[&str] = &[
-    "how", "what", "why", "explain", "describe", "wie", "was", "warum", "wieso", "weshalb",
-    "erkläre", "erklär", "erklären", "beschreibe",
+    "how",
+    "what",
+    "why",
+    "explain",
+    "describe",
+    "wie",
+    "was",
+    "warum",
+    "wieso",
+    "weshalb",
+    "erkläre",
+    "erklär",
+    "erklären",
+    "beschreibe",
 ];
 
 /// Words that speak of the model as a whole.
@@ -187,11 +199,20 @@ mod tests {
 
     #[test]
     fn pointing_needs_a_selection_and_whole_words() {
-        assert_eq!(pick("Add tests for the selected function", false).0, Mode::Full);
+        assert_eq!(
+            pick("Add tests for the selected function", false).0,
+            Mode::Full
+        );
         assert_eq!(pick("Rename this to Billing", true).0, Mode::Selected);
-        assert_eq!(pick("Füge diesem Use Case eine Funktion hinzu", true).0, Mode::Selected);
+        assert_eq!(
+            pick("Füge diesem Use Case eine Funktion hinzu", true).0,
+            Mode::Selected
+        );
         // "thistle" is not "this"; "that" is not a pointing word.
-        assert_eq!(pick("Add a thistle function that grows", true).0, Mode::Full);
+        assert_eq!(
+            pick("Add a thistle function that grows", true).0,
+            Mode::Full
+        );
     }
 
     #[test]
@@ -202,10 +223,16 @@ mod tests {
         assert_eq!(pick("What is missing in my model?", false).0, Mode::Full);
         assert_eq!(pick("Explain the system", false).0, Mode::Full);
         assert_eq!(pick("What is a FCHAIN?", false).0, Mode::Minimal);
-        assert_eq!(pick("Wie lege ich eine Anforderung an?", false).0, Mode::Minimal);
+        assert_eq!(
+            pick("Wie lege ich eine Anforderung an?", false).0,
+            Mode::Minimal
+        );
         // A request phrased as a question is still a request.
         assert_eq!(pick("Can you add a payment function?", false).0, Mode::Full);
-        assert_eq!(pick("Add a payment function under ManageFleet", false).0, Mode::Full);
+        assert_eq!(
+            pick("Add a payment function under ManageFleet", false).0,
+            Mode::Full
+        );
         assert_eq!(pick("", false).0, Mode::Full);
     }
 }

@@ -43,7 +43,12 @@ pub fn rules() -> String {
     }
     s.push_str("\n## Relationship types (long name, short name in Format E)\n");
     for r in RelType::ALL {
-        s.push_str(&format!("- {} ({}): {}\n", r.name(), r.short(), r.meaning()));
+        s.push_str(&format!(
+            "- {} ({}): {}\n",
+            r.name(),
+            r.short(),
+            r.meaning()
+        ));
     }
     s.push_str(RULES_TAIL);
     s
@@ -163,10 +168,10 @@ pub fn feedback(error: &Value) -> String {
 /// the content of a fenced code block, else the outermost `{...}`. A text
 /// without any JSON object is an `InvalidResponse` that says so.
 pub fn extract(answer: &str) -> Result<Response, OperationError> {
-    let whole = parse_response(answer.trim());
-    if whole.is_ok() {
-        return whole;
-    }
+    let whole_err = match parse_response(answer.trim()) {
+        Ok(r) => return Ok(r),
+        Err(e) => e,
+    };
     let mut candidates: Vec<&str> = Vec::new();
     if let Some(start) = answer.find("```") {
         let rest = &answer[start + 3..];
@@ -200,7 +205,7 @@ pub fn extract(answer: &str) -> Result<Response, OperationError> {
             }
         }
     }
-    Err(first_err.unwrap_or_else(|| whole.err().expect("the whole text did not parse")))
+    Err(first_err.unwrap_or(whole_err))
 }
 
 #[cfg(test)]
@@ -225,7 +230,11 @@ mod tests {
     fn rules_name_every_type_and_short_name() {
         let r = rules();
         for t in NodeType::ALL {
-            assert!(r.contains(&format!("- {} (semantic-ID abbreviation {})", t.name(), t.abbrev())));
+            assert!(r.contains(&format!(
+                "- {} (semantic-ID abbreviation {})",
+                t.name(),
+                t.abbrev()
+            )));
         }
         for rel in RelType::ALL {
             assert!(r.contains(&format!("- {} ({})", rel.name(), rel.short())));

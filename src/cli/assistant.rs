@@ -124,7 +124,9 @@ pub fn ask(global: &Global, a: GraphAskArgs) -> Result<u8> {
             report(v);
         }
     };
-    let outcome = assistant::ask(&store, graph, &a.session, &client, &a.request, &opts, &mut emit)?;
+    let outcome = assistant::ask(
+        &store, graph, &a.session, &client, &a.request, &opts, &mut emit,
+    )?;
     let stats = if a.stats {
         Some(json!({
             "captureCache": capture::stats(&store, graph, Some(&a.session))?,
@@ -148,7 +150,12 @@ pub fn ask(global: &Global, a: GraphAskArgs) -> Result<u8> {
 
 /// A report line as text on stderr.
 fn report(v: &Value) {
-    let s = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
+    let s = |p: &str| {
+        v.pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
     let n = |p: &str| v.pointer(p).and_then(Value::as_u64).unwrap_or(0);
     match v["event"].as_str() {
         Some("context") => eprintln!(
@@ -208,7 +215,10 @@ fn finish(o: &AskOutcome, stats: Option<&Value>) {
             o.graph,
             o.seq,
             s.entry
-                .map(|e| format!(", change-log entry {e} (graphctx undo --graph {} reverts it)", o.graph))
+                .map(|e| format!(
+                    ", change-log entry {e} (graphctx undo --graph {} reverts it)",
+                    o.graph
+                ))
                 .unwrap_or_default()
         ),
         _ => eprintln!(
@@ -240,7 +250,10 @@ pub fn history_cmd(global: &Global, a: GraphHistoryArgs) -> Result<u8> {
         let _lock = WriteLock::acquire(&location)?;
         let store = Store::open(&location)?;
         let n = history::clear(&store, graph, &a.session)?;
-        println!("cleared {n} messages of graph {graph}, session {}", a.session);
+        println!(
+            "cleared {n} messages of graph {graph}, session {}",
+            a.session
+        );
         return Ok(0);
     }
     let store = super::open_existing(global)?;

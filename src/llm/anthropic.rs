@@ -166,8 +166,9 @@ mod tests {
         .unwrap();
         assert_eq!(c.content, "ab");
         assert_eq!(c.usage.unwrap().cache_read_input_tokens, Some(900));
-        let e = parse(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#)
-            .unwrap_err();
+        let e =
+            parse(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#)
+                .unwrap_err();
         assert!(e.contains("Overloaded"), "{e}");
         assert!(parse(r#"{"choices":[]}"#).is_err());
     }

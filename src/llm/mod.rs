@@ -150,7 +150,10 @@ impl Usage {
                 self.cache_creation_input_tokens,
                 other.cache_creation_input_tokens,
             ),
-            cache_read_input_tokens: sum(self.cache_read_input_tokens, other.cache_read_input_tokens),
+            cache_read_input_tokens: sum(
+                self.cache_read_input_tokens,
+                other.cache_read_input_tokens,
+            ),
         }
     }
 }
@@ -283,10 +286,7 @@ impl ChatClient {
         };
         let base = p.base_url.trim_end_matches('/');
         let (url, body) = match p.kind {
-            ProviderKind::OpenAi => (
-                format!("{base}/chat/completions"),
-                openai_body(p, request),
-            ),
+            ProviderKind::OpenAi => (format!("{base}/chat/completions"), openai_body(p, request)),
             ProviderKind::Anthropic => (format!("{base}/messages"), anthropic::body(p, request)),
         };
         let agent = ureq::AgentBuilder::new()
@@ -300,9 +300,7 @@ impl ChatClient {
         }
         if let Some(k) = &key {
             req = match p.kind {
-                ProviderKind::OpenAi => {
-                    req.set("Authorization", &format!("Bearer {}", k.expose()))
-                }
+                ProviderKind::OpenAi => req.set("Authorization", &format!("Bearer {}", k.expose())),
                 ProviderKind::Anthropic => req.set("x-api-key", k.expose()),
             };
         }
@@ -318,11 +316,13 @@ impl ChatClient {
         };
         let text = read_body(response).map_err(|e| scrub(timeout_or(e, p.timeout)))?;
         match p.kind {
-            ProviderKind::OpenAi => parse_completion(&text).map(|(content, tool_calls)| Completion {
-                content,
-                tool_calls,
-                usage: openai_usage(&text),
-            }),
+            ProviderKind::OpenAi => {
+                parse_completion(&text).map(|(content, tool_calls)| Completion {
+                    content,
+                    tool_calls,
+                    usage: openai_usage(&text),
+                })
+            }
             ProviderKind::Anthropic => anthropic::parse(&text),
         }
         .map_err(scrub)

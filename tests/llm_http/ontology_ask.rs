@@ -154,7 +154,9 @@ fn graphctx(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> (Option<i32>, St
 }
 
 fn json_lines(s: &str) -> Vec<Value> {
-    s.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    s.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// The second answer of the seed example: a function under the use case
@@ -192,7 +194,17 @@ fn seed_example_end_to_end_with_golden_view_updates_and_undo() {
         graphctx(
             dir.path(),
             &env,
-            &["--db", db, "--graph", "orders", "graph", "ask", "--session", "s1", request],
+            &[
+                "--db",
+                db,
+                "--graph",
+                "orders",
+                "graph",
+                "ask",
+                "--session",
+                "s1",
+                request,
+            ],
         )
     };
     // An empty canvas: the graph does not exist yet.
@@ -204,7 +216,9 @@ fn seed_example_end_to_end_with_golden_view_updates_and_undo() {
         graphctx(
             dir,
             &[],
-            &["--db", db, "--graph", "orders", "graph", "export", "--format", "e"],
+            &[
+                "--db", db, "--graph", "orders", "graph", "export", "--format", "e",
+            ],
         )
         .1
     };
@@ -214,9 +228,13 @@ fn seed_example_end_to_end_with_golden_view_updates_and_undo() {
         "{after_first}"
     );
 
-    let (code, second, stderr) = ask("Add a payment function under PlaceOrder, fed by the customer");
+    let (code, second, stderr) =
+        ask("Add a payment function under PlaceOrder, fed by the customer");
     assert_eq!(code, Some(0), "{second}{stderr}");
-    golden("seed_example.jsonl", &normalise(&format!("{first}{second}")));
+    golden(
+        "seed_example.jsonl",
+        &normalise(&format!("{first}{second}")),
+    );
 
     // The second request carried the captured graph and the first exchange.
     let reqs = server.requests();
@@ -225,7 +243,9 @@ fn seed_example_end_to_end_with_golden_view_updates_and_undo() {
     assert_eq!(m[0].role, "system");
     assert!(m[0].content.contains("## Answer format"));
     assert_eq!(m[1].role, "system");
-    assert!(m[1].content.starts_with("## Current Graph Context (FULL capture)"));
+    assert!(m[1]
+        .content
+        .starts_with("## Current Graph Context (FULL capture)"));
     assert!(m[1]
         .content
         .contains("PlaceOrder|UC|PlaceOrder.UC.001|Customer places an order"));
@@ -234,8 +254,13 @@ fn seed_example_end_to_end_with_golden_view_updates_and_undo() {
         .contains("OrderSystem.SY.001 -cp-> PlaceOrder.UC.001"));
     assert_eq!(m[2].role, "user");
     assert!(m[2].content.contains("Bestellsystem"));
-    assert_eq!((m[3].role.as_str(), m[3].content.as_str()), ("assistant", SEED_11));
-    assert!(m[4].content.ends_with("Add a payment function under PlaceOrder, fed by the customer"));
+    assert_eq!(
+        (m[3].role.as_str(), m[3].content.as_str()),
+        ("assistant", SEED_11)
+    );
+    assert!(m[4]
+        .content
+        .ends_with("Add a payment function under PlaceOrder, fed by the customer"));
     assert_eq!(m.len(), 5);
 
     let after_second = export(dir.path());
@@ -245,7 +270,10 @@ fn seed_example_end_to_end_with_golden_view_updates_and_undo() {
         "Customer.AC.001 -io-> PaymentData.FL.001",
         "PaymentData.FL.001 -io-> ProcessPayment.FN.001",
     ] {
-        assert!(after_second.contains(line), "{line} missing:\n{after_second}");
+        assert!(
+            after_second.contains(line),
+            "{line} missing:\n{after_second}"
+        );
     }
 
     // `graphctx undo` reverts the last applied answer, exactly.
@@ -257,7 +285,17 @@ fn seed_example_end_to_end_with_golden_view_updates_and_undo() {
     let (code, out, _) = graphctx(
         dir.path(),
         &[],
-        &["--db", db, "--graph", "orders", "graph", "history", "--session", "s1", "--json"],
+        &[
+            "--db",
+            db,
+            "--graph",
+            "orders",
+            "graph",
+            "history",
+            "--session",
+            "s1",
+            "--json",
+        ],
     );
     assert_eq!(code, Some(0));
     let h: Vec<Value> = serde_json::from_str(&out).unwrap();
@@ -300,7 +338,10 @@ fn a_missing_dependency_is_fixed_by_the_answer_after_its_feedback() {
     assert_eq!(reqs.len(), 2);
     let m = reqs[1].messages();
     let n = m.len();
-    assert_eq!((m[n - 2].role.as_str(), m[n - 2].content.as_str()), ("assistant", wrong));
+    assert_eq!(
+        (m[n - 2].role.as_str(), m[n - 2].content.as_str()),
+        ("assistant", wrong)
+    );
     assert_eq!(m[n - 1].content, prompt::feedback(err));
     assert!(m[n - 1].content.starts_with(feedback));
 
@@ -315,12 +356,23 @@ fn a_missing_dependency_is_fixed_by_the_answer_after_its_feedback() {
         .collect();
     assert_eq!(
         kinds,
-        ["context:", "iteration:rejected", "chat", "text", "graph", "graph", "iteration:applied"]
+        [
+            "context:",
+            "iteration:rejected",
+            "chat",
+            "text",
+            "graph",
+            "graph",
+            "iteration:applied"
+        ]
     );
 
     let (after, seq) = snapshot(&store);
     assert_eq!(seq, before.1 + 1, "one applied answer, one seq step");
-    assert!(after.contains("HandleReturns.UC.007 -cp-> ProcessRefund.FN.016"), "{after}");
+    assert!(
+        after.contains("HandleReturns.UC.007 -cp-> ProcessRefund.FN.016"),
+        "{after}"
+    );
 }
 
 #[test]
@@ -339,24 +391,46 @@ fn bad_answers_change_nothing_and_the_loop_stops_at_the_limit() {
     let store = cargo_store();
     let before = snapshot(&store);
     let c = client(vec![provider("local", &server)]);
-    let (o, _) = run_ask(&store, "s", &c, "Add a payment function", &OntoAsk::default());
+    let (o, _) = run_ask(
+        &store,
+        "s",
+        &c,
+        "Add a payment function",
+        &OntoAsk::default(),
+    );
     assert!(!o.success);
     assert_eq!((o.iterations, o.status), (3, "rejected"));
     assert_eq!(server.requests().len(), 3, "the limit is three answers");
-    let errors: Vec<&Value> = o.answers.iter().map(|a| a.error.as_ref().unwrap()).collect();
+    let errors: Vec<&Value> = o
+        .answers
+        .iter()
+        .map(|a| a.error.as_ref().unwrap())
+        .collect();
     assert_eq!(errors[0]["error"], "InvalidResponseError");
     assert!(errors[0]["message"].as_str().unwrap().contains("prose"));
     assert_eq!(errors[1]["error"], "InvalidResponseError");
-    assert!(errors[1]["message"].as_str().unwrap().contains("not valid JSON"));
+    assert!(errors[1]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not valid JSON"));
     assert!(
-        errors[2]["llmFeedback"].as_str().unwrap().contains("WIDGET"),
+        errors[2]["llmFeedback"]
+            .as_str()
+            .unwrap()
+            .contains("WIDGET"),
         "{}",
         errors[2]
     );
     for e in &errors {
-        assert!(e["llmFeedback"].as_str().is_some_and(|f| f.starts_with("❌ Error")));
+        assert!(e["llmFeedback"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("❌ Error")));
     }
-    assert_eq!(snapshot(&store), before, "a rejected answer changed the graph");
+    assert_eq!(
+        snapshot(&store),
+        before,
+        "a rejected answer changed the graph"
+    );
 
     // A semantic ID that does not exist, with one iteration allowed.
     let ghost = r#"{"response": "Updated.", "operations": [
@@ -414,15 +488,38 @@ fn anthropic_request_layout_caching_and_usage() {
     };
     let (code, out, err) = run(&["graph", "import", model.to_str().unwrap(), "--format", "e"]);
     assert_eq!(code, Some(0), "{out}{err}");
-    let (code, out, err) = run(&["session", "set", "--session", "s", "--select", "ValidateOrder.FN.003"]);
+    let (code, out, err) = run(&[
+        "session",
+        "set",
+        "--session",
+        "s",
+        "--select",
+        "ValidateOrder.FN.003",
+    ]);
     assert_eq!(code, Some(0), "{out}{err}");
 
-    let (code, out1, err1) = run(&["graph", "ask", "--session", "s", "What does this function check?", "--json"]);
+    let (code, out1, err1) = run(&[
+        "graph",
+        "ask",
+        "--session",
+        "s",
+        "What does this function check?",
+        "--json",
+    ]);
     assert_eq!(code, Some(0), "{out1}{err1}");
     // A zoom change between the requests does not touch the SELECTED capture.
-    assert_eq!(run(&["session", "set", "--session", "s", "--zoom", "0.5"]).0, Some(0));
+    assert_eq!(
+        run(&["session", "set", "--session", "s", "--zoom", "0.5"]).0,
+        Some(0)
+    );
     let (code, out2, err2) = run(&[
-        "graph", "ask", "--session", "s", "Add tests for the selected function", "--json", "--stats",
+        "graph",
+        "ask",
+        "--session",
+        "s",
+        "Add tests for the selected function",
+        "--json",
+        "--stats",
     ]);
     assert_eq!(code, Some(0), "{out2}{err2}");
     for text in [&out1, &err1, &out2, &err2] {
@@ -444,25 +541,50 @@ fn anthropic_request_layout_caching_and_usage() {
             assert_eq!(block["type"], "text");
             assert_eq!(block["cache_control"], json!({"type": "ephemeral"}));
         }
-        assert!(system[0]["text"].as_str().unwrap().contains("## Semantic IDs"));
+        assert!(system[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("## Semantic IDs"));
         let context = system[1]["text"].as_str().unwrap();
-        assert!(context.starts_with("## Current Graph Context (SELECTED capture)"), "{context}");
-        assert!(context.contains("ValidateOrder|FUNC|ValidateOrder.FN.003|Checks an order for completeness"));
+        assert!(
+            context.starts_with("## Current Graph Context (SELECTED capture)"),
+            "{context}"
+        );
+        assert!(context
+            .contains("ValidateOrder|FUNC|ValidateOrder.FN.003|Checks an order for completeness"));
         assert!(context.contains("ValidateOrder.FN.003 -st-> OrderCompleteness.RQ.003"));
-        assert!(!context.contains("CargoManagement|SYS"), "only the selection: {context}");
-        assert!(r.body["messages"].as_array().unwrap().iter().all(|m| m["role"] != "system"));
+        assert!(
+            !context.contains("CargoManagement|SYS"),
+            "only the selection: {context}"
+        );
+        assert!(r.body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["role"] != "system"));
     }
     // The cacheable blocks are byte-identical across the two requests.
     assert_eq!(reqs[0].body["system"], reqs[1].body["system"]);
-    let last = reqs[1].body["messages"].as_array().unwrap().last().unwrap().clone();
+    let last = reqs[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
     let last = last["content"].as_str().unwrap();
-    assert!(last.starts_with("[Canvas] Selected: ValidateOrder (ValidateOrder.FN.003)"), "{last}");
+    assert!(
+        last.starts_with("[Canvas] Selected: ValidateOrder (ValidateOrder.FN.003)"),
+        "{last}"
+    );
     assert!(last.contains("Zoom: 50%"));
     assert!(last.ends_with("Add tests for the selected function"));
 
     let lines1 = json_lines(&out1);
     assert_eq!(lines1[0]["event"], "context");
-    assert_eq!(lines1[0]["mode"], json!({"requested": "auto", "mode": "SELECTED", "rule": "selection"}));
+    assert_eq!(
+        lines1[0]["mode"],
+        json!({"requested": "auto", "mode": "SELECTED", "rule": "selection"})
+    );
     assert_eq!(lines1[0]["capture"]["cached"], false);
     let it = lines1.iter().find(|l| l["event"] == "iteration").unwrap();
     assert_eq!(it["status"], "answered");
@@ -475,10 +597,16 @@ fn anthropic_request_layout_caching_and_usage() {
         t["cacheable"].as_u64().unwrap(),
         t["rules"].as_u64().unwrap() + t["context"].as_u64().unwrap()
     );
-    assert!(t["history"].as_u64().unwrap() > 0, "the first exchange is history: {t}");
+    assert!(
+        t["history"].as_u64().unwrap() > 0,
+        "the first exchange is history: {t}"
+    );
     let stats = lines2.iter().find(|l| l.get("stats").is_some()).unwrap();
     let cache = &stats["stats"]["captureCache"][0];
-    assert_eq!((cache["hits"].as_i64(), cache["misses"].as_i64()), (Some(1), Some(1)));
+    assert_eq!(
+        (cache["hits"].as_i64(), cache["misses"].as_i64()),
+        (Some(1), Some(1))
+    );
     assert_eq!(cache["hitRate"], 0.5);
     let outcome = &lines2.last().unwrap()["outcome"];
     assert_eq!(outcome["status"], "applied");
@@ -523,10 +651,30 @@ fn failover_to_the_next_provider_and_outages_leave_the_graph_alone() {
         all.extend_from_slice(args);
         graphctx(dir.path(), env, &all)
     };
-    assert_eq!(run(&env, &["graph", "import", model.to_str().unwrap(), "--format", "e"]).0, Some(0));
-    let (code, out, err) = run(&env, &["graph", "ask", "--session", "s", "Add an uptime requirement", "--json"]);
+    assert_eq!(
+        run(
+            &env,
+            &["graph", "import", model.to_str().unwrap(), "--format", "e"]
+        )
+        .0,
+        Some(0)
+    );
+    let (code, out, err) = run(
+        &env,
+        &[
+            "graph",
+            "ask",
+            "--session",
+            "s",
+            "Add an uptime requirement",
+            "--json",
+        ],
+    );
     assert_eq!(code, Some(0), "{out}{err}");
-    assert!(!out.contains(KEY) && !err.contains(KEY), "the key leaked:\n{out}\n{err}");
+    assert!(
+        !out.contains(KEY) && !err.contains(KEY),
+        "the key leaked:\n{out}\n{err}"
+    );
     let lines = json_lines(&out);
     let it = lines.iter().find(|l| l["event"] == "iteration").unwrap();
     assert_eq!(it["provider"], "backup");
@@ -535,7 +683,10 @@ fn failover_to_the_next_provider_and_outages_leave_the_graph_alone() {
         it["failovers"][0]["error"],
         "HTTP 500: internal error for key ***"
     );
-    assert_eq!(primary.requests()[0].authorization, Some(format!("Bearer {KEY}")));
+    assert_eq!(
+        primary.requests()[0].authorization,
+        Some(format!("Bearer {KEY}"))
+    );
     assert_eq!(backup.requests()[0].api_key.as_deref(), Some(KEY));
 
     // Every provider down (one hangs past its timeout, one answers 500):
@@ -558,13 +709,27 @@ fn failover_to_the_next_provider_and_outages_leave_the_graph_alone() {
     .unwrap();
     let (code, out, err) = run(
         &env,
-        &["graph", "ask", "--session", "s", "Add a latency requirement", "--max-iterations", "2"],
+        &[
+            "graph",
+            "ask",
+            "--session",
+            "s",
+            "Add a latency requirement",
+            "--max-iterations",
+            "2",
+        ],
     );
     assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.is_empty(), "no view updates: {out}");
     assert_eq!(err.matches("provider_failed").count(), 2, "{err}");
-    assert!(err.contains("provider slow failed (timed out after 1 s)"), "{err}");
-    assert!(err.contains("provider down failed (HTTP 500: overloaded)"), "{err}");
+    assert!(
+        err.contains("provider slow failed (timed out after 1 s)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("provider down failed (HTTP 500: overloaded)"),
+        "{err}"
+    );
     assert!(err.contains("no answer accepted after 2 answers"), "{err}");
     assert!(!hang.requests().is_empty());
     assert_eq!(down.requests().len(), 2);
@@ -592,7 +757,13 @@ fn history_window_sessions_capture_cache_and_undo() {
     let mut snapshots = vec![snapshot(&store)];
     let mut entries = Vec::new();
     for i in 1..=7 {
-        let (o, _) = run_ask(&store, "a", &c, &format!("Add requirement number {i}"), &opts);
+        let (o, _) = run_ask(
+            &store,
+            "a",
+            &c,
+            &format!("Add requirement number {i}"),
+            &opts,
+        );
         assert_eq!(o.status, "applied");
         assert_eq!(o.mode.mode, Mode::Full);
         assert!(!o.capture.cached, "every answer changed the graph");
@@ -605,7 +776,11 @@ fn history_window_sessions_capture_cache_and_undo() {
     let m = reqs[7].messages();
     // Two system blocks, six pairs, the request.
     assert_eq!(m.len(), 2 + 12 + 1);
-    assert!(m[2].content.ends_with("Add requirement number 2"), "{}", m[2].content);
+    assert!(
+        m[2].content.ends_with("Add requirement number 2"),
+        "{}",
+        m[2].content
+    );
     assert_eq!(m[3].content, req(2));
     assert!(m[13].content == req(7));
     assert!(m[14].content.ends_with("List the requirements"));
@@ -631,7 +806,10 @@ fn history_window_sessions_capture_cache_and_undo() {
     .unwrap();
     let (o, _) = run_ask(&store, "a", &c, "Add a requirement", &opts);
     assert_eq!(o.mode.mode, Mode::Full);
-    assert!(o.capture.cached, "FULL was invalidated by a selection change");
+    assert!(
+        o.capture.cached,
+        "FULL was invalidated by a selection change"
+    );
     let stats = graphctx::capture::stats(&store, G, Some("a")).unwrap();
     assert_eq!((stats[0].hits, stats[0].misses), (1, 8));
 
@@ -665,7 +843,10 @@ fn provider_kind_from_config_and_environment() {
     )
     .unwrap();
     let err = graphctx::llm::LlmConfig::load(dir.path(), &env).unwrap_err();
-    assert!(err.to_string().contains("kind must be openai or anthropic"), "{err}");
+    assert!(
+        err.to_string().contains("kind must be openai or anthropic"),
+        "{err}"
+    );
     let bad = |k: &str| match k {
         "GRAPHCTX_LLM_BASE_URL" => Some("http://h/v1".to_string()),
         "GRAPHCTX_LLM_MODEL" => Some("m".to_string()),
@@ -676,4 +857,68 @@ fn provider_kind_from_config_and_environment() {
         .unwrap_err()
         .to_string()
         .contains("GRAPHCTX_LLM_KIND"));
+}
+
+#[test]
+fn mcp_tool_ontology_ask_applies_and_reports() {
+    use graphctx::serve::tools;
+    use graphctx::serve::Workspace;
+    let server = Server::start(vec![answer(
+        r#"{"response": "Added ProcessRefund under HandleReturns.", "operations": [
+            {"id": "op-1", "type": "create", "nodeType": "FUNC", "tempId": "temp-refund",
+             "data": {"Name": "ProcessRefund", "Descr": "Pay back returned goods"}},
+            {"id": "op-2", "type": "create-relationship", "relType": "cp",
+             "sourceSemanticId": "HandleReturns.UC.007", "targetTempId": "temp-refund"}]}"#,
+    )]);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join(".graphctx");
+    std::fs::create_dir_all(&cfg).unwrap();
+    std::fs::write(
+        cfg.join("llm.toml"),
+        format!(
+            "[[provider]]\nname = \"local\"\nbase_url = \"{}\"\nmodel = \"m\"\ntimeout_secs = 5\n",
+            server.url
+        ),
+    )
+    .unwrap();
+    let ws = Workspace::open(dir.path(), None, "code").unwrap();
+    let mut tx = OntoTx::begin(ws.store(), G).unwrap();
+    onto_io::import(&mut tx, &cargo_e(), Format::E, false).unwrap();
+    let mut batch = Batch::new();
+    tx.finish(&mut batch);
+    ws.store().apply(batch).unwrap();
+
+    let call = |args: Value| {
+        let args: serde_json::Map<String, Value> = serde_json::from_value(args).unwrap();
+        tools::call(&ws, &tools::registry(), "ontology_ask", &args).expect("tool exists")
+    };
+    let r = call(
+        json!({"graph": G, "session": "agent", "request": "Add a refund function to HandleReturns"}),
+    );
+    assert!(!r.is_error, "{}", r.text);
+    let v: Value = serde_json::from_str(&r.text).unwrap();
+    assert_eq!(v["outcome"]["status"], "applied");
+    assert_eq!(v["outcome"]["mode"]["mode"], "FULL");
+    assert_eq!(
+        v["outcome"]["summary"]["created"][0]["semanticId"],
+        "ProcessRefund.FN.016"
+    );
+    let views: Vec<&str> = v["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["view"].as_str().unwrap())
+        .collect();
+    assert_eq!(views, ["chat", "text", "graph", "graph"]);
+
+    let r = call(json!({"graph": G, "session": "agent"}));
+    assert!(r.is_error);
+    assert!(
+        r.text.contains("missing required argument 'request'"),
+        "{}",
+        r.text
+    );
+    let r = call(json!({"graph": G, "session": "agent", "request": "x", "mode": "sideways"}));
+    assert!(r.is_error);
+    assert!(r.text.contains("unknown capture mode"), "{}", r.text);
 }
