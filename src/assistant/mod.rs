@@ -225,13 +225,12 @@ pub fn ask(
     let exists = ontology_seq(store, graph)?.is_some();
     let (state, session_created) = match session::load(store, graph, session_id)? {
         Some(s) => (s, false),
-        None => {
-            let s = SessionState::default();
-            session::save(store, graph, session_id, &s)?;
-            (s, true)
-        }
+        None => (SessionState::default(), true),
     };
     capture::check_access(&state, session_id, opts.user.as_deref())?;
+    if session_created {
+        session::save(store, graph, session_id, &state)?;
+    }
 
     // The graph is read only when the rule or the canvas line needs it.
     let mut loaded: Option<OntologyGraph> = None;

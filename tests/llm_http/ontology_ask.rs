@@ -449,6 +449,27 @@ fn bad_answers_change_nothing_and_the_loop_stops_at_the_limit() {
     assert_eq!(e["error"], "MissingDependencyError", "{e}");
     assert!(e["llmFeedback"].as_str().unwrap().contains("Ghost.FN.099"));
     assert_eq!(snapshot(&store), before);
+
+    // A dependency cycle, then the answer without it.
+    let cyclic = r#"{"response": "Linked.", "operations": [
+        {"id": "op-1", "type": "create", "nodeType": "REQ", "tempId": "t-a", "data": {"Name": "A"}, "dependsOn": ["op-2"]},
+        {"id": "op-2", "type": "create", "nodeType": "REQ", "tempId": "t-b", "data": {"Name": "B"}, "dependsOn": ["op-1"]}]}"#;
+    let fixed = cyclic.replace(r#", "dependsOn": ["op-2"]"#, "");
+    let server = Server::start(vec![answer(cyclic), answer(&fixed)]);
+    let c = client(vec![provider("local", &server)]);
+    let (o, _) = run_ask(
+        &store,
+        "s",
+        &c,
+        "Add requirements A and B",
+        &OntoAsk::default(),
+    );
+    assert_eq!((o.success, o.iterations), (true, 2));
+    let e = o.answers[0].error.as_ref().unwrap();
+    assert_eq!(e["error"], "CyclicDependencyError", "{e}");
+    assert_eq!(e["cycles"][0], json!(["op-1", "op-2", "op-1"]));
+    let m = server.requests()[1].messages();
+    assert!(m.last().unwrap().content.contains("cyclic dependency"));
 }
 
 #[test]
@@ -921,4 +942,41 @@ fn mcp_tool_ontology_ask_applies_and_reports() {
     let r = call(json!({"graph": G, "session": "agent", "request": "x", "mode": "sideways"}));
     assert!(r.is_error);
     assert!(r.text.contains("unknown capture mode"), "{}", r.text);
+}
+
+#[test]
+fn requests_that_cannot_run_fail_before_the_model_is_asked() {
+    let server = Server::start(vec![]);
+    let store = cargo_store();
+    let before = snapshot(&store);
+    let c = client(vec![provider("local", &server)]);
+    let ask = |session: &str, request: &str, user: Option<&str>| {
+        let opts = OntoAsk {
+            user: user.map(str::to_string),
+            ..OntoAsk::default()
+        };
+        assistant::ask(&store, G, session, &c, request, &opts, &mut |_| {}).unwrap_err()
+    };
+    let e = ask("s", "   ", None);
+    assert!(e.to_string().contains("the request is empty"), "{e}");
+    // A stranger asking in a new session: denied, and no session is left behind.
+    let e = ask("new", "Add a requirement", Some("mallory"));
+    assert!(e.to_string().contains("access denied"), "{e}");
+    assert!(session::load(&store, G, "new").unwrap().is_none());
+    // A graph that is not an ontology graph.
+    let flow_store = Store::memory().unwrap();
+    graphctx::flow::import(&flow_store, "app", super::login_flow(), None).unwrap();
+    let e = assistant::ask(
+        &flow_store,
+        "app",
+        "s",
+        &c,
+        "Add X",
+        &OntoAsk::default(),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("not an ontology graph"), "{e}");
+    assert!(server.requests().is_empty());
+    assert_eq!(snapshot(&store), before);
 }
