@@ -289,4 +289,44 @@ fn main() {
             );
         }
     }
+    assistant_request_tokens(&store);
+}
+
+/// What one `graph ask` request on the 200-node system costs in tokens,
+/// by part, and how much of it the cacheable system blocks hold: the
+/// rules, the FULL capture (as the assistant sends it), a full history
+/// window of six exchanges (each a request and an answer of ten
+/// operations, as `operations::sample` writes them) and the request.
+fn assistant_request_tokens(store: &Store) {
+    use graphctx::assistant::{history::HISTORY_PAIRS, prompt};
+    use graphctx::operations::sample::cargo_response;
+    let g = load_graph(store, "g200").unwrap();
+    session::update(store, &g, "ask", SessionUpdate::default()).unwrap();
+    let c = TokenCounter::new(Encoding::O200k);
+    let opts = CaptureOptions {
+        include_metadata: false,
+        ..CaptureOptions::default()
+    };
+    let cap = capture::capture(store, "g200", "ask", None, &opts).unwrap();
+    let state = session::load(store, "g200", "ask").unwrap().unwrap();
+    let canvas = prompt::canvas_line(&state, &g);
+    let request = prompt::user_turn(&canvas, "Add a payment function under ManageFleet3");
+    let rules = c.count_exact(&prompt::rules());
+    let context = c.count_exact(&prompt::context_block(&cap));
+    let answer = serde_json::to_string_pretty(&cargo_response(1)).unwrap();
+    let pair = c.count_exact(&request) + c.count_exact(&answer);
+    let history = HISTORY_PAIRS * pair;
+    let req = c.count_exact(&request);
+    let total = rules + context + history + req;
+    println!(
+        "\ngraph ask on the 200-node system (o200k): rules {rules}, FULL context {context}, \
+         history {history} ({HISTORY_PAIRS} exchanges of {pair}), request {req}; total {total}"
+    );
+    println!(
+        "  cacheable system blocks (rules + context): {} tokens = {:.1} % of the request \
+         ({:.1} % without history)",
+        rules + context,
+        100.0 * (rules + context) as f64 / total as f64,
+        100.0 * (rules + context) as f64 / (rules + context + req) as f64
+    );
 }

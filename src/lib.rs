@@ -8,6 +8,7 @@
 //! budgets). [`graph`] reads the stored graph for the CLI; [`serve`] answers
 //! editors (LSP) and agents (MCP) from the live index.
 pub mod analyse;
+pub mod assistant;
 pub mod canvas;
 pub mod capture;
 pub mod emit;

@@ -613,6 +613,7 @@ fn reply(content: &str, calls: Vec<NativeToolCall>) -> ChatReply {
         content: content.into(),
         tool_calls: calls,
         failures: vec![],
+        usage: None,
     }
 }
 

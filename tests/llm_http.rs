@@ -19,6 +19,10 @@ use graphctx::llm::{ChatClient, ChatMessage, KeySource, LlmConfig, LlmError, Pro
 use graphctx::store::Store;
 use serde_json::{json, Value};
 
+/// `graph ask`, the ontology assistant, against these servers.
+#[path = "llm_http/ontology_ask.rs"]
+mod ontology_ask;
+
 // ---------------------------------------------------------------- server
 
 /// What the server does with one request.
@@ -45,6 +49,9 @@ fn answer(text: &str) -> Reply {
 struct Recorded {
     path: String,
     authorization: Option<String>,
+    /// `x-api-key` and `anthropic-version` (Anthropic Messages requests).
+    api_key: Option<String>,
+    anthropic_version: Option<String>,
     body: Value,
 }
 
@@ -121,6 +128,8 @@ fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
     let path = line.split_whitespace().nth(1)?.to_string();
     let mut length = 0usize;
     let mut authorization = None;
+    let mut api_key = None;
+    let mut anthropic_version = None;
     loop {
         let mut h = String::new();
         if reader.read_line(&mut h).ok()? == 0 {
@@ -134,6 +143,8 @@ fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
         match name.trim().to_ascii_lowercase().as_str() {
             "content-length" => length = value.trim().parse().ok()?,
             "authorization" => authorization = Some(value.trim().to_string()),
+            "x-api-key" => api_key = Some(value.trim().to_string()),
+            "anthropic-version" => anthropic_version = Some(value.trim().to_string()),
             _ => {}
         }
     }
@@ -142,6 +153,8 @@ fn read_request(stream: &mut TcpStream) -> Option<Recorded> {
     Some(Recorded {
         path,
         authorization,
+        api_key,
+        anthropic_version,
         body: serde_json::from_slice(&body).unwrap_or(Value::Null),
     })
 }

@@ -1,6 +1,7 @@
 //! Subcommands of the `graphctx` binary.
 
 mod analyse;
+mod assistant;
 mod canvas;
 mod flow;
 mod look;
@@ -121,7 +122,7 @@ pub enum Command {
     Lsp(serve::ServeArgs),
     /// MCP server (stdio) over the live index, for coding agents.
     Mcp(serve::ServeArgs),
-    /// Ontology graphs: import and export (JSON or Format E).
+    /// Ontology graphs: import, export (JSON or Format E), ask the assistant, its history.
     #[command(subcommand)]
     Graph(ontology::GraphCommand),
     /// Canvas context for an LLM request: FULL, SELECTED, VISIBLE, CHANGED or MINIMAL.

@@ -60,6 +60,10 @@ pub enum GraphCommand {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+    /// Ask the ontology assistant: capture, model, operations applied, errors fed back.
+    Ask(Box<super::assistant::GraphAskArgs>),
+    /// The ontology assistant's conversation of a canvas session.
+    History(super::assistant::GraphHistoryArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -172,6 +176,8 @@ fn location(global: &Global) -> Result<Location> {
 
 pub fn graph(global: &Global, cmd: GraphCommand) -> Result<u8> {
     match cmd {
+        GraphCommand::Ask(a) => super::assistant::ask(global, *a),
+        GraphCommand::History(a) => super::assistant::history_cmd(global, a),
         GraphCommand::Import {
             canvas: Some(path),
             json,

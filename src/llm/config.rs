@@ -6,7 +6,9 @@
 //!    that is tried before all others (its model from `GRAPHCTX_LLM_MODEL`,
 //!    its key from `GRAPHCTX_LLM_API_KEY`); without a base URL,
 //!    `GRAPHCTX_LLM_MODEL` and `GRAPHCTX_LLM_API_KEY` replace the model and
-//!    key of the first configured provider. `GRAPHCTX_LLM_TIMEOUT`
+//!    key of the first configured provider. `GRAPHCTX_LLM_KIND`
+//!    (`openai`, the default, or `anthropic`) says which API the `env`
+//!    provider speaks. `GRAPHCTX_LLM_TIMEOUT`
 //!    (seconds) replaces every provider's timeout.
 //! 2. the config file: `$GRAPHCTX_LLM_CONFIG`, else `.graphctx/llm.toml` in
 //!    the current directory or the nearest parent that has one, else
@@ -66,12 +68,46 @@ pub enum KeySource {
     Env(String),
 }
 
-/// One OpenAI-compatible chat-completions endpoint.
+/// Which API a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// OpenAI-compatible chat completions: `POST {base_url}/chat/completions`,
+    /// key as `Authorization: Bearer`.
+    #[default]
+    OpenAi,
+    /// Anthropic Messages: `POST {base_url}/messages`, key as `x-api-key`,
+    /// system blocks with `cache_control` (prompt caching).
+    Anthropic,
+}
+
+impl ProviderKind {
+    pub fn parse(s: &str) -> Option<ProviderKind> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "openai" | "openai-compatible" => Some(ProviderKind::OpenAi),
+            "anthropic" => Some(ProviderKind::Anthropic),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi => "openai",
+            ProviderKind::Anthropic => "anthropic",
+        }
+    }
+}
+
+/// One chat endpoint: OpenAI-compatible or Anthropic Messages.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Provider {
     pub name: String,
-    /// e.g. `https://api.groq.com/openai/v1` or `http://127.0.0.1:8080/v1`;
-    /// requests go to `{base_url}/chat/completions`.
+    /// The API it speaks.
+    pub kind: ProviderKind,
+    /// e.g. `https://api.groq.com/openai/v1`, `http://127.0.0.1:8080/v1`
+    /// or `https://api.anthropic.com/v1`; requests go to
+    /// `{base_url}/chat/completions` (OpenAI) or `{base_url}/messages`
+    /// (Anthropic).
     pub base_url: String,
     pub model: String,
     pub key: KeySource,
@@ -88,6 +124,7 @@ impl Provider {
     pub fn new(name: &str, base_url: &str, model: &str) -> Provider {
         Provider {
             name: name.into(),
+            kind: ProviderKind::OpenAi,
             base_url: base_url.into(),
             model: model.into(),
             key: KeySource::None,
@@ -120,6 +157,9 @@ struct FileConfig {
 #[serde(deny_unknown_fields)]
 struct FileProvider {
     name: String,
+    /// `openai` (default) or `anthropic`.
+    #[serde(default)]
+    kind: Option<String>,
     base_url: String,
     model: String,
     #[serde(default)]
@@ -152,6 +192,16 @@ impl LlmConfig {
                 )));
             }
             check_url(&p.base_url, &p.name)?;
+            let kind = match p.kind.as_deref() {
+                None => ProviderKind::OpenAi,
+                Some(k) => ProviderKind::parse(k).ok_or_else(|| {
+                    LlmError::Config(format!(
+                        "{}: provider {}: kind must be openai or anthropic, not {k}",
+                        path.display(),
+                        p.name
+                    ))
+                })?,
+            };
             let key = match (p.api_key, p.api_key_env) {
                 (Some(k), _) => KeySource::Literal(Secret::new(k)),
                 (None, Some(var)) => KeySource::Env(var),
@@ -159,6 +209,7 @@ impl LlmConfig {
             };
             providers.push(Provider {
                 name: p.name,
+                kind,
                 base_url: p.base_url,
                 model: p.model,
                 key,
@@ -233,6 +284,13 @@ impl LlmConfig {
             let mut p = Provider::new("env", &url, &model);
             if let Some(k) = key {
                 p.key = KeySource::Literal(k);
+            }
+            if let Some(kind) = get("GRAPHCTX_LLM_KIND") {
+                p.kind = ProviderKind::parse(&kind).ok_or_else(|| {
+                    LlmError::Config(format!(
+                        "GRAPHCTX_LLM_KIND must be openai or anthropic, not {kind}"
+                    ))
+                })?;
             }
             self.providers.insert(0, p);
         } else if let Some(first) = self.providers.first_mut() {

@@ -1,6 +1,14 @@
 //! A blocking client for OpenAI-compatible chat-completions endpoints
-//! (Groq, Cerebras, OpenAI, a local llama.cpp or Ollama server) with
-//! failover over an ordered provider list.
+//! (Groq, Cerebras, OpenAI, a local llama.cpp or Ollama server) and the
+//! Anthropic Messages API, with failover over an ordered provider list.
+//!
+//! A request is a [`ChatRequest`]: system blocks (each marked cacheable or
+//! not), then the conversation. Anthropic providers get the blocks as
+//! `system` blocks with `cache_control: {type: "ephemeral"}` on the
+//! cacheable ones (prompt caching: a repeated prefix is billed as a cache
+//! read); OpenAI-compatible ones get them as leading system messages (their
+//! providers cache repeated prefixes on their own). The usage a provider
+//! reports, cache reads and writes included, comes back in [`Usage`].
 //!
 //! Blocking on purpose: the CLI is synchronous, a request is one round
 //! trip, and a per-request timeout is all the concurrency control needed.
@@ -11,6 +19,7 @@
 //! API keys are sent in the `Authorization` header only and scrubbed from
 //! every error text (see [`config::Secret`]).
 
+pub mod anthropic;
 pub mod canvas;
 pub mod config;
 
@@ -19,10 +28,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-pub use config::{KeySource, LlmConfig, Provider, Secret};
+pub use config::{KeySource, LlmConfig, Provider, ProviderKind, Secret};
 
 /// How much of an error body goes into an error message.
-const ERROR_BODY_CHARS: usize = 300;
+pub(crate) const ERROR_BODY_CHARS: usize = 300;
 /// The largest response body read.
 const MAX_BODY_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -72,6 +81,91 @@ impl ChatMessage {
     }
 }
 
+/// One part of the system prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SystemBlock {
+    pub text: String,
+    /// Ask the provider to cache the prompt up to and including this
+    /// block (Anthropic `cache_control: {type: "ephemeral"}`).
+    pub cache: bool,
+}
+
+impl SystemBlock {
+    pub fn cached(text: impl Into<String>) -> SystemBlock {
+        SystemBlock {
+            text: text.into(),
+            cache: true,
+        }
+    }
+
+    pub fn plain(text: impl Into<String>) -> SystemBlock {
+        SystemBlock {
+            text: text.into(),
+            cache: false,
+        }
+    }
+}
+
+/// A request: system blocks, then the conversation (user and assistant
+/// turns; system-role messages in it are sent as further system blocks to
+/// providers that keep the system prompt apart).
+#[derive(Debug, Clone, Copy)]
+pub struct ChatRequest<'a> {
+    pub system: &'a [SystemBlock],
+    pub messages: &'a [ChatMessage],
+    /// The OpenAI `tools` array, for providers with `native_tools`.
+    pub tools: Option<&'a Value>,
+}
+
+/// Tokens as the provider counted them (fields it did not report are
+/// `None`). Anthropic reports cache writes and reads apart from
+/// `inputTokens`; OpenAI-compatible providers count cached tokens inside
+/// their prompt tokens and report them as `cacheReadInputTokens` here.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_creation_input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_read_input_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// Field-wise sum (a field is `Some` when either side reported it).
+    pub fn add(&self, other: &Usage) -> Usage {
+        fn sum(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+            match (a, b) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+            }
+        }
+        Usage {
+            input_tokens: sum(self.input_tokens, other.input_tokens),
+            output_tokens: sum(self.output_tokens, other.output_tokens),
+            cache_creation_input_tokens: sum(
+                self.cache_creation_input_tokens,
+                other.cache_creation_input_tokens,
+            ),
+            cache_read_input_tokens: sum(
+                self.cache_read_input_tokens,
+                other.cache_read_input_tokens,
+            ),
+        }
+    }
+}
+
+/// What one provider answered.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Completion {
+    pub content: String,
+    pub tool_calls: Vec<NativeToolCall>,
+    pub usage: Option<Usage>,
+}
+
 /// A provider that did not answer, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProviderFailure {
@@ -97,6 +191,8 @@ pub struct ChatReply {
     pub tool_calls: Vec<NativeToolCall>,
     /// Providers tried before this one, with their errors.
     pub failures: Vec<ProviderFailure>,
+    /// Tokens as the provider reported them.
+    pub usage: Option<Usage>,
 }
 
 /// Looks up an environment variable (the process's, or a test's).
@@ -139,16 +235,26 @@ impl ChatClient {
         messages: &[ChatMessage],
         tools: Option<&Value>,
     ) -> Result<ChatReply, LlmError> {
+        self.send(&ChatRequest {
+            system: &[],
+            messages,
+            tools,
+        })
+    }
+
+    /// Ask the providers in order until one answers.
+    pub fn send(&self, request: &ChatRequest) -> Result<ChatReply, LlmError> {
         let mut failures = Vec::new();
         for p in &self.providers {
-            match self.ask(p, messages, tools) {
-                Ok((content, tool_calls)) => {
+            match self.ask(p, request) {
+                Ok(done) => {
                     return Ok(ChatReply {
                         provider: p.name.clone(),
                         model: p.model.clone(),
-                        content,
-                        tool_calls,
+                        content: done.content,
+                        tool_calls: done.tool_calls,
                         failures,
+                        usage: done.usage,
                     })
                 }
                 Err(error) => failures.push(ProviderFailure {
@@ -161,12 +267,7 @@ impl ChatClient {
     }
 
     /// One provider, one request. The error text is scrubbed of the key.
-    fn ask(
-        &self,
-        p: &Provider,
-        messages: &[ChatMessage],
-        tools: Option<&Value>,
-    ) -> Result<(String, Vec<NativeToolCall>), String> {
+    fn ask(&self, p: &Provider, request: &ChatRequest) -> Result<Completion, String> {
         let key = match &p.key {
             KeySource::None => None,
             KeySource::Literal(k) => Some(k.clone()),
@@ -183,30 +284,25 @@ impl ChatClient {
             Some(k) => k.scrub(&s),
             None => s,
         };
-        let mut body = json!({
-            "model": p.model,
-            "messages": messages,
-            "stream": false,
-        });
-        if let Some(t) = p.temperature {
-            body["temperature"] = json!(t);
-        }
-        if let Some(m) = p.max_tokens {
-            body["max_tokens"] = json!(m);
-        }
-        if let (true, Some(tools)) = (p.native_tools, tools) {
-            body["tools"] = tools.clone();
-            body["tool_choice"] = json!("auto");
-        }
-        let url = format!("{}/chat/completions", p.base_url.trim_end_matches('/'));
+        let base = p.base_url.trim_end_matches('/');
+        let (url, body) = match p.kind {
+            ProviderKind::OpenAi => (format!("{base}/chat/completions"), openai_body(p, request)),
+            ProviderKind::Anthropic => (format!("{base}/messages"), anthropic::body(p, request)),
+        };
         let agent = ureq::AgentBuilder::new()
             .timeout(p.timeout)
             .timeout_connect(p.timeout.min(Duration::from_secs(10)))
             .redirects(0)
             .build();
         let mut req = agent.post(&url).set("Content-Type", "application/json");
+        if p.kind == ProviderKind::Anthropic {
+            req = req.set("anthropic-version", anthropic::API_VERSION);
+        }
         if let Some(k) = &key {
-            req = req.set("Authorization", &format!("Bearer {}", k.expose()));
+            req = match p.kind {
+                ProviderKind::OpenAi => req.set("Authorization", &format!("Bearer {}", k.expose())),
+                ProviderKind::Anthropic => req.set("x-api-key", k.expose()),
+            };
         }
         let response = match req.send_string(&body.to_string()) {
             Ok(r) => r,
@@ -219,8 +315,63 @@ impl ChatClient {
             }
         };
         let text = read_body(response).map_err(|e| scrub(timeout_or(e, p.timeout)))?;
-        parse_completion(&text).map_err(scrub)
+        match p.kind {
+            ProviderKind::OpenAi => {
+                parse_completion(&text).map(|(content, tool_calls)| Completion {
+                    content,
+                    tool_calls,
+                    usage: openai_usage(&text),
+                })
+            }
+            ProviderKind::Anthropic => anthropic::parse(&text),
+        }
+        .map_err(scrub)
     }
+}
+
+/// The chat-completions body: system blocks as leading system messages.
+fn openai_body(p: &Provider, request: &ChatRequest) -> Value {
+    let mut messages: Vec<Value> = request
+        .system
+        .iter()
+        .map(|b| json!({"role": "system", "content": b.text}))
+        .collect();
+    messages.extend(
+        request
+            .messages
+            .iter()
+            .map(|m| json!({"role": m.role, "content": m.content})),
+    );
+    let mut body = json!({
+        "model": p.model,
+        "messages": messages,
+        "stream": false,
+    });
+    if let Some(t) = p.temperature {
+        body["temperature"] = json!(t);
+    }
+    if let Some(m) = p.max_tokens {
+        body["max_tokens"] = json!(m);
+    }
+    if let (true, Some(tools)) = (p.native_tools, request.tools) {
+        body["tools"] = tools.clone();
+        body["tool_choice"] = json!("auto");
+    }
+    body
+}
+
+/// `usage` of a chat completion, if it has one.
+fn openai_usage(body: &str) -> Option<Usage> {
+    let v: Value = serde_json::from_str(body).ok()?;
+    let u = v.get("usage").filter(|u| u.is_object())?;
+    Some(Usage {
+        input_tokens: u.get("prompt_tokens").and_then(Value::as_u64),
+        output_tokens: u.get("completion_tokens").and_then(Value::as_u64),
+        cache_creation_input_tokens: None,
+        cache_read_input_tokens: u
+            .pointer("/prompt_tokens_details/cached_tokens")
+            .and_then(Value::as_u64),
+    })
 }
 
 fn read_body(r: ureq::Response) -> std::io::Result<String> {
@@ -287,7 +438,7 @@ fn error_detail(body: &str) -> String {
     }
 }
 
-fn truncate(s: &str, n: usize) -> String {
+pub(crate) fn truncate(s: &str, n: usize) -> String {
     match s.char_indices().nth(n) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),

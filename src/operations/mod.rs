@@ -87,6 +87,22 @@ pub fn apply(
     opts: &ApplyOptions,
     emit: &mut dyn FnMut(&Value),
 ) -> Result<Summary, OperationError> {
+    apply_with(store, graph, response, opts, &mut |_, _| {}, emit)
+}
+
+/// [`apply`], with `stage` adding rows of its own to the same transaction
+/// (the ontology assistant's conversation). It is called once everything
+/// is validated, after the change log is recorded — so its rows are not
+/// part of the entry an undo reverts — with the entry number (None when
+/// the response changes nothing).
+pub fn apply_with(
+    store: &Store,
+    graph: &str,
+    response: &Response,
+    opts: &ApplyOptions,
+    stage: &mut dyn FnMut(&mut Batch, Option<i64>),
+    emit: &mut dyn FnMut(&Value),
+) -> Result<Summary, OperationError> {
     let start = Instant::now();
     let mut tx = OntoTx::begin(store, graph)?;
     let ops = &response.operations;
@@ -125,6 +141,7 @@ pub fn apply(
         }
         None => (None, base_seq),
     };
+    stage(&mut batch, entry);
     let rows_written = batch.len();
     store.apply(batch)?;
 

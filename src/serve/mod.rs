@@ -25,6 +25,7 @@
 //! mode gives readers a consistent snapshot), so they never see half of a
 //! run.
 
+pub mod ask_tool;
 pub mod graph_tools;
 pub mod lsp;
 pub mod mcp;

@@ -114,6 +114,7 @@ pub struct ToolReply {
 pub fn registry() -> Vec<ToolSpec> {
     let mut tools = code_tools();
     tools.extend(super::graph_tools::specs());
+    tools.extend(super::ask_tool::specs());
     tools
 }
 

@@ -76,6 +76,8 @@ queries! {
     OPS_LOG_UNDONE => "ops_log_undone.cozo",
     OPS_LOG_CHANGES => "ops_log_changes.cozo",
     OPS_LOG_STATS => "ops_log_stats.cozo",
+    ONTO_MESSAGES_LAST => "onto_messages_last.cozo",
+    ONTO_MESSAGE_IDS => "onto_message_ids.cozo",
 }
 
 /// `queries/capture_record.cozo`: a script that writes, so not in [`ALL`]

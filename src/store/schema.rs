@@ -30,6 +30,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
     (6, "canvas", include_str!("../../schema/006_canvas.cozo")),
     (7, "flow", include_str!("../../schema/007_flow.cozo")),
     (8, "usage", include_str!("../../schema/008_usage.cozo")),
+    (
+        10,
+        "ontology_conversation",
+        include_str!("../../schema/010_ontology_conversation.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.
