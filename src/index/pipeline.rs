@@ -106,7 +106,7 @@ enum Outcome {
     Unchanged,
     Parsed {
         hash: String,
-        extract: FileExtract,
+        extract: Box<FileExtract>,
         note: Option<String>,
     },
     Skipped(String),
@@ -197,7 +197,7 @@ pub fn index_repository(
                 );
                 new_files.insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
                 replaced.insert(path.clone());
-                extracts.insert(path, (file.ctx.clone(), extract));
+                extracts.insert(path, (file.ctx.clone(), *extract));
             }
             Outcome::Skipped(reason) => {
                 summary.skipped.push(FileNote {
@@ -265,7 +265,7 @@ pub fn index_repository(
                     &["graph", "path", "data"],
                     vec![graph.into(), file.ctx.path.as_str().into(), data.into()],
                 );
-                extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), extract));
+                extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), *extract));
             }
         }
 
@@ -459,7 +459,7 @@ fn examine(
             )),
         ),
     };
-    let extract = extractor.extract(&file.ctx, &text);
+    let extract = Box::new(extractor.extract(&file.ctx, &text));
     Outcome::Parsed {
         hash,
         extract,
@@ -557,7 +557,7 @@ fn settle_contexts<'w>(
             .insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
         s.replaced.insert(path.clone());
         s.unchanged.retain(|f| f.ctx.path != path);
-        s.extracts.insert(path, (file.ctx.clone(), extract));
+        s.extracts.insert(path, (file.ctx.clone(), *extract));
     }
 }
 

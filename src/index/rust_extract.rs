@@ -1494,7 +1494,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             let bare_self = p.len() == 1 && first == "Self";
             // A generic parameter alone names nothing; `T::Assoc` and
             // `T::new()` name items of its bounds.
-            if !bare_self && !(p.len() == 1 && self.is_generic(first)) {
+            if !(bare_self || p.len() == 1 && self.is_generic(first)) {
                 self.emit(kind, &p, n, cx, false);
             }
         }
