@@ -3243,7 +3243,8 @@ fn maybe_test() {}
         }
         assert!(!types.contains(&vec!["T"]));
         assert!(!has_ref(&x, RefKind::Value, &["N"]));
-        assert!(!has_ref(&x, RefKind::Call, &["T", "default"]));
+        // `T::default()` names an item of `T`'s bounds: the resolver looks there.
+        assert!(has_ref(&x, RefKind::Call, &["T", "default"]));
         assert!(has_ref(&x, RefKind::Call, &["Vec", "new"]));
         // Vec is referenced twice in the fn but deduped.
         assert_eq!(types.iter().filter(|t| **t == vec!["Vec"]).count(), 1);
