@@ -1674,6 +1674,9 @@ impl<'t, 'x> Walker<'t, 'x> {
                             }
                         } else if prev == Tok::Bang && before_path != Tok::Dot && plain {
                             self.emit(RefKind::MacroCall, segs, c, cx, false);
+                        } else if prev == Tok::Ident {
+                            // `Foo::Bar { .. }`, `a::B[..]`: a path as a value.
+                            self.emit_tt_value(&path, before_path, tainted, c, cx);
                         }
                     }
                     self.scan_tt(c, cx);
@@ -1681,6 +1684,10 @@ impl<'t, 'x> Walker<'t, 'x> {
                     prev = Tok::Other;
                 }
                 _ => {
+                    if prev == Tok::Ident {
+                        // `Kind::A,` `x == Mode::B)`: a path that ends here.
+                        self.emit_tt_value(&path, before_path, tainted, c, cx);
+                    }
                     path.clear();
                     prev = Tok::Other;
                 }
@@ -1689,6 +1696,29 @@ impl<'t, 'x> Walker<'t, 'x> {
         }
         self.buf.truncate(start);
         self.depth -= 1;
+    }
+
+    /// A qualified path that ends without being called inside a macro's
+    /// tokens (`assert_eq!(m, Mode::Fast)`, `vec![Token::A]`) is a value.
+    /// One segment is left alone: in macro tokens it is as often a pattern
+    /// binding or a format argument as a reference.
+    fn emit_tt_value(
+        &mut self,
+        path: &TokPath<'t>,
+        before: Tok,
+        tainted: bool,
+        at: Node<'_>,
+        cx: &Cx,
+    ) {
+        let segs = path.as_slice();
+        if segs.len() < 2 || path.overflow || tainted || before == Tok::Dot {
+            return;
+        }
+        let first = segs[0];
+        if self.is_generic(first) || first.starts_with('$') {
+            return;
+        }
+        self.emit(RefKind::Value, segs, at, cx, false);
     }
 
     // -- attributes ---------------------------------------------------------
