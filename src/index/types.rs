@@ -144,6 +144,25 @@ impl Parser {
         }
     }
 
+    /// Skips a balanced `open … close` group starting at the cursor.
+    fn skip_group(&mut self, open: char, close: char) {
+        let mut level = 0;
+        while let Some(t) = self.peek() {
+            match t {
+                Tok::Punct(c) if *c == open => level += 1,
+                Tok::Punct(c) if *c == close => {
+                    level -= 1;
+                    if level == 0 {
+                        self.pos += 1;
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+    }
+
     fn ty(&mut self, depth: u32) -> Option<Ty> {
         if depth > 24 {
             return None;
@@ -200,21 +219,7 @@ impl Parser {
             }
             Tok::Punct('<') => {
                 // `<T as Trait>::Assoc`: not followed further.
-                let mut level = 0;
-                while let Some(t) = self.peek() {
-                    match t {
-                        Tok::Punct('<') => level += 1,
-                        Tok::Punct('>') => {
-                            level -= 1;
-                            if level == 0 {
-                                self.pos += 1;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    self.pos += 1;
-                }
+                self.skip_group('<', '>');
                 while self.peek() == Some(&Tok::PathSep) {
                     self.pos += 1;
                     self.pos += 1;
@@ -292,21 +297,7 @@ impl Parser {
                 }
             } else if self.peek() == Some(&Tok::Punct('(')) {
                 // `Fn(A, B) -> C`: the arguments and output are not typed.
-                let mut level = 0;
-                while let Some(t) = self.peek() {
-                    match t {
-                        Tok::Punct('(') => level += 1,
-                        Tok::Punct(')') => {
-                            level -= 1;
-                            if level == 0 {
-                                self.pos += 1;
-                                break;
-                            }
-                        }
-                        _ => {}
-                    }
-                    self.pos += 1;
-                }
+                self.skip_group('(', ')');
                 if self.peek() == Some(&Tok::Arrow) {
                     self.pos += 1;
                     bindings.push(("Output".to_string(), self.ty(depth + 1)?));
