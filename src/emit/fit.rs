@@ -13,11 +13,11 @@
 //! of the budget as it can.
 //!
 //! Detail is then handed out priority-major ([`refill`]): every
-//! entity starts from its minimal form, priority 1 (base entities and
-//! their direct dependencies) gets its full form first, then the
-//! relationships, then priority 2 and 3 in turn — and no entity of a
-//! priority gets more than its minimal form while one of a higher priority
-//! lacks its full form.
+//! entity starts from its minimal form and excluded ones come back in it;
+//! priority 1 (base entities and their direct dependencies) gets its full
+//! form first, then the relationships, then priority 2 and 3 in turn — no
+//! entity of a priority gets more than its minimal form while one of a
+//! higher priority lacks its full form.
 //!
 //! The fitter works on estimates — the sum of per-piece token counts, each
 //! counted once and cached — and the emitter then counts the assembled
@@ -277,17 +277,16 @@ pub fn fit(
 /// Spend the room the cuts left, priority-major. Every included entity
 /// starts from its minimal form; then, each step only while it fits:
 ///
-/// 1. excluded priority-1 entities come back (minimal);
+/// 1. excluded entities come back (minimal), best first, so a cut
+///    document keeps as many entities as it can;
 /// 2. priority-1 entities get their most detailed form that fits, in
 ///    inclusion order;
-/// 3. the other excluded entities come back (minimal), best first, so a
-///    cut document keeps as many entities as it can;
-/// 4. relationships come back, strongest first;
-/// 5. priority 2, then 3, get detail — each only once every entity of
+/// 3. relationships come back, strongest first;
+/// 4. priority 2, then 3, get detail — each only once every entity of
 ///    the priority before has its full form.
 ///
-/// Base entities cut by the base share come back last, only into room
-/// that nothing else could use.
+/// Base entities cut by the base share (`base_last`) come back last, only
+/// into room that nothing else could use.
 pub fn refill(
     items: &[FitItem],
     rels: &[FitRel],
@@ -304,22 +303,20 @@ pub fn refill(
             plan.detail[i] = Detail::Minimal;
         }
     }
-    let mut excluded: Vec<usize> = plan.excluded().collect();
-    if base_last {
-        excluded.sort_by_key(|&i| (items[i].base, i));
-    }
-    let (first, rest): (Vec<usize>, Vec<usize>) =
-        excluded.into_iter().partition(|&i| items[i].class <= 1);
+    let (last, first): (Vec<usize>, Vec<usize>) =
+        plan.excluded().partition(|&i| base_last && items[i].base);
     add_back_all(&mut t, budget, plan, &first);
-    let mut all_full = upgrade(&mut t, items, budget, plan, 1);
-    add_back_all(&mut t, budget, plan, &rest);
-    restore_relationships(&mut t, rels, budget, plan);
-    for class in 2..=3u8 {
+    let mut all_full = true;
+    for class in 1..=3u8 {
         if !all_full {
             break;
         }
         all_full = upgrade(&mut t, items, budget, plan, class);
+        if class == 1 {
+            restore_relationships(&mut t, rels, budget, plan);
+        }
     }
+    add_back_all(&mut t, budget, plan, &last);
 }
 
 /// Include the given excluded items (in order, minimal) while they fit;
@@ -359,8 +356,8 @@ fn add_back_all(t: &mut Tally, budget: usize, plan: &mut Plan, order: &[usize]) 
 /// detailed form that fits; true when all of them got the full form.
 fn upgrade(t: &mut Tally, items: &[FitItem], budget: usize, plan: &mut Plan, class: u8) -> bool {
     let mut all_full = true;
-    for i in 0..items.len() {
-        if !plan.included[i] || items[i].class != class {
+    for (i, item) in items.iter().enumerate() {
+        if !plan.included[i] || item.class != class {
             continue;
         }
         let was = plan.detail[i];

@@ -16,7 +16,9 @@
 //! variants, a trait's items in braces), then the first sentence of the
 //! documentation. The budget fitter's steps act per line: the doc goes
 //! first, then the signature is compressed (parameter names only, no
-//! braces), then dropped; trailing empty fields are left out.
+//! braces), then dropped with the location (the minimal line is
+//! `Name|kind|key`, the key carrying the path); trailing empty fields are
+//! left out.
 //!
 //! An edge line carries every target of one relationship from one source:
 //! `Source -rel-> Target, Target`. An endpoint is written as its entity's
@@ -185,7 +187,7 @@ pub fn full_signature(d: &Details, u: &Usage) -> String {
             let items: Vec<String> = u
                 .targets("contains")
                 .into_iter()
-                .map(|k| super::entity::item_name(k))
+                .map(super::entity::item_name)
                 .collect();
             if items.is_empty() {
                 head
@@ -238,15 +240,20 @@ pub fn node_line(d: &Details, u: &Usage, detail: Detail) -> String {
         Detail::CompressedSignature => first_sentence(&d.doc, SHORT_DOC_CHARS),
         Detail::ShortDoc | Detail::Minimal => String::new(),
     };
+    // The minimal line is the legend entry alone: the key carries the path.
+    let location = match detail {
+        Detail::Minimal => String::new(),
+        _ => location(d),
+    };
     let mut fields = vec![
         escape_field(&d.name),
         kind_abbrev(&d.kind).to_string(),
         escape_field(&d.key),
-        escape_field(&location(d)),
+        escape_field(&location),
         escape_field(&signature),
         escape_field(&doc),
     ];
-    while fields.len() > 4 && fields.last().is_some_and(|f| f.is_empty()) {
+    while fields.len() > 3 && fields.last().is_some_and(|f| f.is_empty()) {
         fields.pop();
     }
     fields.join("|")
@@ -423,9 +430,9 @@ pub fn parse(text: &str) -> Result<ParsedDoc, String> {
         }
         if in_nodes {
             let f = split_fields(line);
-            if f.len() < 4 {
+            if f.len() < 3 {
                 return Err(format!(
-                    "line {}: a node line is Name|kind|key|path:start-end[|signature[|doc]]",
+                    "line {}: a node line is Name|kind|key[|path:start-end[|signature[|doc]]]",
                     i + 1
                 ));
             }

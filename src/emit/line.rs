@@ -94,10 +94,7 @@ pub fn split_endpoints(list: &str) -> Vec<String> {
 /// and the raw text after the arrow. The arrow is the first ` -rel-> `
 /// whose `rel` is accepted by `is_rel`, so sources containing spaces or
 /// dashes (code keys, impl names) split where they should.
-pub fn split_edge<'a>(
-    line: &'a str,
-    is_rel: impl Fn(&str) -> bool,
-) -> Option<(&'a str, &'a str, &'a str)> {
+pub fn split_edge(line: &str, is_rel: impl Fn(&str) -> bool) -> Option<(&str, &str, &str)> {
     let mut from = 0;
     while let Some(i) = line[from..].find(" -") {
         let start = from + i;
