@@ -656,7 +656,6 @@ fn the_stdio_server_answers_from_the_files_on_disk() {
         text.contains("brand_new|fn|src/util.rs-util-brand_new|src/util.rs:"),
         "{r}"
     );
-    drop(send);
     let _ = child.kill();
     let _ = child.wait();
 }
