@@ -133,6 +133,134 @@ fn golden_context_for_the_fixture() {
         .text
         .replacen(&format!("{} tokens", out_e.token_count), "N tokens", 1);
     assert_golden("shapes_context_rect.e.txt", &text_e);
+
+    // Every endpoint of every edge line names exactly one node line, and
+    // the edges are the JSON form's relationships, grouped.
+    let parsed = emit::format_e::parse(&out_e.text).unwrap();
+    assert_eq!(parsed.edges.len(), out_e.relationships);
+    let doc: serde_json::Value = serde_json::from_str(&out.text).unwrap();
+    let mut json_edges: Vec<(String, String, String)> = doc["relationships"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["dependent"].as_str().unwrap().to_string(),
+                r["relationship_type"].as_str().unwrap().to_string(),
+                r["dependency"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut e_edges = parsed.edges.clone();
+    json_edges.sort();
+    e_edges.sort();
+    assert_eq!(e_edges, json_edges);
+    // Node lines carry location and signature.
+    let rect = parsed
+        .nodes
+        .iter()
+        .find(|n| n.key == "src/geometry/mod.rs-geometry-Rect")
+        .unwrap();
+    assert_eq!(rect.location, "src/geometry/mod.rs:11-15");
+    assert!(
+        rect.signature
+            .starts_with("pub struct Rect { pub origin: Point, pub width: f64"),
+        "{rect:?}"
+    );
+}
+
+/// A copy of a fixture committed to git in one commit (so every pair of
+/// its files changed together once), indexed with that history.
+fn indexed_with_one_commit(name: &str) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(name), dir.path());
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.name=graphctx",
+            "-c",
+            "user.email=graphctx@example.com",
+            "commit",
+            "-qm",
+            "one",
+        ],
+    ] {
+        let st = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .status()
+            .expect("git runs");
+        assert!(st.success(), "git {args:?}");
+    }
+    let store = Store::memory().unwrap();
+    index(&store, dir.path());
+    (dir, store)
+}
+
+#[test]
+fn priority_one_entities_get_full_detail_before_others_get_any() {
+    let (_dir, store) = indexed_with_one_commit("warm");
+    let counter = TokenCounter::new(Encoding::O200k);
+    let warm = "src/store/cache.rs-store::cache-warm";
+    let mut req = request(BaseSpec::Keys(vec![warm.into()]));
+    req.budget = 3000;
+    let out = emit::build_context(&store, &req, &counter).unwrap();
+    assert!(out.token_count <= 3000);
+    let doc: serde_json::Value = serde_json::from_str(&out.text).unwrap();
+    assert_eq!(
+        doc["optimization_info"]["truncation_applied"], true,
+        "{doc}"
+    );
+    let entities = doc["entities"].as_array().unwrap();
+    let full = |e: &serde_json::Value| e["lsp_metadata"]["type_information"].is_object();
+    let above_minimal = |e: &serde_json::Value| e.get("tdd_classification").is_some();
+    let level = |e: &serde_json::Value| e["dependency_level"].as_u64().unwrap();
+    // The direct callees in the base's own file are there in full.
+    for callee in ["is_even", "checksum"] {
+        let e = entities
+            .iter()
+            .find(|e| e["interface_signature"]["name"] == callee)
+            .unwrap_or_else(|| panic!("{callee} missing from {doc}"));
+        assert_eq!(level(e), 1);
+        assert!(full(e), "{callee} not in full detail: {e}");
+    }
+    let p1_full = entities.iter().filter(|e| level(e) <= 1).all(full);
+    let p2_above_minimal = entities.iter().filter(|e| level(e) >= 2).any(above_minimal);
+    assert!(p1_full || !p2_above_minimal, "{doc}");
+    assert!(
+        entities.iter().any(|e| level(e) >= 2),
+        "the budget leaves room for two-hop entities: {doc}"
+    );
+    assert_golden("warm_context_3000.json", &normalise(&out.text));
+
+    // Format E at a small budget.
+    let mut e = req.clone();
+    e.format = Format::E;
+    e.budget = 500;
+    let out_e = emit::build_context(&store, &e, &counter).unwrap();
+    assert!(out_e.token_count <= 500);
+    let text_e = out_e
+        .text
+        .replacen(&format!("{} tokens", out_e.token_count), "N tokens", 1);
+    assert_golden("warm_context_500.e.txt", &text_e);
+    // Not every priority-1 line has its full form here, so no line of a
+    // farther entity carries more than the minimal form.
+    let parsed = emit::format_e::parse(&out_e.text).unwrap();
+    let near: Vec<&str> = entities
+        .iter()
+        .filter(|e| level(e) <= 1)
+        .map(|e| e["isgl1_key"].as_str().unwrap())
+        .collect();
+    let base = parsed.nodes.iter().find(|n| n.key == warm).unwrap();
+    assert!(base.signature.starts_with("pub fn warm(t"), "{base:?}");
+    assert!(parsed.nodes.iter().any(|n| !near.contains(&n.key.as_str())));
+    for n in &parsed.nodes {
+        if !near.contains(&n.key.as_str()) {
+            assert!(n.signature.is_empty() && n.doc.is_empty(), "{n:?}");
+        }
+    }
 }
 
 #[test]
@@ -523,6 +651,11 @@ proptest! {
                 if !e_format {
                     let doc: serde_json::Value = serde_json::from_str(&out.text).unwrap();
                     prop_assert_eq!(doc["token_count"].as_u64().unwrap() as usize, exact);
+                } else {
+                    // Every edge endpoint names exactly one node line.
+                    let parsed = emit::format_e::parse(&out.text);
+                    prop_assert!(parsed.is_ok(), "{:?}\n{}", parsed, out.text);
+                    prop_assert_eq!(parsed.unwrap().edges.len(), out.relationships);
                 }
             }
             Err(ContextError::SizeExceeded { attempted_size, .. }) => {

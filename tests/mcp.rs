@@ -561,3 +561,101 @@ fn python_sdk_client_lists_and_calls_every_tool() {
         "{r}"
     );
 }
+
+const BRAND_NEW: &str = "\n/// Added after indexing.\npub fn brand_new(x: u8) -> u8 {\n    x\n}\n";
+
+/// Tools answer from the files on disk: an edit made just before a call is
+/// in the answer, and while another process holds the write lock answers
+/// name the files they cannot reflect.
+#[test]
+fn tools_answer_from_the_files_on_disk() {
+    let (dir, ws) = shapes();
+    let util = dir.path().join("src/util.rs");
+    let original = std::fs::read_to_string(&util).unwrap();
+    std::fs::write(&util, format!("{original}{BRAND_NEW}")).unwrap();
+    let r = call(&ws, "context", json!({"name": "brand_new"}));
+    assert!(!r.is_error, "{}", r.text);
+    assert!(
+        r.text.contains("brand_new|fn|src/util.rs-util-brand_new|"),
+        "{}",
+        r.text
+    );
+    let found = ok_json(&call(&ws, "search_entities", json!({"query": "brand_new"})));
+    assert_eq!(found["results"][0]["key"], "src/util.rs-util-brand_new");
+    assert!(found.get("stale_files").is_none());
+
+    let location = graphctx::store::Location::default_for(&dir.path().canonicalize().unwrap());
+    let lock = graphctx::store::lock::WriteLock::acquire(&location).unwrap();
+    std::fs::write(&util, &original).unwrap();
+    let callers = ok_json(&call(
+        &ws,
+        "callers",
+        json!({"key": "src/util.rs-util-clamp_scale"}),
+    ));
+    assert_eq!(callers["stale_files"], json!(["src/util.rs"]));
+    let r = call(
+        &ws,
+        "context",
+        json!({"key": "src/util.rs-util-clamp_scale"}),
+    );
+    assert!(r.text.contains("\n# stale: src/util.rs ("), "{}", r.text);
+    drop(lock);
+    let found = ok_json(&call(&ws, "search_entities", json!({"query": "brand_new"})));
+    assert_eq!(found["matched"], 0, "{found}");
+}
+
+/// The same over the protocol: `graphctx mcp --no-watch` on stdio, a file
+/// edited after the session started, then asked about at once.
+#[test]
+fn the_stdio_server_answers_from_the_files_on_disk() {
+    use std::io::{BufRead, BufReader, Write};
+    let (dir, ws) = shapes();
+    drop(ws);
+    let mut child = Command::new(BIN)
+        .args(["mcp", "--no-watch", "--root"])
+        .arg(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut reply = |id: i64| -> Value {
+        loop {
+            let line = lines.next().expect("server answers").unwrap();
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {},
+        "clientInfo": {"name": "graphctx-test", "version": "0"}}}),
+    );
+    assert!(reply(1)["result"].is_object());
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let util = dir.path().join("src/util.rs");
+    let original = std::fs::read_to_string(&util).unwrap();
+    std::fs::write(&util, format!("{original}{BRAND_NEW}")).unwrap();
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "context", "arguments": {"name": "brand_new", "hops": 1}}}),
+    );
+    let r = reply(2);
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("brand_new|fn|src/util.rs-util-brand_new|src/util.rs:"),
+        "{r}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -133,7 +133,16 @@ pub fn select(
             via_count: r.via.len(),
             is_test: b.is_test,
             fan_in: b.fan_in,
-            cochange: if is_base { 0.0 } else { co_norm(&b.file) },
+            // A file always changes with itself: with a history to go
+            // by, entities of the base entities' own files get the full
+            // co-change weight.
+            cochange: if is_base {
+                0.0
+            } else if max_co > 0.0 && base_files.contains(&b.file) {
+                1.0
+            } else {
+                co_norm(&b.file)
+            },
         };
         candidates.push(candidate(
             &r.key,

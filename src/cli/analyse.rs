@@ -66,7 +66,8 @@ pub struct ContextArgs {
     pub change_type: ChangeTypeArg,
     #[arg(long, value_enum, default_value = "o200k")]
     pub tokenizer: TokenizerArg,
-    /// Relevance strategy: blended (graph + history) or seed (seed 004's formula).
+    /// Relevance strategy: blended (graph, history and fan-in) or seed (the fixed
+    /// hop-distance formula: base 1.0, direct dependency 0.8, two hops 0.6).
     #[arg(long, value_enum, default_value = "blended")]
     pub strategy: StrategyArg,
     /// Write the document to FILE instead of stdout.
@@ -91,7 +92,7 @@ fn check_hops(hops: u32) -> Result<()> {
 }
 
 /// Errors of `context` are seed 004 error objects on stdout, exit code 2.
-pub fn context(store: &Store, graph_name: &str, a: ContextArgs) -> Result<u8> {
+pub fn context(store: &Store, graph_name: &str, a: ContextArgs, stale: Vec<String>) -> Result<u8> {
     check_hops(a.hops)?;
     let base = match (a.keys.is_empty(), &a.file, &a.name) {
         (false, None, None) => BaseSpec::Keys(a.keys.clone()),
@@ -128,6 +129,7 @@ pub fn context(store: &Store, graph_name: &str, a: ContextArgs) -> Result<u8> {
             StrategyArg::Seed => Strategy::Seed,
         },
         fail_on_cycles: a.fail_on_cycles,
+        stale_files: stale,
     };
     let counter = TokenCounter::new(req.encoding);
     // Caching writes to the store: only when no other writer is busy.

@@ -223,15 +223,25 @@ pub fn run(cli: Cli) -> Result<u8> {
             direction,
             json,
         ),
-        Command::Context(args) => analyse::context(&open_or_index(&global)?, &global.graph, args),
+        Command::Context(args) => {
+            let store = open_or_index(&global)?;
+            let stale = bring_current(&global, &store)?;
+            analyse::context(&store, &global.graph, args, stale)
+        }
         Command::Blast { key, hops, json } => {
-            analyse::blast(&open_existing(&global)?, &global.graph, &key, hops, json)
+            let store = open_existing(&global)?;
+            warn_stale(&bring_current(&global, &store)?);
+            analyse::blast(&store, &global.graph, &key, hops, json)
         }
         Command::Callers { key, json } => {
-            analyse::calls(&open_existing(&global)?, &global.graph, &key, true, json)
+            let store = open_existing(&global)?;
+            warn_stale(&bring_current(&global, &store)?);
+            analyse::calls(&store, &global.graph, &key, true, json)
         }
         Command::Callees { key, json } => {
-            analyse::calls(&open_existing(&global)?, &global.graph, &key, false, json)
+            let store = open_existing(&global)?;
+            warn_stale(&bring_current(&global, &store)?);
+            analyse::calls(&store, &global.graph, &key, false, json)
         }
         Command::Cycles { json } => analyse::cycles(&open_existing(&global)?, &global.graph, json),
         Command::Canvas(cmd) => canvas::run(&global, cmd),
@@ -300,6 +310,39 @@ fn open_or_index(global: &Global) -> Result<Store> {
         summary.files_seen, summary.entities, summary.edges
     );
     Ok(store)
+}
+
+/// Bring the index current with the files on disk before answering (see
+/// `graphctx::serve::bring_current`); returns the files it could not take
+/// in because another process is writing. Only for an index at its
+/// default place, `ROOT/.graphctx/graph.db`, whose root is known.
+fn bring_current(global: &Global, store: &Store) -> Result<Vec<String>> {
+    let Location::Sqlite(db) = store.location() else {
+        return Ok(Vec::new());
+    };
+    let dir = db.parent();
+    let root = match dir {
+        Some(d) if d.file_name().is_some_and(|n| n == STORE_DIR) && db.ends_with(DB_FILE) => {
+            d.parent()
+        }
+        _ => None,
+    };
+    match root {
+        Some(root) if root.is_dir() => {
+            Ok(graphctx::serve::bring_current(store, root, &global.graph)?)
+        }
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Tell the user which files an answer may not reflect.
+fn warn_stale(stale: &[String]) {
+    if !stale.is_empty() {
+        eprintln!(
+            "graphctx: another process is indexing; this answer may not reflect changes to: {}",
+            stale.join(", ")
+        );
+    }
 }
 
 /// Open an existing database (an in-memory one is new and empty).

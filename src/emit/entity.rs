@@ -2,7 +2,7 @@
 //! of detail the budget fitter steps through (seed 004's truncation order).
 //!
 //! Everything in `tdd_classification` and `lsp_metadata` is computed from
-//! the graph; the README documents each rule.
+//! the graph; docs/context.md documents each rule.
 
 use std::collections::HashMap;
 
@@ -99,7 +99,7 @@ pub fn qualified_path(key: &str) -> String {
     }
 }
 
-fn item_name(key: &str) -> String {
+pub fn item_name(key: &str) -> String {
     let q = qualified_path(key);
     q.rsplit("::").next().unwrap_or(&q).to_string()
 }

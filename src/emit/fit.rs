@@ -12,6 +12,13 @@
 //! still fit are added back, so a document that had to be cut uses as much
 //! of the budget as it can.
 //!
+//! Detail is then handed out priority-major ([`refill`]): every
+//! entity starts from its minimal form and excluded ones come back in it;
+//! priority 1 (base entities and their direct dependencies) gets its full
+//! form first, then the relationships, then priority 2 and 3 in turn — no
+//! entity of a priority gets more than its minimal form while one of a
+//! higher priority lacks its full form.
+//!
 //! The fitter works on estimates — the sum of per-piece token counts, each
 //! counted once and cached — and the emitter then counts the assembled
 //! document exactly and trims further if the estimate was short.
@@ -24,6 +31,9 @@ pub struct FitItem {
     /// Token count at each [`Detail`].
     pub tokens: [usize; 4],
     pub tier: u8,
+    /// Priority for detail: 1 base entities and direct dependencies, 2
+    /// entities two hops away, 3 the rest (CodeGraphContext.json's tiers).
+    pub class: u8,
     /// A base entity of the query.
     pub base: bool,
     /// Never dropped (explicitly requested base entities).
@@ -261,14 +271,22 @@ pub fn fit(
     }
     let base_last = plan.steps.contains(&"capped_base_entities");
     refill(items, rels, budget, overhead, &mut plan, base_last);
-    enrich(items, rels, budget, overhead, &mut plan);
     Ok(plan)
 }
 
-/// Add back excluded items (best first), at the most detailed level that
-/// still fits, so a cut document uses as much of the budget as it can.
-/// Base entities cut by the base share come back last, only into room
-/// that nothing else could use.
+/// Spend the room the cuts left, priority-major. Every included entity
+/// starts from its minimal form; then, each step only while it fits:
+///
+/// 1. excluded entities come back (minimal), best first, so a cut
+///    document keeps as many entities as it can;
+/// 2. priority-1 entities get their most detailed form that fits, in
+///    inclusion order;
+/// 3. relationships come back, strongest first;
+/// 4. priority 2, then 3, get detail — each only once every entity of
+///    the priority before has its full form.
+///
+/// Base entities cut by the base share (`base_last`) come back last, only
+/// into room that nothing else could use.
 pub fn refill(
     items: &[FitItem],
     rels: &[FitRel],
@@ -278,19 +296,39 @@ pub fn refill(
     base_last: bool,
 ) {
     let mut t = Tally::new(items, rels, plan, overhead);
-    let mut excluded: Vec<usize> = plan.excluded().collect();
-    if base_last {
-        excluded.sort_by_key(|&i| (items[i].base, i));
+    for i in 0..items.len() {
+        if plan.included[i] {
+            t.set_detail(plan, i, Detail::Minimal);
+        } else {
+            plan.detail[i] = Detail::Minimal;
+        }
     }
-    let floor = plan.detail.iter().copied().min().unwrap_or(Detail::Full);
-    for i in excluded {
+    let (last, first): (Vec<usize>, Vec<usize>) =
+        plan.excluded().partition(|&i| base_last && items[i].base);
+    add_back_all(&mut t, budget, plan, &first);
+    let mut all_full = true;
+    for class in 1..=3u8 {
+        if !all_full {
+            break;
+        }
+        all_full = upgrade(&mut t, items, budget, plan, class);
+        if class == 1 {
+            restore_relationships(&mut t, rels, budget, plan);
+        }
+    }
+    add_back_all(&mut t, budget, plan, &last);
+}
+
+/// Include the given excluded items (in order, minimal) while they fit;
+/// an item whose relationships do not fit comes back without them.
+fn add_back_all(t: &mut Tally, budget: usize, plan: &mut Plan, order: &[usize]) {
+    for &i in order {
         if t.total >= budget {
             break;
         }
-        if add_back(&mut t, budget, plan, i, floor) {
+        if add_back(t, budget, plan, i, Detail::Minimal) {
             continue;
         }
-        // Its relationships may be what does not fit: try it without them.
         let touching: Vec<usize> = t.rels_of[i]
             .iter()
             .copied()
@@ -302,7 +340,7 @@ pub fn refill(
         for &r in &touching {
             t.set_rel_kept(plan, r, false);
         }
-        if add_back(&mut t, budget, plan, i, floor) {
+        if add_back(t, budget, plan, i, Detail::Minimal) {
             if !plan.steps.contains(&"limited_relationships") {
                 plan.steps.push("limited_relationships");
             }
@@ -314,10 +352,29 @@ pub fn refill(
     }
 }
 
-/// Spend room left after the cuts on detail: relationships back (strongest
-/// first), then entities back to fuller forms (best first).
-pub fn enrich(items: &[FitItem], rels: &[FitRel], budget: usize, overhead: usize, plan: &mut Plan) {
-    let mut t = Tally::new(items, rels, plan, overhead);
+/// Give each included item of `class` (in inclusion order) its most
+/// detailed form that fits; true when all of them got the full form.
+fn upgrade(t: &mut Tally, items: &[FitItem], budget: usize, plan: &mut Plan, class: u8) -> bool {
+    let mut all_full = true;
+    for (i, item) in items.iter().enumerate() {
+        if !plan.included[i] || item.class != class {
+            continue;
+        }
+        let was = plan.detail[i];
+        for &d in DETAILS.iter().filter(|&&d| d < was) {
+            t.set_detail(plan, i, d);
+            if t.total <= budget {
+                break;
+            }
+            t.set_detail(plan, i, was);
+        }
+        all_full &= plan.detail[i] == Detail::Full;
+    }
+    all_full
+}
+
+/// Relationships back into the plan, strongest first, while they fit.
+fn restore_relationships(t: &mut Tally, rels: &[FitRel], budget: usize, plan: &mut Plan) {
     let mut order: Vec<usize> = (0..rels.len()).filter(|&r| !plan.rel_kept[r]).collect();
     order.sort_by(|&a, &b| {
         rels[b]
@@ -329,19 +386,6 @@ pub fn enrich(items: &[FitItem], rels: &[FitRel], budget: usize, overhead: usize
         t.set_rel_kept(plan, r, true);
         if t.total > budget {
             t.set_rel_kept(plan, r, false);
-        }
-    }
-    for i in 0..items.len() {
-        if !plan.included[i] {
-            continue;
-        }
-        while plan.detail[i] > Detail::Full {
-            let was = plan.detail[i];
-            t.set_detail(plan, i, DETAILS[was as usize - 1]);
-            if t.total > budget {
-                t.set_detail(plan, i, was);
-                break;
-            }
         }
     }
 }
@@ -381,6 +425,7 @@ mod tests {
         FitItem {
             tokens: t,
             tier,
+            class: tier,
             base: protected,
             protected,
         }
@@ -420,6 +465,38 @@ mod tests {
             item([40, 30, 20, 15], 1, true),
         ];
         assert_eq!(fit(&items, &[], 20, 0, None), Err(30));
+    }
+
+    #[test]
+    fn priority_one_gets_full_detail_before_priority_two_gets_more_than_minimal() {
+        // Inclusion order puts a 2-hop entity (strong history) before a
+        // direct dependency; detail still goes to the direct dependency.
+        let items = vec![
+            item([40, 30, 20, 5], 1, true),
+            FitItem {
+                tokens: [40, 30, 20, 5],
+                tier: 2,
+                class: 2,
+                base: false,
+                protected: false,
+            },
+            FitItem {
+                tokens: [40, 30, 20, 5],
+                tier: 2,
+                class: 1,
+                base: false,
+                protected: false,
+            },
+        ];
+        let plan = fit(&items, &[], 90, 0, None).unwrap();
+        assert_eq!(plan.included, vec![true, true, true]);
+        assert_eq!(
+            plan.detail,
+            vec![Detail::Full, Detail::Minimal, Detail::Full]
+        );
+        // With room for more, the 2-hop entity gets its detail too.
+        let plan = fit(&items, &[], 120, 0, None).unwrap();
+        assert_eq!(plan.detail, vec![Detail::Full; 3]);
     }
 
     #[test]

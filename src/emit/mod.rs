@@ -9,6 +9,7 @@
 pub mod entity;
 pub mod fit;
 pub mod format_e;
+pub mod line;
 pub mod time;
 pub mod tokens;
 
@@ -81,6 +82,9 @@ pub struct ContextRequest {
     pub encoding: Encoding,
     pub strategy: Strategy,
     pub fail_on_cycles: bool,
+    /// Files changed on disk that the index could not be brought current
+    /// for (another process holds the write lock); the document names them.
+    pub stale_files: Vec<String>,
 }
 
 impl ContextRequest {
@@ -95,13 +99,17 @@ impl ContextRequest {
             encoding: Encoding::O200k,
             strategy: Strategy::Blended,
             fail_on_cycles: false,
+            stale_files: Vec::new(),
         }
     }
 
     /// Seed 004's cache key (`ctx_{entities}_{hops}_{change}_{limit}`),
     /// extended with everything else that changes the output.
     pub fn cache_key(&self) -> String {
-        let base = serde_json::to_string(&self.base).unwrap_or_default();
+        let mut base = serde_json::to_string(&self.base).unwrap_or_default();
+        if !self.stale_files.is_empty() {
+            base.push_str(&serde_json::to_string(&self.stale_files).unwrap_or_default());
+        }
         let h = blake3::hash(base.as_bytes()).to_hex();
         format!(
             "ctx_{}_{}_{}_{}_{:?}_{}_{}_{}",
@@ -505,15 +513,15 @@ fn emit_selection(
     let stage = |c: &Candidate, d: &Details, u: &Usage| -> ([String; 4], FitItem) {
         let p = DETAILS.map(|level| match req.format {
             Format::Json => entity::render(d, u, c, level),
-            Format::E => format_e::node_line(d, c, level),
+            Format::E => format_e::node_line(d, u, level),
         });
         // Counted as the line it becomes, separator included, so these
         // counts are the document's (see TokenCounter::count_lines). A
         // base entity also costs its key in query_context.base_entities.
-        // Shorter forms are estimated from the full form's count by
-        // length: counting every form of every candidate would cost four
-        // tokenizer runs per candidate, and the exact count of the
-        // assembled document corrects any estimate that was short.
+        // The two intermediate forms are estimated from the full form's
+        // count by length: counting every form of every candidate would
+        // cost four tokenizer runs per candidate, and the exact count of
+        // the assembled document corrects any estimate that was short.
         let full_line = format!("{}{sep}", p[0]);
         let full = counter.count_lines(&full_line);
         let per_byte = full as f64 / full_line.len().max(1) as f64;
@@ -523,13 +531,23 @@ fn emit_selection(
             0
         };
         let mut tokens = [full + key; 4];
-        for level in 1..4 {
+        for level in 1..3 {
             let len = p[level].len() + sep.len();
             tokens[level] = (len as f64 * per_byte).ceil() as usize + key;
         }
+        // The minimal form is what entities beyond the detailed ones come
+        // back in (see fit::refill): counted exactly, so a document of
+        // many minimal entities is planned as it will be counted.
+        tokens[3] = counter.count_lines(&format!("{}{sep}", p[3])) + key;
         let item = FitItem {
             tokens,
             tier: c.tier,
+            class: match c.level {
+                _ if c.is_base => 1,
+                0 | 1 => 1,
+                2 => 2,
+                _ => 3,
+            },
             base: c.is_base,
             protected: c.is_base && selection.explicit,
         };
@@ -617,15 +635,26 @@ fn emit_selection(
     };
 
     let doc = JsonDoc::new(req, selection);
-    let rel_texts: Vec<String> = loaded
-        .rels
-        .iter()
-        .map(|r| match req.format {
-            Format::Json => render_relationship(&loaded, r),
-            Format::E => format_e::edge_line(&loaded, r),
-        })
-        .collect();
-    let rel_tokens = relationship_tokens(&rel_texts, sep, counter);
+    // JSON writes one line per relationship; Format E groups them by
+    // source and type, so a relationship costs its target in the list and
+    // a share of the line's head.
+    let rel_texts: Vec<String> = match req.format {
+        Format::Json => loaded
+            .rels
+            .iter()
+            .map(|r| render_relationship(&loaded, r))
+            .collect(),
+        Format::E => Vec::new(),
+    };
+    let rel_tokens = match req.format {
+        Format::Json => relationship_tokens(&rel_texts, sep, counter),
+        Format::E => format_e::planning_texts(&loaded)
+            .par_iter()
+            .map(|(head, target, group)| {
+                counter.count(target) + counter.count(head).div_ceil(*group)
+            })
+            .collect(),
+    };
     let fit_rels: Vec<FitRel> = loaded
         .rels
         .iter()
@@ -654,15 +683,16 @@ fn emit_selection(
             .filter(|&i| plan.included[i])
             .map(|i| pieces[i][plan.detail[i] as usize].as_str())
             .collect();
-        let rels: Vec<&str> = loaded
+        let kept: Vec<usize> = loaded
             .rels
             .iter()
             .enumerate()
             .filter(|(i, r)| plan.rel_kept[*i] && plan.included[r.src] && plan.included[r.dst])
-            .map(|(i, _)| rel_texts[i].as_str())
+            .map(|(i, _)| i)
             .collect();
         match req.format {
             Format::Json => {
+                let rels: Vec<&str> = kept.iter().map(|&i| rel_texts[i].as_str()).collect();
                 let bases: Vec<&str> = (0..pieces.len())
                     .filter(|&i| plan.included[i] && loaded.candidates[i].is_base)
                     .map(|i| loaded.candidates[i].key.as_str())
@@ -678,7 +708,10 @@ fn emit_selection(
                 )
             }
             Format::E => {
-                format_e::assemble(req, selection, &ents, &rels, plan, &excluded, token_count)
+                let legend =
+                    format_e::Legend::new(&loaded, (0..pieces.len()).filter(|&i| plan.included[i]));
+                let edges = format_e::edge_lines(&loaded, &legend, &kept);
+                format_e::assemble(req, selection, &ents, &edges, plan, &excluded, token_count)
             }
         }
     };
@@ -719,11 +752,17 @@ fn emit_selection(
         {
             top_ups += 1;
             let before = plan.clone();
-            let calibrated = overhead.saturating_sub(estimate - n);
+            // The plan overestimated by `estimate - n`: plan again with
+            // that much more room (first out of the overhead, then on top
+            // of the budget; the exact count below is what holds).
+            let error = estimate - n;
+            let (budget, calibrated) = if error <= overhead {
+                (req.budget, overhead - error)
+            } else {
+                (req.budget + (error - overhead), 0)
+            };
             let base_last = plan.steps.contains(&"capped_base_entities");
-            fit::refill(
-                &items, &fit_rels, req.budget, calibrated, &mut plan, base_last,
-            );
+            fit::refill(&items, &fit_rels, budget, calibrated, &mut plan, base_last);
             if plan != before {
                 continue;
             }
@@ -861,6 +900,7 @@ struct JsonDoc {
     generated_at: String,
     query_context: Value,
     strategy: &'static str,
+    stale_files: Vec<String>,
 }
 
 impl JsonDoc {
@@ -888,6 +928,7 @@ impl JsonDoc {
                 "optimization_strategy": "blast_radius",
             }),
             strategy: req.strategy.name(),
+            stale_files: req.stale_files.clone(),
         }
     }
 
@@ -913,13 +954,16 @@ impl JsonDoc {
             &json!(BASE_PLACEHOLDER).to_string(),
             &json!(bases).to_string(),
         );
-        let head = format!(
+        let mut head = format!(
             "{{\"version\":\"1.0\",\"generated_at\":{},\"token_count\":{},\"size_status\":{},\"query_context\":{},",
             json!(self.generated_at),
             token_count,
             json!(size_status),
             query_context
         );
+        if !self.stale_files.is_empty() {
+            head.push_str(&format!("\"stale_files\":{},", json!(self.stale_files)));
+        }
         let info = json!({
             "excluded_entities": excluded.iter().take(EXCLUDED_LISTED).collect::<Vec<_>>(),
             "excluded_count": excluded.len(),

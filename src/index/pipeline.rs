@@ -571,6 +571,36 @@ fn decode_extract(bytes: &[u8]) -> Option<FileExtract> {
     rmp_serde::from_slice(bytes).ok()
 }
 
+/// Files whose content differs from what the index of `graph` holds —
+/// changed, new or deleted since the last index run — found without
+/// writing anything. An answer read while another process holds the write
+/// lock names these, since it may not reflect them.
+pub fn stale_files(store: &Store, root: &Path, graph: &str) -> Result<Vec<String>, StoreError> {
+    let walked = walk::walk(root);
+    let stored = load_file_states(store, graph)?;
+    let mut stale: Vec<String> = walked
+        .files
+        .par_iter()
+        .filter_map(|file| {
+            // Skipped files (too large, binary) hold nothing in the index.
+            let fresh = stored.get(&file.ctx.path).is_some_and(|s| {
+                s.status == "skipped"
+                    || std::fs::read(&file.abs_path).is_ok_and(|b| content_hash(&b) == s.hash)
+            });
+            (!fresh).then(|| file.ctx.path.clone())
+        })
+        .collect();
+    let seen: BTreeSet<&str> = walked.files.iter().map(|f| f.ctx.path.as_str()).collect();
+    stale.extend(
+        stored
+            .keys()
+            .filter(|p| !seen.contains(p.as_str()))
+            .cloned(),
+    );
+    stale.sort();
+    Ok(stale)
+}
+
 fn load_file_states(
     store: &Store,
     graph: &str,

@@ -262,7 +262,7 @@ impl LlmConfig {
         config.apply_env(env)?;
         if config.providers.is_empty() {
             return Err(LlmError::Config(
-                "no LLM provider configured: write .graphctx/llm.toml (see README) or set \
+                "no LLM provider configured: write .graphctx/llm.toml (see docs/flow.md) or set \
                  GRAPHCTX_LLM_BASE_URL and GRAPHCTX_LLM_MODEL"
                     .into(),
             ));

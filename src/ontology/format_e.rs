@@ -7,15 +7,18 @@
 //! ManageFleet|UC|ManageFleet.UC.001|Manage fleet operations|@120,80|{"priority":"high"}
 //!
 //! ## Edges
-//! CargoManagement.SY.001 -cp-> ManageFleet.UC.001
+//! CargoManagement.SY.001 -cp-> ManageFleet.UC.001, TrackCargo.UC.002
 //! ```
 //!
 //! A node line is `Name|TYPE|SemanticID|Descr`, optionally followed by
 //! `|@x,y` (position) and `|{...}` (free properties as a JSON object,
 //! always last). `\`, `|` and line breaks in Name and Descr are escaped
-//! (`\\`, `\|`, `\n`, `\r`). An edge line is `Source -rel-> Target` with
-//! the relationship's short name, optionally followed by ` {...}`
-//! (properties). A CHANGED capture adds a `## Deleted` section with
+//! (`\\`, `\|`, `\n`, `\r`; the codec is [`crate::emit::line`]). An edge
+//! line is `Source -rel-> Target` with the relationship's short name,
+//! optionally followed by ` {...}` (properties). Edges without properties
+//! of one source and relationship share a line: `Source -rel-> T1, T2`
+//! (written at the place of the first of them); the parser reads both
+//! forms. A CHANGED capture adds a `## Deleted` section with
 //! `Name|TYPE|SemanticID` and edge lines of what was deleted.
 //!
 //! The parser is the emitter's inverse: emitting a graph and parsing the
@@ -55,19 +58,7 @@ pub struct FormatEError {
     pub message: String,
 }
 
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '|' => out.push_str("\\|"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::emit::line::{escape_field as escape, split_fields, split_fields_max};
 
 /// `Name|TYPE|SemanticID|Descr[|@x,y][|{props}]`.
 pub fn node_line(n: &OntoNode, opts: EmitOptions) -> String {
@@ -153,15 +144,32 @@ pub fn emit_parts(
     }
     // A blank line between the sections, as the seeds write it.
     out.push_str("\n## Edges\n");
+    let sid = |u: &String| g.semantic_id_of(u).unwrap_or(u).to_string();
+    // Edges without properties of one source and type share a line
+    // (`A -cp-> B, C`), at the place of the first of them; an edge with
+    // properties keeps a line of its own.
+    let mut lines: Vec<(String, RelType, Vec<String>, Option<String>)> = Vec::new();
+    let mut group_at: std::collections::HashMap<(String, RelType), usize> = Default::default();
     for e in edges {
-        let sid = |u: &String| g.semantic_id_of(u).unwrap_or(u).to_string();
-        out.push_str(&edge_line(
-            &sid(&e.src),
-            e.rel,
-            &sid(&e.dst),
-            &e.props,
-            opts,
-        ));
+        let (src, dst) = (sid(&e.src), sid(&e.dst));
+        let with_props = edge_line(&src, e.rel, &dst, &e.props, opts);
+        if with_props != format!("{src} -{}-> {dst}", e.rel.short()) {
+            lines.push((src, e.rel, vec![], Some(with_props)));
+            continue;
+        }
+        match group_at.get(&(src.clone(), e.rel)) {
+            Some(&i) => lines[i].2.push(dst),
+            None => {
+                group_at.insert((src.clone(), e.rel), lines.len());
+                lines.push((src, e.rel, vec![dst], None));
+            }
+        }
+    }
+    for (src, rel, dsts, whole) in lines {
+        match whole {
+            Some(line) => out.push_str(&line),
+            None => out.push_str(&format!("{src} -{}-> {}", rel.short(), dsts.join(", "))),
+        }
         out.push('\n');
     }
     out
@@ -253,13 +261,13 @@ pub fn parse(text: &str) -> Result<Parsed, FormatEError> {
                 });
             }
             Section::Edges => {
-                let e = parse_edge_line(line, line_no).map_err(err)?;
-                out.edges.push(e);
+                out.edges
+                    .extend(parse_edge_line(line, line_no).map_err(err)?);
             }
             Section::Deleted => {
                 if line.contains(" -") && line.contains("-> ") && !line.contains('|') {
                     out.deleted_edges
-                        .push(parse_edge_line(line, line_no).map_err(err)?);
+                        .extend(parse_edge_line(line, line_no).map_err(err)?);
                 } else {
                     let fields = split_fields(line);
                     let sid = fields
@@ -281,37 +289,6 @@ fn clip(s: &str) -> String {
     } else {
         s.to_string()
     }
-}
-
-/// Split on unescaped `|`, unescaping each field, stopping after `max` fields
-/// (the rest of the line, raw, is the last element).
-fn split_fields(line: &str) -> Vec<String> {
-    split_fields_max(line, usize::MAX).0
-}
-
-fn split_fields_max(line: &str, max: usize) -> (Vec<String>, Option<&str>) {
-    let mut fields = Vec::new();
-    let mut cur = String::new();
-    let mut chars = line.char_indices();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some((_, 'n')) => cur.push('\n'),
-                Some((_, 'r')) => cur.push('\r'),
-                Some((_, other)) => cur.push(other),
-                None => cur.push('\\'),
-            },
-            '|' => {
-                fields.push(std::mem::take(&mut cur));
-                if fields.len() == max {
-                    return (fields, Some(&line[i + 1..]));
-                }
-            }
-            c => cur.push(c),
-        }
-    }
-    fields.push(cur);
-    (fields, None)
 }
 
 fn parse_node_line(line: &str) -> Result<OntoNode, String> {
@@ -372,10 +349,12 @@ fn parse_node_line(line: &str) -> Result<OntoNode, String> {
     Ok(node)
 }
 
-fn parse_edge_line(line: &str, line_no: usize) -> Result<ParsedEdge, String> {
+/// `Source -rel-> Target[ {props}]` or `Source -rel-> Target, Target, …`
+/// (one edge per target; properties only with a single target).
+fn parse_edge_line(line: &str, line_no: usize) -> Result<Vec<ParsedEdge>, String> {
     let bad = || {
         format!(
-            "an edge line is `Source -rel-> Target`, got `{}`",
+            "an edge line is `Source -rel-> Target` or `Source -rel-> Target, Target, …`, got `{}`",
             clip(line.trim())
         )
     };
@@ -385,20 +364,29 @@ fn parse_edge_line(line: &str, line_no: usize) -> Result<ParsedEdge, String> {
     let rest = rest.strip_prefix('-').ok_or_else(bad)?;
     let (rel, rest) = rest.split_once("->").ok_or_else(bad)?;
     let rel = RelType::parse(rel).map_err(|e| e.to_string())?;
-    let rest = rest.trim_start();
-    let (dst, props) = match rest.split_once(' ') {
-        Some((d, p)) => (d, p.trim()),
+    let rest = rest.trim();
+    let (targets, props) = match rest.find('{') {
+        Some(i) => (rest[..i].trim(), rest[i..].trim()),
         None => (rest, ""),
     };
-    if dst.is_empty() {
+    let targets: Vec<&str> = targets.split(',').map(str::trim).collect();
+    if targets.iter().any(|d| d.is_empty() || d.contains(' ')) {
         return Err(bad());
     }
-    for sid in [src, dst] {
+    semantic::parse(src).map_err(|e| e.to_string())?;
+    for sid in &targets {
         semantic::parse(sid).map_err(|e| e.to_string())?;
     }
     let props = if props.is_empty() {
         Map::new()
     } else {
+        if targets.len() > 1 {
+            return Err(format!(
+                "edge properties belong to one edge; `{}` lists {} targets",
+                clip(t),
+                targets.len()
+            ));
+        }
         match serde_json::from_str::<Value>(props) {
             Ok(Value::Object(m)) => m,
             _ => {
@@ -409,11 +397,14 @@ fn parse_edge_line(line: &str, line_no: usize) -> Result<ParsedEdge, String> {
             }
         }
     };
-    Ok(ParsedEdge {
-        line: line_no,
-        src: src.to_string(),
-        rel,
-        dst: dst.to_string(),
-        props,
-    })
+    Ok(targets
+        .into_iter()
+        .map(|dst| ParsedEdge {
+            line: line_no,
+            src: src.to_string(),
+            rel,
+            dst: dst.to_string(),
+            props: props.clone(),
+        })
+        .collect())
 }

@@ -185,7 +185,7 @@ rel_types! {
     Compose => "compose", "cp", "Whole to part: SYS→UC, UC→FCHAIN/FUNC, FCHAIN→FUNC, SYS→SYS, MOD→MOD.";
     Io => "io", "io", "Data flow: ACTOR/FUNC→FLOW (produces) and FLOW→ACTOR/FUNC (consumes).";
     Satisfy => "satisfy", "st", "A design element satisfies a requirement: FUNC/UC/SYS/MOD→REQ.";
-    Verify => "verify", "vf", "A requirement is verified by a test: REQ→TEST (seed 000 writes it this way).";
+    Verify => "verify", "vf", "A requirement is verified by a test: REQ→TEST.";
     Allocate => "allocate", "al", "A function is allocated to a module that implements it: FUNC→MOD.";
     Derive => "derive", "dr", "A requirement is derived from another: REQ→REQ.";
     Refine => "refine", "rf", "An element refines another in more detail: REQ→REQ, UC→UC.";

@@ -28,8 +28,7 @@ pub fn specs() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "capture",
-            description:
-                "Context of an ontology graph as a canvas session shows it (seed 000), as \
+            description: "Context of an ontology graph as a canvas session shows it, as \
                 Format E with a metadata header: mode full, selected, visible, changed (since this \
                 session's last capture) or minimal (counts only). When the answer would exceed \
                 max_tokens and max_nodes is not given, the most relevant nodes that fit are kept.",
@@ -51,8 +50,8 @@ pub fn specs() -> Vec<ToolSpec> {
         ToolSpec {
             name: "apply_operations",
             description: "Apply an LLM response's operations (create, update, delete, \
-                create-relationship, delete-relationship with tempIds, semantic IDs and dependsOn; \
-                seed 001) to an ontology graph in one transaction: all or nothing. Returns the \
+                create-relationship, delete-relationship with tempIds, semantic IDs and dependsOn) \
+                to an ontology graph in one transaction: all or nothing. Returns the \
                 summary (tempId map, created semantic IDs, counts) and the per-chunk view updates.",
             properties: || {
                 json!({
@@ -65,7 +64,7 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "canvas_context",
-            description: "The conversation context of a JSON Canvas node (seed 002): the parent \
+            description: "The conversation context of a JSON Canvas node: the parent \
                 chain up from the node with horizontal context, siblings excluded, roles from \
                 frontmatter, as chat messages (system first, the node last).",
             properties: || {

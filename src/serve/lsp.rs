@@ -14,7 +14,7 @@
 //! state; before the first run has finished they wait for it.
 //!
 //! The custom request `graphctx/context` returns a context document; see
-//! the README ("Editor plugins") for its parameters and result.
+//! docs/serving.md (`graphctx/context`) for its parameters and result.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -226,7 +226,7 @@ impl Backend {
             })
     }
 
-    /// `graphctx/context`: see the README.
+    /// `graphctx/context`: see docs/serving.md.
     pub async fn context_request(&self, params: ContextParams) -> Result<Value> {
         let format = parse_format(params.format.as_deref().unwrap_or("json")).map_err(err_of)?;
         let hops = params.hops.unwrap_or(2);
@@ -544,9 +544,13 @@ impl LanguageServer for Backend {
         let pos = p.position;
         let info = self
             .blocking(move |ws| {
+                let stale = ws.ensure_current()?;
                 let targets = ws.definition(&rel, pos.line, pos.character, text.as_deref())?;
                 match targets.first() {
-                    Some(t) => ws.hover(&t.key),
+                    Some(t) => Ok(ws.hover(&t.key)?.map(|mut h| {
+                        h.stale_files = stale;
+                        h
+                    })),
                     None => Ok(None),
                 }
             })

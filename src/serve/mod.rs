@@ -164,6 +164,21 @@ impl Workspace {
         Ok(Refresh::Done(Box::new(result?)))
     }
 
+    /// Bring the index current before answering: an incremental run
+    /// (parsing only what changed; nothing when nothing did), or, when
+    /// another process holds the write lock, the files the answer cannot
+    /// reflect (changed, new or deleted since they were indexed).
+    pub fn ensure_current(&self) -> Result<Vec<String>, ServeError> {
+        match self.refresh(false)? {
+            Refresh::Done(_) => Ok(Vec::new()),
+            Refresh::Busy(_) => Ok(crate::index::pipeline::stale_files(
+                &self.store,
+                &self.root,
+                &self.graph,
+            )?),
+        }
+    }
+
     /// Like [`Workspace::refresh`], but when busy, wait for the other
     /// writer (retrying every `retry`) until the run lands.
     pub fn refresh_waiting(
@@ -266,6 +281,28 @@ impl Workspace {
     pub fn absolute(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
     }
+}
+
+/// [`Workspace::ensure_current`] for a one-shot reader (the CLI): the
+/// index of `root` in `store` brought current, or the stale files named
+/// when another process is writing.
+pub fn bring_current(store: &Store, root: &Path, graph: &str) -> Result<Vec<String>, ServeError> {
+    let lock = match WriteLock::try_acquire(store.location()) {
+        Ok(l) => l,
+        Err(StoreError::Busy(_)) => {
+            return Ok(crate::index::pipeline::stale_files(store, root, graph)?)
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let opts = IndexOptions {
+        graph: graph.to_string(),
+        progress: false,
+        history: false,
+        ..IndexOptions::default()
+    };
+    index_repository(store, root, &opts)?;
+    drop(lock);
+    Ok(Vec::new())
 }
 
 fn lexical_normalize(p: &Path) -> PathBuf {

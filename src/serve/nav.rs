@@ -48,6 +48,9 @@ pub struct HoverInfo {
     pub dependents: usize,
     /// Distinct files those dependents live in.
     pub dependent_files: usize,
+    /// Files changed on disk that the index could not take in yet
+    /// (another process is indexing); set by the caller.
+    pub stale_files: Vec<String>,
 }
 
 /// Hop depth of the hover's blast-radius summary.
@@ -80,6 +83,12 @@ impl HoverInfo {
         }
         s.push_str("---\n");
         s.push_str(&format!("`{}` · {}", self.key, self.blast_line()));
+        if !self.stale_files.is_empty() {
+            s.push_str(&format!(
+                "\n\nIndex behind for: {} (another process is indexing)",
+                self.stale_files.join(", ")
+            ));
+        }
         s
     }
 }
@@ -448,6 +457,7 @@ impl Workspace {
             doc: d.doc.clone(),
             dependents,
             dependent_files,
+            stale_files: Vec::new(),
         }))
     }
 
@@ -599,6 +609,7 @@ impl Workspace {
             ));
         }
         let mut req = ContextRequest::new(&self.graph, base);
+        req.stale_files = self.ensure_current()?;
         req.hops = hops;
         req.budget = budget;
         req.format = format;

@@ -194,6 +194,16 @@ fn code_tools() -> Vec<ToolSpec> {
     ]
 }
 
+/// Code-graph tools whose JSON answers carry `stale_files` when the index
+/// is behind the files on disk.
+const CODE_TOOLS_ANSWERING_JSON: [&str; 5] = [
+    "blast_radius",
+    "callers",
+    "callees",
+    "search_entities",
+    "cycles",
+];
+
 /// Run tool `name`; `None` when there is no such tool.
 pub fn call(ws: &Workspace, tools: &[ToolSpec], name: &str, args: &Args) -> Option<ToolReply> {
     let spec = tools.iter().find(|t| t.name == name)?;
@@ -227,7 +237,23 @@ pub fn call(ws: &Workspace, tools: &[ToolSpec], name: &str, args: &Args) -> Opti
                 )));
             }
         }
-        let answer = (spec.run)(ws, args, max_tokens)?;
+        // Answers over the code graph come from an index current for the
+        // files on disk, or name the files it is behind on (`context`
+        // brings it current itself and names them in its document).
+        let answer = if CODE_TOOLS_ANSWERING_JSON.contains(&spec.name) {
+            let stale = ws.ensure_current()?;
+            match (spec.run)(ws, args, max_tokens)? {
+                Answer::Json { mut value, list } if !stale.is_empty() => {
+                    if let Some(obj) = value.as_object_mut() {
+                        obj.insert("stale_files".into(), json!(stale));
+                    }
+                    Answer::Json { value, list }
+                }
+                other => other,
+            }
+        } else {
+            (spec.run)(ws, args, max_tokens)?
+        };
         bound(counter, answer, max_tokens)
     })();
     Some(match reply {
