@@ -577,6 +577,7 @@ fn decode_extract(bytes: &[u8]) -> Option<FileExtract> {
 /// lock names these, since it may not reflect them.
 pub fn stale_files(store: &Store, root: &Path, graph: &str) -> Result<Vec<String>, StoreError> {
     let walked = walk::walk(root);
+    let layout_digest = walked.layout.digest();
     let stored = load_file_states(store, graph)?;
     let mut stale: Vec<String> = walked
         .files
@@ -585,7 +586,8 @@ pub fn stale_files(store: &Store, root: &Path, graph: &str) -> Result<Vec<String
             // Skipped files (too large, binary) hold nothing in the index.
             let fresh = stored.get(&file.ctx.path).is_some_and(|s| {
                 s.status == "skipped"
-                    || std::fs::read(&file.abs_path).is_ok_and(|b| content_hash(&b) == s.hash)
+                    || std::fs::read(&file.abs_path)
+                        .is_ok_and(|b| content_hash(&b, &layout_digest) == s.hash)
             });
             (!fresh).then(|| file.ctx.path.clone())
         })
