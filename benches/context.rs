@@ -14,10 +14,10 @@ use std::time::Instant;
 
 use graphctx::analyse::blast;
 use graphctx::analyse::select::BaseSpec;
-use graphctx::emit::tokens::{Encoding, TokenCounter};
 use graphctx::emit::{self, ContextRequest, Format};
 use graphctx::index::{index_repository, IndexOptions};
 use graphctx::store::{Location, Store};
+use graphctx::support::tokens::{Encoding, TokenCounter};
 
 mod common;
 use common::{copy_crates, crate_names_from_args, ms, percentile, stats};

@@ -21,12 +21,12 @@ use std::time::Instant;
 
 use graphctx::capture::session::{self, SessionUpdate};
 use graphctx::capture::{self, CaptureOptions, Mode};
-use graphctx::emit::tokens::{Encoding, TokenCounter};
 use graphctx::ontology::format_e;
 use graphctx::ontology::io::{self, Format};
 use graphctx::ontology::store::{load_graph, OntoTx};
 use graphctx::ontology::{NodeType, OntoEdge, OntoNode, Position, RelType};
 use graphctx::store::{Batch, Store};
+use graphctx::support::tokens::{Encoding, TokenCounter};
 
 mod common;
 use common::stats;

@@ -21,3 +21,4 @@ pub mod ontology;
 pub mod operations;
 pub mod serve;
 pub mod store;
+pub mod support;

@@ -1,8 +1,15 @@
 //! The `graphctx` command: argument parsing and exit codes only; the work
 //! is done by the library.
 //!
-//! Exit codes: 0 success, 1 success with something to look at (files
-//! skipped while indexing), 2 usage, input or storage errors.
+//! Exit codes (documented in docs/commands.md):
+//!
+//! - 0: done as asked — also when the reader of stdout went away (a closed
+//!   pipe, as in `graphctx entities | head -1`), quietly;
+//! - 1: done, with something to look at: files skipped while indexing,
+//!   nothing to undo or redo, no applicable model answer within the
+//!   iteration limit;
+//! - 2: refused or failed: usage errors, bad input (an error object on
+//!   stdout for `context` and `apply`), storage errors.
 
 mod cli;
 
@@ -10,15 +17,39 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use cli::Outcome;
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match cli::run(args) {
-        Ok(code) => ExitCode::from(code),
+        Ok(outcome) => ExitCode::from(exit_code(outcome)),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("graphctx: {}", error_chain(&err));
             ExitCode::from(2)
         }
     }
+}
+
+fn exit_code(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Done => 0,
+        Outcome::FilesSkipped | Outcome::NothingToRevert | Outcome::NotAnswered => 1,
+        Outcome::Refused => 2,
+    }
+}
+
+/// Whether the command failed only because stdout's reader closed it.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|e| e.io_error_kind() == Some(BrokenPipe))
+    })
 }
 
 /// The error and its causes, `: `-separated, leaving out a cause whose

@@ -8,6 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod rel;
+pub use rel::Rel;
+
 /// What kind of Rust item an entity is. The string forms are stable and are
 /// what the store, the CLI (`--kind`) and the emitted context use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -8,10 +8,10 @@ use std::path::Path;
 use common::{assert_golden, copy_dir, fixture, index};
 use graphctx::analyse::relevance::Strategy as Relevance;
 use graphctx::analyse::select::BaseSpec;
-use graphctx::emit::tokens::{Encoding, TokenCounter};
 use graphctx::emit::{self, ContextError, ContextRequest, Format};
 use graphctx::index::{index_repository, IndexOptions};
 use graphctx::store::Store;
+use graphctx::support::tokens::{Encoding, TokenCounter};
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -340,7 +340,7 @@ fn usage_rows_missing_or_outdated_are_rebuilt_by_the_next_run() {
         "code",
         graphctx::analyse::select::BaseSpec::Keys(vec!["src/util.rs-util-clamp_scale".into()]),
     );
-    let counter = graphctx::emit::tokens::TokenCounter::new(Default::default());
+    let counter = graphctx::support::tokens::TokenCounter::new(Default::default());
     match graphctx::emit::build_context(&store, &req, &counter) {
         Err(graphctx::emit::ContextError::Store(e)) => {
             assert!(e.to_string().contains("run `graphctx index`"), "{e}")

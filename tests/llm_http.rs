@@ -872,7 +872,7 @@ const CANVAS: &str = r#"{
 
 #[test]
 fn canvas_ask_walks_asks_and_writes_the_answer() {
-    use graphctx::llm::canvas::ask_canvas;
+    use graphctx::canvas::ask::ask_canvas;
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("chat.canvas");
     std::fs::write(&file, CANVAS).unwrap();

@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
-use graphctx::emit::tokens::{Encoding, TokenCounter};
 use graphctx::serve::tools::{self, ToolReply, DEFAULT_MAX_TOKENS};
 use graphctx::serve::{Refresh, Workspace};
+use graphctx::support::tokens::{Encoding, TokenCounter};
 
 const BIN: &str = env!("CARGO_BIN_EXE_graphctx");
 const ORIGIN: &str = "src/geometry/point.rs-geometry::point-Point::origin";
@@ -26,7 +26,7 @@ fn shapes() -> (tempfile::TempDir, Arc<Workspace>) {
 
 fn call(ws: &Workspace, name: &str, args: Value) -> ToolReply {
     let args: Map<String, Value> = serde_json::from_value(args).unwrap();
-    tools::call(ws, &tools::registry(), name, &args).expect("tool exists")
+    tools::call(ws, &graphctx::serve::registry::all(), name, &args).expect("tool exists")
 }
 
 fn ok_json(r: &ToolReply) -> Value {
@@ -45,7 +45,7 @@ fn tokens(s: &str) -> usize {
 
 #[test]
 fn every_tool_has_an_object_schema_with_max_tokens() {
-    let reg = tools::registry();
+    let reg = graphctx::serve::registry::all();
     let names: Vec<&str> = reg.iter().map(|t| t.name).collect();
     for n in [
         "context",
@@ -241,7 +241,13 @@ fn bad_calls_are_tool_errors_with_error_objects() {
         json!({"keys": [ORIGIN, "src/geometry/mod.rs-geometry-Rect"], "max_tokens": 64}),
     ));
     assert_eq!(e["error"], "context_size_exceeded", "{e}");
-    assert!(tools::call(&ws, &tools::registry(), "no_such_tool", &Map::new()).is_none());
+    assert!(tools::call(
+        &ws,
+        &graphctx::serve::registry::all(),
+        "no_such_tool",
+        &Map::new()
+    )
+    .is_none());
 }
 
 /// The shapes workspace plus an ontology graph `cargo` with a session `s1`
@@ -519,7 +525,10 @@ fn python_sdk_client_lists_and_calls_every_tool() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    let registry: Vec<&str> = tools::registry().iter().map(|t| t.name).collect();
+    let registry: Vec<&str> = graphctx::serve::registry::all()
+        .iter()
+        .map(|t| t.name)
+        .collect();
     assert_eq!(listed, registry);
     for t in r["tools"].as_array().unwrap() {
         assert_eq!(t["inputSchema"]["type"], "object");

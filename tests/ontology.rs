@@ -10,13 +10,13 @@ use std::process::Command;
 use common::{assert_golden, fixture};
 use graphctx::capture::session::{self, Layout, SessionUpdate};
 use graphctx::capture::{self, CaptureError, CaptureOptions, Mode};
-use graphctx::emit::tokens::{Encoding, TokenCounter};
 use graphctx::ontology::io::{self, Format, ImportError};
 use graphctx::ontology::store::{load_graph, Changes, OntoTx};
 use graphctx::ontology::{
     format_e, NodeType, OntoEdge, OntoNode, OntologyError, Position, RelType,
 };
 use graphctx::store::{Batch, Store};
+use graphctx::support::tokens::{Encoding, TokenCounter};
 use serde_json::json;
 
 fn read_fixture(name: &str) -> String {

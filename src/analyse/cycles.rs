@@ -10,25 +10,7 @@ use serde::Serialize;
 use crate::store::value::{get_int, get_str, str_list};
 use crate::store::{queries, Params, Store, StoreError};
 
-/// Relationships that mean "depends on". `contains` (structure) and
-/// `tests` (a test's view of what it calls) are not dependencies. A
-/// canvas `thread` edge is a conversation step (the answer depends on the
-/// question); canvas `context` edges are not dependencies. Ontology
-/// graphs depend along their hierarchy relations
-/// ([`crate::ontology::HIERARCHY_RELS`]). The names do not overlap between
-/// sources, so one list serves every graph.
-pub const DEPENDENCY_RELS: [&str; 10] = [
-    "calls",
-    "uses_type",
-    "implements",
-    "imports",
-    "references",
-    "thread",
-    "compose",
-    "allocate",
-    "derive",
-    "refine",
-];
+pub use crate::model::rel::DEPENDENCY_RELS;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Cycle {
@@ -268,7 +250,7 @@ mod tests {
 
     #[test]
     fn ontology_hierarchy_relations_are_dependencies() {
-        for rel in crate::ontology::HIERARCHY_RELS {
+        for rel in crate::model::rel::HIERARCHY_RELS {
             assert!(DEPENDENCY_RELS.contains(&rel), "{rel}");
         }
     }

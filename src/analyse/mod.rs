@@ -2,6 +2,5 @@
 //! and the selection of a context's entities.
 pub mod blast;
 pub mod cycles;
-pub mod history;
 pub mod relevance;
 pub mod select;

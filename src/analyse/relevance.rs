@@ -13,6 +13,8 @@
 
 use serde::Serialize;
 
+use crate::model::Rel;
+
 /// An entity's fan-in at or above this makes it "critical path": many
 /// other entities depend on it, so a change to it travels far.
 pub const CRITICAL_FAN_IN: i64 = 5;
@@ -44,16 +46,7 @@ impl Strategy {
 
 /// How strongly an edge type ties two entities together.
 pub fn rel_weight(rel: &str) -> f64 {
-    match rel {
-        "implements" => 0.9,
-        "calls" => 0.85,
-        "tests" => 0.8,
-        "uses_type" => 0.75,
-        "references" => 0.7,
-        "contains" => 0.6,
-        "imports" => 0.5,
-        _ => 0.4,
-    }
+    Rel::from_name(rel).map(Rel::weight).unwrap_or(0.4)
 }
 
 /// Everything a strategy looks at for one entity.

@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Serialize;
 
 use super::blast::{self, Via};
-use super::history;
 use super::relevance::{self, Signals, Strategy};
+use crate::index::history;
 use crate::store::value::{get_bool, get_int, get_str, str_list};
 use crate::store::{queries, Params, Store, StoreError};
 

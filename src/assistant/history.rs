@@ -14,10 +14,10 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::emit::time::now_rfc3339;
 use crate::llm::ChatMessage;
 use crate::store::value::{get_int, get_json, get_str, json as json_value};
 use crate::store::{queries, Batch, Params, Store, StoreError};
+use crate::support::time::now_rfc3339;
 
 pub use crate::flow::history::HISTORY_PAIRS;
 

@@ -42,7 +42,6 @@ use serde_json::{json, Value};
 
 use crate::capture::session::{self, SessionState};
 use crate::capture::{self, CaptureError, CaptureOptions, CaptureResult, Mode};
-use crate::emit::tokens::{Encoding, TokenCounter};
 use crate::llm::{
     ChatClient, ChatMessage, ChatRequest, LlmError, ProviderFailure, SystemBlock, Usage,
 };
@@ -51,6 +50,7 @@ use crate::ontology::{OntologyGraph, ONTOLOGY_SOURCE};
 use crate::operations::{self, ApplyOptions, OperationError, Summary};
 use crate::store::value::{get_int, get_str};
 use crate::store::{queries, Batch, Params, Store, StoreError};
+use crate::support::tokens::{Encoding, TokenCounter};
 
 pub use mode::ModeChoice;
 

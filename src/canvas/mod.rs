@@ -21,6 +21,7 @@
 //! - [`respond`] — an assistant answer as a new node below its source.
 //! - [`import`] — a canvas into `node`/`edge` + `canvas_node`/`canvas_edge`.
 
+pub mod ask;
 pub mod frontmatter;
 pub mod import;
 pub mod model;

@@ -99,7 +99,7 @@ pub fn respond_file(path: &Path, source: &str, answer: &str) -> Result<Response,
         &mut canvas,
         source,
         answer,
-        &crate::emit::time::now_rfc3339(),
+        &crate::support::time::now_rfc3339(),
     )?;
     canvas.save(path)?;
     Ok(added)

@@ -30,7 +30,6 @@ use serde_json::{json, Value};
 
 use crate::analyse::blast::blast_radius;
 use crate::analyse::relevance::{score, Signals, Strategy};
-use crate::emit::tokens::{Encoding, TokenCounter};
 use crate::ontology::format_e::{self, EmitOptions};
 use crate::ontology::store::load_graph;
 use crate::ontology::{
@@ -38,6 +37,7 @@ use crate::ontology::{
 };
 use crate::store::value::{get_int, get_json, get_str, json as json_value, Params};
 use crate::store::{queries, Store, StoreError};
+use crate::support::tokens::{Encoding, TokenCounter};
 use session::SessionState;
 
 #[derive(Debug, thiserror::Error)]
@@ -782,7 +782,7 @@ fn header(m: &ContextMetadata, mode: Mode, s: &SessionState, viewport: bool) -> 
     };
     let mut h = format!(
         "{title}\n\n**Timestamp:** {}\n**Total Nodes:** {}{changed}\n**Total Edges:** {}{changed}\n",
-        crate::emit::time::format_unix(m.timestamp.div_euclid(1000)),
+        crate::support::time::format_unix(m.timestamp.div_euclid(1000)),
         m.total_nodes,
         m.total_edges,
     );

@@ -1,5 +1,6 @@
 //! `context`, `blast`, `callers`, `callees`, `cycles`.
 
+use super::Outcome;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -10,11 +11,11 @@ use graphctx::analyse::blast::{self, MAX_HOPS};
 use graphctx::analyse::cycles;
 use graphctx::analyse::relevance::Strategy;
 use graphctx::analyse::select::BaseSpec;
-use graphctx::emit::tokens::{Encoding, TokenCounter};
 use graphctx::emit::{self, ChangeType, ContextError, ContextRequest, Format};
 use graphctx::graph;
 use graphctx::store::lock::WriteLock;
 use graphctx::store::Store;
+use graphctx::support::tokens::{Encoding, TokenCounter};
 
 use super::output::{print_json, print_table};
 
@@ -92,7 +93,12 @@ fn check_hops(hops: u32) -> Result<()> {
 }
 
 /// Errors of `context` are seed 004 error objects on stdout, exit code 2.
-pub fn context(store: &Store, graph_name: &str, a: ContextArgs, stale: Vec<String>) -> Result<u8> {
+pub fn context(
+    store: &Store,
+    graph_name: &str,
+    a: ContextArgs,
+    stale: Vec<String>,
+) -> Result<Outcome> {
     check_hops(a.hops)?;
     let base = match (a.keys.is_empty(), &a.file, &a.name) {
         (false, None, None) => BaseSpec::Keys(a.keys.clone()),
@@ -165,7 +171,7 @@ pub fn context(store: &Store, graph_name: &str, a: ContextArgs, stale: Vec<Strin
                     out.entities_excluded,
                     out.relationships,
                     out.cycles,
-                    if out.steps.is_empty() { String::new() } else { format!(", truncation: {}", out.steps.join(", ")) },
+                    if out.steps.is_empty() { String::new() } else { format!(", truncation: {}", graphctx::emit::fit::FitStep::join(&out.steps)) },
                     if out.from_cache { ", from cache" } else { "" }
                 );
             }
@@ -179,17 +185,17 @@ pub fn context(store: &Store, graph_name: &str, a: ContextArgs, stale: Vec<Strin
                     );
                 }
             }
-            Ok(0)
+            Ok(Outcome::Done)
         }
         Err(ContextError::Store(e)) => Err(e.into()),
         Err(e) => {
             print_json(&e.to_json())?;
-            Ok(2)
+            Ok(Outcome::Refused)
         }
     }
 }
 
-pub fn blast(store: &Store, graph_name: &str, key: &str, hops: u32, json: bool) -> Result<u8> {
+pub fn blast(store: &Store, graph_name: &str, key: &str, hops: u32, json: bool) -> Result<Outcome> {
     check_hops(hops)?;
     require(store, graph_name, key)?;
     let reached = blast::blast_radius(store, graph_name, &[key.to_string()], hops)?;
@@ -209,10 +215,16 @@ pub fn blast(store: &Store, graph_name: &str, key: &str, hops: u32, json: bool) 
             .collect();
         print_table(&["HOPS", "DIRECTION", "VIA", "KEY"], &rows)?;
     }
-    Ok(0)
+    Ok(Outcome::Done)
 }
 
-pub fn calls(store: &Store, graph_name: &str, key: &str, callers: bool, json: bool) -> Result<u8> {
+pub fn calls(
+    store: &Store,
+    graph_name: &str,
+    key: &str,
+    callers: bool,
+    json: bool,
+) -> Result<Outcome> {
     require(store, graph_name, key)?;
     let links = if callers {
         blast::callers(store, graph_name, key)?
@@ -228,18 +240,18 @@ pub fn calls(store: &Store, graph_name: &str, key: &str, callers: bool, json: bo
             .collect();
         print_table(&["CALLS", if callers { "CALLER" } else { "CALLEE" }], &rows)?;
     }
-    Ok(0)
+    Ok(Outcome::Done)
 }
 
-pub fn cycles(store: &Store, graph_name: &str, json: bool) -> Result<u8> {
+pub fn cycles(store: &Store, graph_name: &str, json: bool) -> Result<Outcome> {
     let found = cycles::find_cycles(store, graph_name)?;
     if json {
         print_json(&found)?;
     } else if found.is_empty() {
-        println!("no dependency cycles");
+        outln!("no dependency cycles");
     } else {
         for c in &found {
-            println!(
+            outln!(
                 "{} ({} members): {}",
                 c.kind,
                 c.members.len(),
@@ -247,7 +259,7 @@ pub fn cycles(store: &Store, graph_name: &str, json: bool) -> Result<u8> {
             );
         }
     }
-    Ok(0)
+    Ok(Outcome::Done)
 }
 
 fn require(store: &Store, graph_name: &str, key: &str) -> Result<()> {

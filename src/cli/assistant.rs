@@ -8,6 +8,7 @@
 //! Without `--json` the reports go to stderr as text. Exit code 0 when an
 //! answer was accepted, 1 when none was within `--max-iterations`.
 
+use super::Outcome;
 use std::io::Write;
 
 use anyhow::{Context, Result};
@@ -93,7 +94,7 @@ fn line(out: &mut impl Write, v: &Value) {
     let _ = out.flush();
 }
 
-pub fn ask(global: &Global, a: GraphAskArgs) -> Result<u8> {
+pub fn ask(global: &Global, a: GraphAskArgs) -> Result<Outcome> {
     let graph = ontology_graph(global)?;
     if a.max_iterations == 0 {
         anyhow::bail!("--max-iterations must be at least 1");
@@ -145,7 +146,11 @@ pub fn ask(global: &Global, a: GraphAskArgs) -> Result<u8> {
     } else {
         finish(&outcome, stats.as_ref());
     }
-    Ok(if outcome.success { 0 } else { 1 })
+    Ok(if outcome.success {
+        Outcome::Done
+    } else {
+        Outcome::NotAnswered
+    })
 }
 
 /// A report line as text on stderr.
@@ -243,18 +248,18 @@ fn finish(o: &AskOutcome, stats: Option<&Value>) {
     }
 }
 
-pub fn history_cmd(global: &Global, a: GraphHistoryArgs) -> Result<u8> {
+pub fn history_cmd(global: &Global, a: GraphHistoryArgs) -> Result<Outcome> {
     let graph = ontology_graph(global)?;
     let location = location(global)?;
     if a.clear {
         let _lock = WriteLock::acquire(&location)?;
         let store = Store::open(&location)?;
         let n = history::clear(&store, graph, &a.session)?;
-        println!(
+        outln!(
             "cleared {n} messages of graph {graph}, session {}",
             a.session
         );
-        return Ok(0);
+        return Ok(Outcome::Done);
     }
     let store = super::open_existing(global)?;
     let all = history::newest(&store, graph, &a.session, usize::MAX >> 1)?;
@@ -270,5 +275,5 @@ pub fn history_cmd(global: &Global, a: GraphHistoryArgs) -> Result<u8> {
             }
         }
     }
-    Ok(0)
+    Ok(Outcome::Done)
 }

@@ -1,5 +1,6 @@
 //! `graphctx canvas ...`: JSON Canvas conversations (seed 002).
 
+use super::Outcome;
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
@@ -62,7 +63,7 @@ pub enum CanvasCommand {
     Ask(super::flow::CanvasAskArgs),
 }
 
-pub fn run(global: &Global, cmd: CanvasCommand) -> Result<u8> {
+pub fn run(global: &Global, cmd: CanvasCommand) -> Result<Outcome> {
     match cmd {
         CanvasCommand::Ask(args) => super::flow::canvas_ask_cmd(args),
         CanvasCommand::Walk {
@@ -82,7 +83,7 @@ pub fn run(global: &Global, cmd: CanvasCommand) -> Result<u8> {
             } else {
                 print_json(&walk.messages_json())?;
             }
-            Ok(0)
+            Ok(Outcome::Done)
         }
         CanvasCommand::Respond {
             file,
@@ -108,9 +109,9 @@ pub fn run(global: &Global, cmd: CanvasCommand) -> Result<u8> {
             if json {
                 print_json(&added)?;
             } else {
-                println!("{}", added.node);
+                outln!("{}", added.node);
             }
-            Ok(0)
+            Ok(Outcome::Done)
         }
         CanvasCommand::Import { file, vault, json } => import(global, &file, vault, json),
     }
@@ -118,7 +119,7 @@ pub fn run(global: &Global, cmd: CanvasCommand) -> Result<u8> {
 
 /// `canvas import FILE` and `graph import --canvas FILE`: the canvas as
 /// graph `--graph`, replacing what that graph held.
-pub fn import(global: &Global, file: &Path, vault: Option<PathBuf>, json: bool) -> Result<u8> {
+pub fn import(global: &Global, file: &Path, vault: Option<PathBuf>, json: bool) -> Result<Outcome> {
     if global.graph == CODE_GRAPH {
         bail!(
             "canvas import needs --graph NAME, a graph other than '{CODE_GRAPH}' (which \
@@ -140,7 +141,7 @@ pub fn import(global: &Global, file: &Path, vault: Option<PathBuf>, json: bool) 
     if json {
         print_json(&summary)?;
     } else {
-        println!(
+        outln!(
             "imported {} into graph '{}': {} nodes, {} edges{} (seq {})",
             file.display(),
             summary.graph,
@@ -154,5 +155,5 @@ pub fn import(global: &Global, file: &Path, vault: Option<PathBuf>, json: bool) 
             summary.seq
         );
     }
-    Ok(0)
+    Ok(Outcome::Done)
 }

@@ -1,17 +1,18 @@
 //! `flow`, `tools`, `ask` and `history`: flow graphs edited by an LLM.
 
+use super::Outcome;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 
+use graphctx::canvas::ask::ask_canvas;
 use graphctx::flow::ask::{ask, AskOptions, AskOutcome};
 use graphctx::flow::executor::{FlowSession, ToolCall};
 use graphctx::flow::model::Flow;
 use graphctx::flow::{self, history, tools};
 use graphctx::index::CODE_GRAPH;
-use graphctx::llm::canvas::ask_canvas;
 use graphctx::llm::{ChatClient, LlmConfig, ProviderFailure};
 use graphctx::store::lock::WriteLock;
 use graphctx::store::{Location, Store};
@@ -104,7 +105,7 @@ fn open(location: &Location) -> Result<Store> {
     Ok(Store::open(location)?)
 }
 
-pub fn flow_cmd(global: &Global, action: FlowAction) -> Result<u8> {
+pub fn flow_cmd(global: &Global, action: FlowAction) -> Result<Outcome> {
     let graph = flow_graph(global)?;
     match action {
         FlowAction::Import { file } => {
@@ -117,12 +118,12 @@ pub fn flow_cmd(global: &Global, action: FlowAction) -> Result<u8> {
             let store = open(&location)?;
             let (n, e) = (flow_doc.nodes.len(), flow_doc.edges.len());
             let c = flow::import(&store, graph, flow_doc, visuals)?;
-            println!(
+            outln!(
                 "imported {n} nodes and {e} edges into flow graph {graph} (seq {}{})",
                 c.seq,
                 if c.changed { "" } else { ", unchanged" }
             );
-            Ok(0)
+            Ok(Outcome::Done)
         }
         FlowAction::Export { out } => {
             let store = open(&flow_location(global, false)?)?;
@@ -137,7 +138,7 @@ pub fn flow_cmd(global: &Global, action: FlowAction) -> Result<u8> {
                     .with_context(|| format!("cannot write {}", p.display()))?,
                 None => std::io::stdout().lock().write_all(text.as_bytes())?,
             }
-            Ok(0)
+            Ok(Outcome::Done)
         }
         FlowAction::Undo | FlowAction::Redo => {
             let name = if matches!(action, FlowAction::Undo) {
@@ -151,21 +152,21 @@ pub fn flow_cmd(global: &Global, action: FlowAction) -> Result<u8> {
             let mut session = FlowSession::open(&store, graph)?;
             let done = session.execute_one(&ToolCall::new(name, serde_json::json!({})))?;
             if let Some(err) = &done.result.error {
-                println!("{err}");
-                return Ok(1);
+                outln!("{err}");
+                return Ok(Outcome::NothingToRevert);
             }
             let c = session.commit()?;
-            println!("{} (seq {})", done.change.unwrap_or_default(), c.seq);
-            Ok(0)
+            outln!("{} (seq {})", done.change.unwrap_or_default(), c.seq);
+            Ok(Outcome::Done)
         }
     }
 }
 
-pub fn tools_cmd(json: bool) -> Result<u8> {
+pub fn tools_cmd(json: bool) -> Result<Outcome> {
     let defs = tools::definitions();
     if json {
         print_json(&defs)?;
-        return Ok(0);
+        return Ok(Outcome::Done);
     }
     let mut out = std::io::stdout().lock();
     for d in defs.as_array().into_iter().flatten() {
@@ -176,10 +177,10 @@ pub fn tools_cmd(json: bool) -> Result<u8> {
             d["description"].as_str().unwrap_or("")
         )?;
     }
-    Ok(0)
+    Ok(Outcome::Done)
 }
 
-pub fn history_cmd(global: &Global, action: HistoryAction) -> Result<u8> {
+pub fn history_cmd(global: &Global, action: HistoryAction) -> Result<Outcome> {
     let graph = flow_graph(global)?;
     let location = flow_location(global, false)?;
     match action {
@@ -195,14 +196,14 @@ pub fn history_cmd(global: &Global, action: HistoryAction) -> Result<u8> {
                     writeln!(out, "{}", m.content)?;
                 }
             }
-            Ok(0)
+            Ok(Outcome::Done)
         }
         HistoryAction::Clear => {
             let _lock = WriteLock::acquire(&location)?;
             let store = open(&location)?;
             let n = history::clear(&store, graph)?;
-            println!("cleared {n} messages of graph {graph}");
-            Ok(0)
+            outln!("cleared {n} messages of graph {graph}");
+            Ok(Outcome::Done)
         }
     }
 }
@@ -227,7 +228,7 @@ pub fn report_failovers(failures: &[ProviderFailure], used: &str) {
     }
 }
 
-pub fn ask_cmd(global: &Global, args: AskArgs) -> Result<u8> {
+pub fn ask_cmd(global: &Global, args: AskArgs) -> Result<Outcome> {
     let graph = flow_graph(global)?;
     let client = client()?;
     let location = flow_location(global, false)?;
@@ -246,7 +247,11 @@ pub fn ask_cmd(global: &Global, args: AskArgs) -> Result<u8> {
     } else {
         print_outcome(&outcome)?;
     }
-    Ok(if outcome.success { 0 } else { 1 })
+    Ok(if outcome.success {
+        Outcome::Done
+    } else {
+        Outcome::NotAnswered
+    })
 }
 
 fn print_outcome(o: &AskOutcome) -> Result<()> {
@@ -317,7 +322,7 @@ fn read_input(file: &Path) -> Result<String> {
     std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))
 }
 
-pub fn canvas_ask_cmd(args: CanvasAskArgs) -> Result<u8> {
+pub fn canvas_ask_cmd(args: CanvasAskArgs) -> Result<Outcome> {
     let client = client()?;
     let done = ask_canvas(&client, &args.file, &args.node, args.vault.as_deref())?;
     for w in &done.warnings {
@@ -327,7 +332,7 @@ pub fn canvas_ask_cmd(args: CanvasAskArgs) -> Result<u8> {
     if args.json {
         print_json(&done)?;
     } else {
-        println!(
+        outln!(
             "answered by {} ({}) from {} messages, {} tokens: node {} (edge {})",
             done.provider,
             done.model,
@@ -337,5 +342,5 @@ pub fn canvas_ask_cmd(args: CanvasAskArgs) -> Result<u8> {
             done.response.edge
         );
     }
-    Ok(0)
+    Ok(Outcome::Done)
 }

@@ -1,5 +1,6 @@
 //! `entities`, `edges` and `query`: looking at the stored graph.
 
+use super::Outcome;
 use anyhow::{bail, Result};
 use clap::ValueEnum;
 use cozo::DataValue;
@@ -26,7 +27,7 @@ pub fn entities(
     kind: Option<String>,
     name: Option<String>,
     json: bool,
-) -> Result<u8> {
+) -> Result<Outcome> {
     if let Some(k) = &kind {
         if EntityKind::parse(k).is_none() {
             let known: Vec<&str> = EntityKind::ALL.iter().map(|k| k.as_str()).collect();
@@ -52,7 +53,7 @@ pub fn entities(
             .collect();
         print_table(&["KIND", "LOCATION", "KEY"], &table)?;
     }
-    Ok(0)
+    Ok(Outcome::Done)
 }
 
 pub fn edges(
@@ -61,7 +62,7 @@ pub fn edges(
     key: &str,
     direction: DirectionArg,
     json: bool,
-) -> Result<u8> {
+) -> Result<Outcome> {
     if !graph::entity_exists(store, graph_name, key)? {
         bail!("no entity with key '{key}' in graph '{graph_name}' (list keys with `graphctx entities`)");
     }
@@ -98,7 +99,7 @@ pub fn edges(
         }
         print_table(&["DIRECTION", "REL", "OTHER"], &table)?;
     }
-    Ok(0)
+    Ok(Outcome::Done)
 }
 
 pub fn query(
@@ -107,7 +108,7 @@ pub fn query(
     params: &[String],
     write: bool,
     json: bool,
-) -> Result<u8> {
+) -> Result<Outcome> {
     let store = super::open_existing(global)?;
     let mut p = Params::new();
     for param in params {
@@ -146,5 +147,5 @@ pub fn query(
             .collect();
         print_table(&headers, &table)?;
     }
-    Ok(0)
+    Ok(Outcome::Done)
 }

@@ -1,5 +1,15 @@
 //! Subcommands of the `graphctx` binary.
 
+/// `println!` that returns the write error instead of panicking, so a
+/// closed pipe (`graphctx entities | head -1`) ends the command quietly
+/// (see `main`).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)?
+    }};
+}
+
 mod analyse;
 mod assistant;
 mod canvas;
@@ -161,7 +171,25 @@ pub enum Command {
     },
 }
 
-pub fn run(cli: Cli) -> Result<u8> {
+/// What a command came to; `main` decides the exit code from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Done as asked.
+    Done,
+    /// The index is written, but some files were skipped (too large, not
+    /// UTF-8, unreadable); the summary names how many.
+    FilesSkipped,
+    /// `flow undo`/`flow redo` found nothing to undo or redo.
+    NothingToRevert,
+    /// `ask`/`graph ask`: no answer of the model could be applied within
+    /// the iteration limit (nothing was changed).
+    NotAnswered,
+    /// The request was refused with an error object on stdout (a context
+    /// or operations error); nothing was changed.
+    Refused,
+}
+
+pub fn run(cli: Cli) -> Result<Outcome> {
     let global = cli.global;
     match cli.command {
         Command::Index {
@@ -197,7 +225,11 @@ pub fn run(cli: Cli) -> Result<u8> {
             };
             let summary = index::index_repository(&store, &root, &opts)?;
             output::print_index_summary(&summary, json)?;
-            Ok(if summary.files_skipped > 0 { 1 } else { 0 })
+            Ok(if summary.files_skipped > 0 {
+                Outcome::FilesSkipped
+            } else {
+                Outcome::Done
+            })
         }
         Command::Entities {
             file,

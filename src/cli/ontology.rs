@@ -1,6 +1,7 @@
 //! `graph import|export`, `capture` and `session set|show`: ontology graphs
 //! and canvas context capture.
 
+use super::Outcome;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -9,12 +10,12 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use graphctx::capture::session::{self, Layout, SessionUpdate};
 use graphctx::capture::{self, CaptureOptions, Mode};
-use graphctx::emit::tokens::Encoding;
 use graphctx::ontology::io::{self, Format};
 use graphctx::ontology::store::{load_graph, OntoTx};
 use graphctx::ontology::{NodeType, RelType};
 use graphctx::store::lock::WriteLock;
 use graphctx::store::{Batch, Location, Store};
+use graphctx::support::tokens::Encoding;
 
 use super::output::print_json;
 use super::Global;
@@ -174,7 +175,7 @@ fn location(global: &Global) -> Result<Location> {
     Ok(Location::default_for(&cwd))
 }
 
-pub fn graph(global: &Global, cmd: GraphCommand) -> Result<u8> {
+pub fn graph(global: &Global, cmd: GraphCommand) -> Result<Outcome> {
     match cmd {
         GraphCommand::Ask(a) => super::assistant::ask(global, *a),
         GraphCommand::History(a) => super::assistant::history_cmd(global, a),
@@ -225,7 +226,7 @@ pub fn graph(global: &Global, cmd: GraphCommand) -> Result<u8> {
             if json {
                 print_json(&summary)?;
             } else {
-                println!(
+                outln!(
                     "imported into {}: {} nodes, {} edges (seq {}); {} nodes created, {} updated, {} deleted; {} edges created, {} updated, {} deleted",
                     global.graph,
                     g.nodes.len(),
@@ -239,7 +240,7 @@ pub fn graph(global: &Global, cmd: GraphCommand) -> Result<u8> {
                     ch.edges_deleted.len()
                 );
             }
-            Ok(0)
+            Ok(Outcome::Done)
         }
         GraphCommand::Export { format, output } => {
             let store = super::open_existing(global)?;
@@ -253,17 +254,17 @@ pub fn graph(global: &Global, cmd: GraphCommand) -> Result<u8> {
                     .with_context(|| format!("cannot write {}", p.display()))?,
                 None => std::io::stdout().lock().write_all(text.as_bytes())?,
             }
-            Ok(0)
+            Ok(Outcome::Done)
         }
     }
 }
 
-pub fn capture(global: &Global, a: CaptureArgs) -> Result<u8> {
+pub fn capture(global: &Global, a: CaptureArgs) -> Result<Outcome> {
     let store = super::open_existing(global)?;
     let Some(mode) = a.mode else {
         if a.stats {
             print_json(&capture::stats(&store, &global.graph, Some(&a.session))?)?;
-            return Ok(0);
+            return Ok(Outcome::Done);
         }
         bail!("--mode is required (full, selected, visible, changed or minimal), or pass --stats alone");
     };
@@ -315,7 +316,7 @@ pub fn capture(global: &Global, a: CaptureArgs) -> Result<u8> {
             );
         }
     }
-    Ok(0)
+    Ok(Outcome::Done)
 }
 
 fn split_list(s: &str) -> Vec<String> {
@@ -326,7 +327,7 @@ fn split_list(s: &str) -> Vec<String> {
         .collect()
 }
 
-pub fn session(global: &Global, cmd: SessionCommand) -> Result<u8> {
+pub fn session(global: &Global, cmd: SessionCommand) -> Result<Outcome> {
     match cmd {
         SessionCommand::Show { session: id } => {
             let store = super::open_existing(global)?;
@@ -334,7 +335,7 @@ pub fn session(global: &Global, cmd: SessionCommand) -> Result<u8> {
                 Some(s) => print_json(&s)?,
                 None => bail!("no session `{id}` for graph `{}`", global.graph),
             }
-            Ok(0)
+            Ok(Outcome::Done)
         }
         SessionCommand::Set(a) => {
             let center = match &a.center {
@@ -407,7 +408,7 @@ pub fn session(global: &Global, cmd: SessionCommand) -> Result<u8> {
             let g = load_graph(&store, &global.graph)?;
             let s = session::update(&store, &g, &a.session, update)?;
             print_json(&s)?;
-            Ok(0)
+            Ok(Outcome::Done)
         }
     }
 }

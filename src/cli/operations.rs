@@ -6,6 +6,7 @@
 //! views, then one `{"undo": ...}` / `{"redo": ...}` line. Errors are the
 //! seed's error objects, one line on stdout, exit code 2.
 
+use super::Outcome;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -55,13 +56,13 @@ fn line(out: &mut impl Write, v: &Value) {
     let _ = out.flush();
 }
 
-fn fail(e: &OperationError) -> Result<u8> {
+fn fail(e: &OperationError) -> Result<Outcome> {
     line(&mut std::io::stdout().lock(), &e.to_json());
     eprintln!("graphctx: {e}");
-    Ok(2)
+    Ok(Outcome::Refused)
 }
 
-pub fn apply(global: &Global, args: ApplyArgs) -> Result<u8> {
+pub fn apply(global: &Global, args: ApplyArgs) -> Result<Outcome> {
     let text = if args.file == "-" {
         let mut s = String::new();
         std::io::stdin()
@@ -88,13 +89,13 @@ pub fn apply(global: &Global, args: ApplyArgs) -> Result<u8> {
     ) {
         Ok(summary) => {
             line(&mut stdout.lock(), &json!({ "summary": summary }));
-            Ok(0)
+            Ok(Outcome::Done)
         }
         Err(e) => fail(&e),
     }
 }
 
-pub fn revert(global: &Global, undo: bool) -> Result<u8> {
+pub fn revert(global: &Global, undo: bool) -> Result<Outcome> {
     let (store, _lock) = open_for_write(global)?;
     let result = if undo {
         changelog::undo(&store, &global.graph)
@@ -114,7 +115,7 @@ pub fn revert(global: &Global, undo: bool) -> Result<u8> {
             }
             let key = if undo { "undo" } else { "redo" };
             line(&mut out, &json!({ key: r }));
-            Ok(0)
+            Ok(Outcome::Done)
         }
         Err(e) => fail(&e),
     }

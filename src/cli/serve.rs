@@ -1,5 +1,6 @@
 //! `lsp` and `mcp`: the servers over the live index (see `graphctx::serve`).
 
+use super::Outcome;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -31,7 +32,7 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 
 /// `graphctx lsp`: returns when the client sends `exit` (or closes stdin);
 /// the caller exits the process at once, whatever threads are left.
-pub fn lsp(global: &Global, a: ServeArgs) -> Result<u8> {
+pub fn lsp(global: &Global, a: ServeArgs) -> Result<Outcome> {
     let opts = LspOptions {
         db: global.db.as_deref().map(Location::parse),
         graph: global.graph.clone(),
@@ -47,11 +48,11 @@ pub fn lsp(global: &Global, a: ServeArgs) -> Result<u8> {
     // Tokio's stdin reader is a blocking thread that may sit in read(2)
     // forever: do not wait for it.
     rt.shutdown_background();
-    Ok(0)
+    Ok(Outcome::Done)
 }
 
 /// `graphctx mcp`: returns when the client disconnects.
-pub fn mcp(global: &Global, a: ServeArgs) -> Result<u8> {
+pub fn mcp(global: &Global, a: ServeArgs) -> Result<Outcome> {
     let root = match a.root {
         Some(r) => r,
         None => std::env::current_dir().context("cannot read the current directory")?,
@@ -68,5 +69,5 @@ pub fn mcp(global: &Global, a: ServeArgs) -> Result<u8> {
     let result = rt.block_on(mcp::serve_stdio(ws, !a.no_watch));
     rt.shutdown_background();
     result?;
-    Ok(0)
+    Ok(Outcome::Done)
 }

@@ -49,13 +49,52 @@ pub struct FitRel {
     pub b: usize,
 }
 
+/// A truncation step of the fitter, in the order CodeGraphContext.json's
+/// rules apply them; the serde name is what documents and the context
+/// cache record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FitStep {
+    CappedBaseEntities,
+    #[serde(rename = "removed_priority_3")]
+    RemovedPriority3,
+    CompressedSignatures,
+    TruncatedDocumentation,
+    LimitedRelationships,
+    MinimizedLowPriorityEntities,
+    DroppedLowRelevanceEntities,
+}
+
+impl FitStep {
+    pub const fn name(self) -> &'static str {
+        match self {
+            FitStep::CappedBaseEntities => "capped_base_entities",
+            FitStep::RemovedPriority3 => "removed_priority_3",
+            FitStep::CompressedSignatures => "compressed_signatures",
+            FitStep::TruncatedDocumentation => "truncated_documentation",
+            FitStep::LimitedRelationships => "limited_relationships",
+            FitStep::MinimizedLowPriorityEntities => "minimized_low_priority_entities",
+            FitStep::DroppedLowRelevanceEntities => "dropped_low_relevance_entities",
+        }
+    }
+
+    /// The names of `steps`, comma-separated, for human-readable reports.
+    pub fn join(steps: &[FitStep]) -> String {
+        steps
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
     pub included: Vec<bool>,
     pub detail: Vec<Detail>,
     pub rel_kept: Vec<bool>,
     /// Names of the steps applied, in order.
-    pub steps: Vec<&'static str>,
+    pub steps: Vec<FitStep>,
 }
 
 impl Plan {
@@ -195,7 +234,7 @@ pub fn fit(
             }
         }
         if capped {
-            plan.steps.push("capped_base_entities");
+            plan.steps.push(FitStep::CappedBaseEntities);
         }
     }
 
@@ -205,11 +244,11 @@ pub fn fit(
                 t.set_included(&mut plan, i, false);
             }
         }
-        plan.steps.push("removed_priority_3");
+        plan.steps.push(FitStep::RemovedPriority3);
     }
     for (detail, step) in [
-        (Detail::CompressedSignature, "compressed_signatures"),
-        (Detail::ShortDoc, "truncated_documentation"),
+        (Detail::CompressedSignature, FitStep::CompressedSignatures),
+        (Detail::ShortDoc, FitStep::TruncatedDocumentation),
     ] {
         if t.total > budget {
             for i in 0..n {
@@ -236,7 +275,7 @@ pub fn fit(
             }
             t.set_rel_kept(&mut plan, r, keep);
         }
-        plan.steps.push("limited_relationships");
+        plan.steps.push(FitStep::LimitedRelationships);
     }
     if t.total > budget {
         for i in (0..n).rev() {
@@ -247,7 +286,7 @@ pub fn fit(
                 t.set_detail(&mut plan, i, Detail::Minimal);
             }
         }
-        plan.steps.push("minimized_low_priority_entities");
+        plan.steps.push(FitStep::MinimizedLowPriorityEntities);
     }
     if t.total > budget {
         for i in (0..n).rev() {
@@ -258,7 +297,7 @@ pub fn fit(
                 t.set_included(&mut plan, i, false);
             }
         }
-        plan.steps.push("dropped_low_relevance_entities");
+        plan.steps.push(FitStep::DroppedLowRelevanceEntities);
     }
     if t.total > budget {
         // Only protected items are left: try them minimal before giving up.
@@ -269,7 +308,7 @@ pub fn fit(
             return Err(t.total);
         }
     }
-    let base_last = plan.steps.contains(&"capped_base_entities");
+    let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
     refill(items, rels, budget, overhead, &mut plan, base_last);
     Ok(plan)
 }
@@ -341,8 +380,8 @@ fn add_back_all(t: &mut Tally, budget: usize, plan: &mut Plan, order: &[usize]) 
             t.set_rel_kept(plan, r, false);
         }
         if add_back(t, budget, plan, i, Detail::Minimal) {
-            if !plan.steps.contains(&"limited_relationships") {
-                plan.steps.push("limited_relationships");
+            if !plan.steps.contains(&FitStep::LimitedRelationships) {
+                plan.steps.push(FitStep::LimitedRelationships);
             }
         } else {
             for &r in &touching {
@@ -408,8 +447,8 @@ pub fn drop_one(items: &[FitItem], plan: &mut Plan) -> bool {
     for i in (0..items.len()).rev() {
         if plan.included[i] && !items[i].protected {
             plan.included[i] = false;
-            if !plan.steps.contains(&"dropped_low_relevance_entities") {
-                plan.steps.push("dropped_low_relevance_entities");
+            if !plan.steps.contains(&FitStep::DroppedLowRelevanceEntities) {
+                plan.steps.push(FitStep::DroppedLowRelevanceEntities);
             }
             return true;
         }
@@ -450,9 +489,9 @@ mod tests {
         assert_eq!(
             &plan.steps[..3],
             &[
-                "removed_priority_3",
-                "compressed_signatures",
-                "truncated_documentation"
+                FitStep::RemovedPriority3,
+                FitStep::CompressedSignatures,
+                FitStep::TruncatedDocumentation
             ]
         );
         assert!(estimate(&items, &[], &plan, 0) <= 50);

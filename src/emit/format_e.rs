@@ -43,6 +43,7 @@ use super::fit::Plan;
 use super::line::{escape_endpoint, escape_field, split_edge, split_endpoints, split_fields};
 use super::{ContextRequest, Loaded};
 use crate::analyse::select::Selection;
+use crate::model::Rel;
 
 /// Characters of a full one-line signature; longer ones end in `…`.
 const SIGNATURE_CHARS: usize = 200;
@@ -73,31 +74,15 @@ pub fn kind_from_abbrev(abbrev: &str) -> &str {
     }
 }
 
+/// A relationship's Format E abbreviation; names of other graphs' edges
+/// are written as they are.
 pub fn rel_abbrev(rel: &str) -> &str {
-    match rel {
-        "calls" => "ca",
-        "uses_type" => "ty",
-        "implements" => "im",
-        "contains" => "cn",
-        "imports" => "us",
-        "tests" => "ts",
-        "references" => "rf",
-        other => other,
-    }
+    Rel::from_name(rel).map(Rel::abbrev).unwrap_or(rel)
 }
 
 /// Inverse of [`rel_abbrev`].
 pub fn rel_from_abbrev(abbrev: &str) -> Option<&'static str> {
-    Some(match abbrev {
-        "ca" => "calls",
-        "ty" => "uses_type",
-        "im" => "implements",
-        "cn" => "contains",
-        "us" => "imports",
-        "ts" => "tests",
-        "rf" => "references",
-        _ => return None,
-    })
+    Rel::from_abbrev(abbrev).map(Rel::name)
 }
 
 fn clip(s: &str, max: usize) -> String {
@@ -384,7 +369,7 @@ pub fn assemble(
     if !plan.steps.is_empty() {
         out.push_str(&format!(
             "# truncated: {} ({} excluded)\n",
-            plan.steps.join(", "),
+            super::fit::FitStep::join(&plan.steps),
             excluded.len()
         ));
     }

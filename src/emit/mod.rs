@@ -10,8 +10,6 @@ pub mod entity;
 pub mod fit;
 pub mod format_e;
 pub mod line;
-pub mod time;
-pub mod tokens;
 
 use std::collections::HashMap;
 
@@ -25,9 +23,9 @@ use crate::analyse::select::{self, BaseSpec, Candidate, SelectError, Selection};
 use crate::index::usage;
 use crate::store::value::{get_int, get_str, get_str_list, str_list};
 use crate::store::{queries, Batch, Params, Store, StoreError};
+use crate::support::tokens::{Encoding, TokenCounter};
 use entity::{Detail, Details, Usage, DETAILS};
-use fit::{FitItem, FitRel, Plan};
-use tokens::{Encoding, TokenCounter};
+use fit::{FitItem, FitRel, FitStep, Plan};
 
 /// Default budget (seed 004: 100k tokens, hard limit).
 pub const DEFAULT_BUDGET: usize = 100_000;
@@ -206,15 +204,17 @@ impl From<SelectError> for ContextError {
 }
 
 /// What came out, with figures for reports and benchmarks.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct ContextOutput {
     pub text: String,
     pub token_count: usize,
     pub entities_included: usize,
     pub entities_excluded: usize,
     pub relationships: usize,
-    pub steps: Vec<&'static str>,
+    pub steps: Vec<FitStep>,
     pub cycles: usize,
+    /// Set when read back from the context cache (never stored as true).
+    #[serde(skip_deserializing)]
     pub from_cache: bool,
 }
 
@@ -284,45 +284,6 @@ pub fn cached_context(
         store.apply(batch)?;
     }
     Ok(out)
-}
-
-impl<'de> serde::Deserialize<'de> for ContextOutput {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(serde::Deserialize)]
-        struct Stored {
-            text: String,
-            token_count: usize,
-            entities_included: usize,
-            entities_excluded: usize,
-            relationships: usize,
-            steps: Vec<String>,
-            cycles: usize,
-        }
-        let s = Stored::deserialize(d)?;
-        Ok(ContextOutput {
-            text: s.text,
-            token_count: s.token_count,
-            entities_included: s.entities_included,
-            entities_excluded: s.entities_excluded,
-            relationships: s.relationships,
-            steps: s.steps.iter().map(|x| step_name(x)).collect(),
-            cycles: s.cycles,
-            from_cache: false,
-        })
-    }
-}
-
-fn step_name(s: &str) -> &'static str {
-    const ALL: [&str; 7] = [
-        "capped_base_entities",
-        "removed_priority_3",
-        "compressed_signatures",
-        "truncated_documentation",
-        "limited_relationships",
-        "minimized_low_priority_entities",
-        "dropped_low_relevance_entities",
-    ];
-    ALL.iter().find(|x| **x == s).copied().unwrap_or("unknown")
 }
 
 /// A relationship between two selected entities.
@@ -722,7 +683,7 @@ fn emit_selection(
         included: vec![false; items.len()],
         detail: vec![Detail::Full; items.len()],
         rel_kept: vec![false; fit_rels.len()],
-        steps: vec!["removed_priority_3"; 4],
+        steps: vec![FitStep::RemovedPriority3; 4],
     };
     let overhead = counter.count_lines(&assemble(&empty, req.budget)) + 8;
     let mut plan = match fit::fit(&items, &fit_rels, req.budget, overhead, derived_base_share) {
@@ -734,8 +695,8 @@ fn emit_selection(
             })
         }
     };
-    if not_loaded > 0 && !plan.steps.contains(&"dropped_low_relevance_entities") {
-        plan.steps.push("dropped_low_relevance_entities");
+    if not_loaded > 0 && !plan.steps.contains(&FitStep::DroppedLowRelevanceEntities) {
+        plan.steps.push(FitStep::DroppedLowRelevanceEntities);
     }
 
     // Exact count of the assembled document: trim if the estimate was
@@ -761,7 +722,7 @@ fn emit_selection(
             } else {
                 (req.budget + (error - overhead), 0)
             };
-            let base_last = plan.steps.contains(&"capped_base_entities");
+            let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
             fit::refill(&items, &fit_rels, budget, calibrated, &mut plan, base_last);
             if plan != before {
                 continue;
@@ -918,7 +879,7 @@ impl JsonDoc {
             f
         };
         JsonDoc {
-            generated_at: time::now_rfc3339(),
+            generated_at: crate::support::time::now_rfc3339(),
             query_context: json!({
                 "base_entities": BASE_PLACEHOLDER,
                 "hop_depth": selection.hops,

@@ -11,9 +11,9 @@
 
 use serde::Serialize;
 
-use crate::emit::tokens::{Encoding, TokenCounter};
 use crate::llm::{ChatClient, ChatMessage, ChatReply, ProviderFailure};
 use crate::store::Store;
+use crate::support::tokens::{Encoding, TokenCounter};
 
 use super::executor::{Executed, FlowSession};
 use super::history::{self, HISTORY_PAIRS};

@@ -7,10 +7,10 @@
 //! model to know what was asked before and which mistakes it made, without
 //! the prompt growing with the conversation.
 
-use crate::emit::time::now_rfc3339;
 use crate::llm::ChatMessage;
 use crate::store::value::{get_int, get_str};
 use crate::store::{queries, Batch, Params, Store};
+use crate::support::time::now_rfc3339;
 
 use super::FlowError;
 

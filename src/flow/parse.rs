@@ -19,7 +19,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::llm::ChatReply;
+use crate::llm::{strip_think, ChatReply};
 
 use super::executor::ToolCall;
 
@@ -158,21 +158,6 @@ fn tool_call_of(block: &Value) -> Result<ToolCall, String> {
         name: name.to_string(),
         params,
     })
-}
-
-/// Remove `<think>...</think>` blocks some reasoning models emit.
-pub fn strip_think(text: &str) -> String {
-    let mut out = text.to_string();
-    while let Some(start) = out.find("<think>") {
-        match out[start..].find("</think>") {
-            Some(end) => out.replace_range(start..start + end + "</think>".len(), ""),
-            None => {
-                out.truncate(start);
-                break;
-            }
-        }
-    }
-    out
 }
 
 /// The text inside the first `<name>...</name>`, and whether the closing

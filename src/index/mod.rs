@@ -1,4 +1,5 @@
 //! Indexing: walk → hash → parse changed files → extract → resolve → store.
+pub mod history;
 pub mod keys;
 pub mod layout;
 pub mod pipeline;

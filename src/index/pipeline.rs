@@ -336,7 +336,7 @@ pub fn index_repository(
         phases.lap("write");
     }
 
-    if opts.history && crate::analyse::history::refresh(store, graph, root)? {
+    if opts.history && super::history::refresh(store, graph, root)? {
         // History feeds relevance: cached contexts must not outlive it.
         let mut batch = Batch::new();
         batch.put(

@@ -29,18 +29,18 @@ use crate::model::{
     Entity, EntityKind, FileContext, FileExtract, RawRef, RefKind, UseDecl, Visibility,
 };
 
-/// Relationship names stored in `edge.rel`.
+/// Relationship names stored in `edge.rel` (see [`Rel`]), as the
+/// `&'static str`s the resolver's edge maps are keyed by.
 pub mod rel {
-    pub const CALLS: &str = "calls";
-    pub const USES_TYPE: &str = "uses_type";
-    pub const IMPLEMENTS: &str = "implements";
-    pub const CONTAINS: &str = "contains";
-    pub const IMPORTS: &str = "imports";
-    pub const TESTS: &str = "tests";
-    pub const REFERENCES: &str = "references";
-    pub const ALL: [&str; 7] = [
-        CALLS, USES_TYPE, IMPLEMENTS, CONTAINS, IMPORTS, TESTS, REFERENCES,
-    ];
+    use crate::model::Rel;
+
+    pub const CALLS: &str = Rel::Calls.name();
+    pub const USES_TYPE: &str = Rel::UsesType.name();
+    pub const IMPLEMENTS: &str = Rel::Implements.name();
+    pub const CONTAINS: &str = Rel::Contains.name();
+    pub const IMPORTS: &str = Rel::Imports.name();
+    pub const TESTS: &str = Rel::Tests.name();
+    pub const REFERENCES: &str = Rel::References.name();
 }
 
 /// Starts the note on an ambiguous unresolved reference's text:

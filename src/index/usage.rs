@@ -22,7 +22,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::resolve::FileLinks;
-use crate::analyse::cycles::DEPENDENCY_RELS;
+use crate::model::rel::DEPENDENCY_RELS;
 use crate::store::value::first_int;
 use crate::store::{queries, Params, Store, StoreError};
 

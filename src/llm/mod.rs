@@ -20,7 +20,6 @@
 //! every error text (see [`config::Secret`]).
 
 pub mod anthropic;
-pub mod canvas;
 pub mod config;
 
 use std::time::Duration;
@@ -499,4 +498,19 @@ pub fn parse_completion(body: &str) -> Result<(String, Vec<NativeToolCall>), Str
         return Err("the response has neither content nor tool calls".into());
     }
     Ok((content, calls))
+}
+
+/// Remove `<think>...</think>` blocks some reasoning models emit.
+pub fn strip_think(text: &str) -> String {
+    let mut out = text.to_string();
+    while let Some(start) = out.find("<think>") {
+        match out[start..].find("</think>") {
+            Some(end) => out.replace_range(start..start + end + "</think>".len(), ""),
+            None => {
+                out.truncate(start);
+                break;
+            }
+        }
+    }
+    out
 }

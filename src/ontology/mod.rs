@@ -382,9 +382,7 @@ fn node_order(n: &OntoNode) -> (NodeType, u32, &str, &str) {
     (n.node_type, num, n.name.as_str(), n.uuid.as_str())
 }
 
-/// Relationship types along which a cycle is a modelling error: a part
-/// cannot contain its whole, a requirement cannot derive from itself.
-pub const HIERARCHY_RELS: [&str; 4] = ["compose", "allocate", "derive", "refine"];
+pub use crate::model::rel::HIERARCHY_RELS;
 
 /// Cycles of an ontology graph along [`HIERARCHY_RELS`]: the code graph's
 /// cycle detection, whose dependency relations include them.

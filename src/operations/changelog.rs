@@ -30,9 +30,9 @@ use serde_json::{json, Value};
 
 use super::error::OperationError;
 use super::events::{ChunkUpdates, EdgeView, NodeView};
-use crate::emit::time::now_rfc3339;
 use crate::store::value::{get_bytes, get_int, get_json, get_str, json as json_value, Params};
 use crate::store::{queries, Batch, Store, StoreError};
+use crate::support::time::now_rfc3339;
 
 /// A row's key columns. (`DataValue` only looks mutable to clippy — its
 /// regex variant carries a cache — key rows here are plain scalars.)

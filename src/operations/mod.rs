@@ -40,9 +40,9 @@ use serde_json::{json, Value};
 pub use error::OperationError;
 pub use parse::{parse_response, Operation, Response};
 
-use crate::emit::time::now_rfc3339;
 use crate::ontology::store::OntoTx;
 use crate::store::{Batch, Store};
+use crate::support::time::now_rfc3339;
 use events::Counts;
 use execute::Created;
 

@@ -16,6 +16,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 
+use super::registry;
 use super::tools::{self, ToolSpec};
 use super::watch::{self, Delays, Refresher};
 use super::Workspace;
@@ -33,7 +34,7 @@ impl GraphctxMcp {
     pub fn new(ws: Arc<Workspace>) -> GraphctxMcp {
         GraphctxMcp {
             ws,
-            tools: Arc::new(tools::registry()),
+            tools: Arc::new(registry::all()),
         }
     }
 

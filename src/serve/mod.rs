@@ -26,10 +26,12 @@
 //! run.
 
 pub mod ask_tool;
+pub mod code_tools;
 pub mod graph_tools;
 pub mod lsp;
 pub mod mcp;
 pub mod nav;
+pub mod registry;
 pub mod tools;
 pub mod watch;
 
@@ -37,12 +39,12 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::emit::tokens::{Encoding, TokenCounter};
 use crate::emit::ContextError;
 use crate::graph::EntityRow;
 use crate::index::{index_repository, IndexError, IndexOptions, IndexSummary};
 use crate::store::lock::WriteLock;
 use crate::store::{Location, Store, StoreError};
+use crate::support::tokens::{Encoding, TokenCounter};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {

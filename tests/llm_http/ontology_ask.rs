@@ -914,7 +914,13 @@ fn mcp_tool_ontology_ask_applies_and_reports() {
 
     let call = |args: Value| {
         let args: serde_json::Map<String, Value> = serde_json::from_value(args).unwrap();
-        tools::call(&ws, &tools::registry(), "ontology_ask", &args).expect("tool exists")
+        tools::call(
+            &ws,
+            &graphctx::serve::registry::all(),
+            "ontology_ask",
+            &args,
+        )
+        .expect("tool exists")
     };
     let r = call(
         json!({"graph": G, "session": "agent", "request": "Add a refund function to HandleReturns"}),

@@ -13,10 +13,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::canvas::{self, Canvas, CanvasError, Response};
-use crate::emit::tokens::{Encoding, TokenCounter};
-use crate::flow::parse::strip_think;
-
-use super::{ChatClient, ChatMessage, LlmError, ProviderFailure};
+use crate::llm::{strip_think, ChatClient, ChatMessage, LlmError, ProviderFailure};
+use crate::support::tokens::{Encoding, TokenCounter};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CanvasAskError {

@@ -1,0 +1,274 @@
+//! The MCP tools over the code graph: context, blast radius, callers and
+//! callees, entity search, cycles. Each answers from an index current for
+//! the files on disk ([`super::tools::call`] brings it current first).
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Map, Value};
+
+use super::nav::parse_format;
+use super::tools::{opt_str, opt_uint, req_str, Answer, Args, ToolError, ToolSpec};
+use super::Workspace;
+use crate::analyse::blast::{self, MAX_HOPS};
+use crate::analyse::cycles;
+use crate::analyse::select::BaseSpec;
+use crate::graph;
+
+/// The tools over the code graph.
+pub fn specs() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "context",
+            description: "Context an LLM needs to change some code: the base entities (an ISGL1 key, \
+                every entity of a file, or every entity with a name), their blast radius within `hops`, \
+                ranked by relevance and cut to the token budget. Format E (compact text, default) or \
+                CodeGraphContext.json.",
+            properties: || {
+                json!({
+                    "key": {"type": "string", "description": "ISGL1 key `{file}-{module}-{item}` of a base entity"},
+                    "keys": {"type": "array", "items": {"type": "string"}, "description": "Several base keys"},
+                    "file": {"type": "string", "description": "Take every entity of this repository-relative file as base"},
+                    "name": {"type": "string", "description": "Take every entity with this name as base"},
+                    "hops": {"type": "integer", "minimum": 0, "maximum": MAX_HOPS, "default": 2},
+                    "budget": {"type": "integer", "minimum": 1, "description": "Token budget of the document (default and cap: max_tokens)"},
+                    "format": {"type": "string", "enum": ["e", "json"], "default": "e"}
+                })
+            },
+            required: &[],
+            run: tool_context,
+        },
+        ToolSpec {
+            name: "blast_radius",
+            description: "Entities within `hops` of an entity, following dependencies in both \
+                directions, with distance and the relationships they were reached through.",
+            properties: || {
+                json!({
+                    "key": {"type": "string", "description": "ISGL1 key"},
+                    "hops": {"type": "integer", "minimum": 0, "maximum": MAX_HOPS, "default": 2}
+                })
+            },
+            required: &["key"],
+            run: tool_blast,
+        },
+        ToolSpec {
+            name: "callers",
+            description: "Functions and methods that call an entity, with file, line and call count.",
+            properties: || json!({"key": {"type": "string", "description": "ISGL1 key"}}),
+            required: &["key"],
+            run: |ws, a, _| tool_calls(ws, a, true),
+        },
+        ToolSpec {
+            name: "callees",
+            description: "Functions, methods and macros an entity calls, with file, line and call count.",
+            properties: || json!({"key": {"type": "string", "description": "ISGL1 key"}}),
+            required: &["key"],
+            run: |ws, a, _| tool_calls(ws, a, false),
+        },
+        ToolSpec {
+            name: "search_entities",
+            description: "Find entities by name (fuzzy: exact, prefix, substring, then subsequence \
+                matches), optionally of one kind or in one file. Returns their ISGL1 keys.",
+            properties: || {
+                json!({
+                    "query": {"type": "string", "description": "Name or part of it"},
+                    "kind": {"type": "string", "enum": ["fn", "method", "struct", "enum", "union", "trait", "impl", "mod", "const", "static", "type", "macro"]},
+                    "file": {"type": "string", "description": "Repository-relative file"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}
+                })
+            },
+            required: &["query"],
+            run: tool_search,
+        },
+        ToolSpec {
+            name: "cycles",
+            description: "Dependency cycles of the code graph: strongly connected components, \
+                self-loops (recursion) and module cycles, each with a concrete cycle path.",
+            properties: || json!({}),
+            required: &[],
+            run: tool_cycles,
+        },
+    ]
+}
+
+fn require_key(ws: &Workspace, key: &str) -> Result<(), ToolError> {
+    if graph::entity_exists(ws.store(), ws.graph(), key)? {
+        Ok(())
+    } else {
+        Err(ws.not_found(key).into())
+    }
+}
+
+fn tool_context(ws: &Workspace, a: &Args, max_tokens: usize) -> Result<Answer, ToolError> {
+    let keys: Option<Vec<String>> = match a.get("keys") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(items)) => Some(
+            items
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| ToolError::invalid("'keys' must be an array of strings"))
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(_) => return Err(ToolError::invalid("'keys' must be an array of strings")),
+    };
+    let key = opt_str(a, "key")?;
+    let file = opt_str(a, "file")?;
+    let name = opt_str(a, "name")?;
+    let base = match (key, keys, file, name) {
+        (Some(k), None, None, None) => BaseSpec::Keys(vec![k.to_string()]),
+        (None, Some(ks), None, None) if !ks.is_empty() => BaseSpec::Keys(ks),
+        (None, None, Some(f), None) => BaseSpec::File(ws.relative(std::path::Path::new(f))?),
+        (None, None, None, Some(n)) => BaseSpec::Name(n.to_string()),
+        _ => {
+            return Err(ToolError::invalid(
+                "give exactly one of 'key', 'keys' (non-empty), 'file' or 'name'",
+            ))
+        }
+    };
+    let hops = opt_uint(a, "hops", MAX_HOPS as u64)?.unwrap_or(2) as u32;
+    let budget = match a.get("budget") {
+        None | Some(Value::Null) => max_tokens,
+        Some(v) => match v.as_u64() {
+            Some(n) if n > 0 => (n as usize).min(max_tokens),
+            _ => {
+                return Err(ToolError::invalid(format!(
+                    "'budget' must be a positive integer, got {v}"
+                )))
+            }
+        },
+    };
+    let format = parse_format(opt_str(a, "format")?.unwrap_or("e"))?;
+    let out = ws.context(base, hops, budget, format)?;
+    Ok(Answer::Text(out.text))
+}
+
+fn tool_blast(ws: &Workspace, a: &Args, _: usize) -> Result<Answer, ToolError> {
+    let key = req_str(a, "key")?;
+    let hops = opt_uint(a, "hops", MAX_HOPS as u64)?.unwrap_or(2) as u32;
+    require_key(ws, key)?;
+    let reached = blast::blast_radius(ws.store(), ws.graph(), &[key.to_string()], hops)?;
+    let others: Vec<&blast::Reached> = reached.iter().filter(|r| r.distance > 0).collect();
+    let rows = ws.entities_by_keys(&others.iter().map(|r| r.key.clone()).collect::<Vec<_>>())?;
+    let file_of: std::collections::HashMap<&str, &str> = rows
+        .iter()
+        .map(|e| (e.key.as_str(), e.file.as_str()))
+        .collect();
+    let files: BTreeSet<&str> = others
+        .iter()
+        .filter_map(|r| file_of.get(r.key.as_str()).copied())
+        .collect();
+    let (dependents, dependent_files) = ws.dependents(key, hops)?;
+    let results: Vec<Value> = others
+        .iter()
+        .map(|r| {
+            json!({
+                "key": r.key,
+                "distance": r.distance,
+                "direction": r.directions(),
+                "via": r.rels(),
+            })
+        })
+        .collect();
+    Ok(Answer::Json {
+        value: json!({
+            "key": key,
+            "hops": hops,
+            "summary": format!(
+                "{} entities within {hops} hops in {} files; {dependents} of them depend on it, in {dependent_files} files",
+                others.len(), files.len()
+            ),
+            "entities": others.len(),
+            "files": files.len(),
+            "dependents": dependents,
+            "results": results,
+        }),
+        list: Some("results"),
+    })
+}
+
+fn tool_calls(ws: &Workspace, a: &Args, callers: bool) -> Result<Answer, ToolError> {
+    let key = req_str(a, "key")?;
+    require_key(ws, key)?;
+    let links = if callers {
+        blast::callers(ws.store(), ws.graph(), key)?
+    } else {
+        blast::callees(ws.store(), ws.graph(), key)?
+    };
+    let rows = ws.entities_by_keys(&links.iter().map(|l| l.key.clone()).collect::<Vec<_>>())?;
+    let at: std::collections::HashMap<&str, (&str, i64)> = rows
+        .iter()
+        .map(|e| (e.key.as_str(), (e.file.as_str(), e.start_line)))
+        .collect();
+    let list: Vec<Value> = links
+        .iter()
+        .map(|l| {
+            let (file, line) = at.get(l.key.as_str()).copied().unwrap_or(("", 0));
+            json!({"key": l.key, "file": file, "line": line, "calls": l.count})
+        })
+        .collect();
+    let field = if callers { "callers" } else { "callees" };
+    let mut value = Map::new();
+    value.insert("key".into(), json!(key));
+    value.insert("count".into(), json!(list.len()));
+    value.insert(field.into(), Value::Array(list));
+    Ok(Answer::Json {
+        value: Value::Object(value),
+        list: Some(field),
+    })
+}
+
+fn tool_search(ws: &Workspace, a: &Args, _: usize) -> Result<Answer, ToolError> {
+    let query = opt_str(a, "query")?.ok_or_else(|| ToolError::invalid("'query' is required"))?;
+    let kind = opt_str(a, "kind")?;
+    let file = match opt_str(a, "file")? {
+        Some(f) => Some(ws.relative(std::path::Path::new(f))?),
+        None => None,
+    };
+    let limit = opt_uint(a, "limit", 500)?.unwrap_or(50) as usize;
+    let table = ws.all_symbols()?;
+    let q: Vec<char> = query.to_lowercase().chars().collect();
+    let mut scored: Vec<(u32, &graph::EntityRow)> = table
+        .iter()
+        .filter(|e| kind.is_none_or(|k| e.kind == k))
+        .filter(|e| file.as_deref().is_none_or(|f| e.file == f))
+        .filter_map(|e| super::nav::fuzzy_score(&q, &e.name).map(|s| (s, e)))
+        .collect();
+    scored.sort_by(|x, y| {
+        x.0.cmp(&y.0)
+            .then_with(|| x.1.name.len().cmp(&y.1.name.len()))
+            .then_with(|| x.1.key.cmp(&y.1.key))
+    });
+    let matched = scored.len();
+    let results: Vec<Value> = scored
+        .into_iter()
+        .take(limit)
+        .map(|(_, e)| {
+            json!({"key": e.key, "kind": e.kind, "name": e.name, "file": e.file, "line": e.start_line})
+        })
+        .collect();
+    Ok(Answer::Json {
+        value: json!({"query": query, "matched": matched, "results": results}),
+        list: Some("results"),
+    })
+}
+
+fn tool_cycles(ws: &Workspace, _: &Args, _: usize) -> Result<Answer, ToolError> {
+    let found = cycles::find_cycles(ws.store(), ws.graph())?;
+    let list: Vec<Value> = found
+        .iter()
+        .map(|c| {
+            json!({
+                "kind": c.kind,
+                "members": c.members.len(),
+                "cycle_path": c.cycle_path,
+                "rels": c.rels,
+            })
+        })
+        .collect();
+    Ok(Answer::Json {
+        value: json!({"count": list.len(), "cycles": list}),
+        list: Some("cycles"),
+    })
+}
