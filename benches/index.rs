@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use graphctx::index::rust_extract::{new_rust_parser, parse_only};
+use graphctx::index::rust::extract::{new_rust_parser, parse_only};
 use graphctx::index::{index_repository, walk, IndexOptions};
 use graphctx::store::{Location, Store};
 use rayon::prelude::*;

@@ -331,7 +331,7 @@ pub struct FileExtract {
     pub refs: Vec<RawRef>,
     pub uses: Vec<UseDecl>,
     /// Out-of-line module declarations (`mod name;`): which files belong
-    /// to the crate (see `index::layout`).
+    /// to the crate (see `index::rust::layout`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mods: Vec<ModDecl>,
     /// The crate and module the extract was made for: keys contain the

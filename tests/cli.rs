@@ -152,6 +152,28 @@ fn skipped_files_exit_with_one() {
     assert!(stdout(&out).contains("skipped src/blob.rs: binary file"));
 }
 
+/// `graphctx entities | head -1`: when the reader has gone, the command
+/// stops quietly with 0, as other Unix tools do (the reading end is closed
+/// before the run starts, so every write meets a closed pipe).
+#[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    let repo = shapes_copy();
+    let out = graphctx(repo.path(), &["index"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for args in [&["entities"][..], &["entities", "--json"], &["cycles"]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_graphctx"))
+            .args(args)
+            .current_dir(repo.path())
+            .stdout(writer)
+            .output()
+            .expect("graphctx runs");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), "", "{args:?}");
+    }
+}
+
 #[test]
 fn usage_errors_exit_with_two() {
     let dir = tempfile::tempdir().unwrap();

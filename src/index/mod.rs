@@ -1,11 +1,11 @@
 //! Indexing: walk → hash → parse changed files → extract → resolve → store.
+//!
+//! Language-specific work lives in [`rust`]; the pipeline, the walk, the
+//! co-change history and the usage summaries are about files and edges.
 pub mod history;
 pub mod keys;
-pub mod layout;
 pub mod pipeline;
-pub mod resolve;
-pub mod rust_extract;
-pub mod types;
+pub mod rust;
 pub mod usage;
 pub mod walk;
 

@@ -4,7 +4,7 @@
 //! 2. parse new or changed files in parallel, one tree-sitter parser per
 //!    rayon thread, extracting everything from that one tree;
 //! 3. load the stored extracts of unchanged files and resolve the
-//!    references of all files together ([`super::resolve`]);
+//!    references of all files together ([`super::rust::resolve`]);
 //! 4. write the difference — entities of changed files, edges of files
 //!    whose resolved links changed, deletions — in one transaction.
 //!
@@ -20,8 +20,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::resolve::{self, FileLinks};
-use super::rust_extract::RustExtractor;
+use super::rust::resolve::{self, FileLinks};
+use super::rust::RustExtractor;
 use super::usage;
 use super::walk::{self, SourceFile};
 use crate::model::{FileContext, FileExtract, ParseStatus};
@@ -848,7 +848,7 @@ fn write_links(
                 0 | 1 => text.clone(),
                 n => format!(
                     "{text} {}{n} candidates)",
-                    crate::index::resolve::AMBIGUOUS_MARK
+                    crate::index::rust::resolve::AMBIGUOUS_MARK
                 ),
             };
             per_src

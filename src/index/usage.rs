@@ -21,7 +21,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::resolve::FileLinks;
+use super::rust::resolve::FileLinks;
 use crate::model::rel::DEPENDENCY_RELS;
 use crate::store::value::first_int;
 use crate::store::{queries, Params, Store, StoreError};

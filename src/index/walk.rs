@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::layout::Layout;
+use super::rust::layout::Layout;
 use crate::model::FileContext;
 use crate::store::STORE_DIR;
 

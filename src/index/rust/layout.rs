@@ -79,7 +79,7 @@ fn parse_manifest(text: &str) -> Option<Manifest> {
         // An unreadable manifest still names its package as far as a
         // line scan can tell; its targets are the discovered ones.
         Err(_) => {
-            return super::walk::package_name(text).map(|name| Manifest {
+            return crate::index::walk::package_name(text).map(|name| Manifest {
                 name,
                 auto: [true; 4],
                 ..Manifest::default()

@@ -1147,7 +1147,7 @@ mod std_names {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::rust_extract::RustExtractor;
+    use crate::index::rust::RustExtractor;
 
     /// Links of a one-file crate `demo` at `src/lib.rs`.
     fn links(src: &str) -> FileLinks<'static> {
@@ -1380,7 +1380,7 @@ fn f(s: String) { s.shout(); s.twice(); }
 #[cfg(test)]
 mod cross_crate_macros {
     use super::*;
-    use crate::index::rust_extract::RustExtractor;
+    use crate::index::rust::RustExtractor;
 
     /// Callees of `user` in crate `b` when crate `a` defines `macro_src`.
     fn callees(macro_src: &str) -> Vec<String> {

@@ -6,11 +6,11 @@
 //! callee's return type, the struct's field type, a type alias's target,
 //! a generic parameter's trait bounds — each read in the scope it was
 //! written in. The standard library's common types are known by the few
-//! facts in [`crate::index::types`]. When a step cannot be typed the
+//! facts in [`crate::index::rust::types`]. When a step cannot be typed the
 //! chain stops and the reference is resolved as if nothing were known.
 
 use super::{EntId, ModId, Ns, Res, SymbolTable};
-use crate::index::types::{self, StdReturn, Ty};
+use crate::index::rust::types::{self, StdReturn, Ty};
 use crate::model::{EntityKind, RawRef, Recv};
 
 /// Where a name is written: what it resolves against.

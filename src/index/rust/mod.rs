@@ -1,0 +1,17 @@
+//! Rust: everything the index knows about the language.
+//!
+//! - [`layout`] — the Cargo layout: packages, targets, and the crate and
+//!   module of every file (from `mod` declarations, `#[path]` honoured).
+//! - [`extract`] — one file's tree-sitter parse into a `FileExtract`.
+//! - [`resolve`] — name resolution over all extracts into edges.
+//! - [`types`] — declared types parsed into structure, std's common types.
+//!
+//! The rest of `index` (walking, hashing, diffing, writing) handles files,
+//! extracts and edges without looking inside them; a second language would
+//! be a sibling folder with the same three roles.
+pub mod extract;
+pub mod layout;
+pub mod resolve;
+pub mod types;
+
+pub use extract::RustExtractor;
