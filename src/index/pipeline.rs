@@ -102,6 +102,21 @@ struct StoredFile {
     edge_digest: String,
 }
 
+/// A file's size and modification time when its hash was computed, and the
+/// layout digest the hash covered (`code_file_stat`, schema 11).
+#[derive(PartialEq)]
+struct FileStat {
+    bytes: i64,
+    mtime_ns: i64,
+    layout: String,
+    hash: String,
+}
+
+/// A file modified this long before a run started is recorded in
+/// `code_file_stat`: later edits are sure to give it another time, even on
+/// file systems with coarse timestamps.
+const STAT_SETTLED_NS: i64 = 2_000_000_000;
+
 enum Outcome {
     Unchanged,
     Parsed {
@@ -135,10 +150,12 @@ pub fn index_repository(
         return Err(IndexError::NotADirectory(root.display().to_string()));
     }
     let graph = opts.graph.as_str();
+    let run_started_ns = walk::unix_nanos(std::time::SystemTime::now());
     let mut phases = Phases::new();
     let walked = walk::walk(root);
     let layout_digest = walked.layout.digest();
     let stored = load_file_states(store, graph)?;
+    let stats = load_file_stats(store, graph)?;
     phases.lap("walk");
 
     let bar = progress_bar(opts.progress, walked.files.len() as u64);
@@ -146,13 +163,12 @@ pub fn index_repository(
         .files
         .par_iter()
         .map_init(RustExtractor::new, |extractor, file| {
-            let o = examine(
-                extractor,
-                file,
-                stored.get(&file.ctx.path),
-                opts.max_file_bytes,
-                &layout_digest,
-            );
+            let known = stored.get(&file.ctx.path);
+            let o = if stat_vouches(file, known, stats.get(&file.ctx.path), &layout_digest) {
+                Outcome::Unchanged
+            } else {
+                examine(extractor, file, known, opts.max_file_bytes, &layout_digest)
+            };
             bar.inc(1);
             o
         })
@@ -309,9 +325,17 @@ pub fn index_repository(
             graph, &mut batch, &new_files, &digests, &stored, &extracts, &deleted, &unchanged,
         );
         let count = |f: fn(&FileLinks) -> usize| links.values().map(f).sum::<usize>() as i64;
+        let ambiguous = count(|l| l.unresolved.values().filter(|u| u.2 > 1).count());
         batch.put(
             "code_stats",
-            &["graph", "files", "entities", "edges", "unresolved"],
+            &[
+                "graph",
+                "files",
+                "entities",
+                "edges",
+                "unresolved",
+                "ambiguous",
+            ],
             vec![
                 graph.into(),
                 (walked.files.len() as i64).into(),
@@ -322,6 +346,7 @@ pub fn index_repository(
                     .into(),
                 count(|l| l.edges.len()).into(),
                 count(|l| l.unresolved.len()).into(),
+                ambiguous.into(),
             ],
         );
         let seq = next_seq(store, graph)?;
@@ -352,14 +377,27 @@ pub fn index_repository(
         phases.lap("history");
     }
 
+    record_stats(
+        store,
+        graph,
+        &walked.files,
+        &layout_digest,
+        &stats,
+        run_started_ns,
+    )?;
+
     let counts = store.read(queries::CODE_COUNTS, Params::new().with("graph", graph))?;
     if let Some(row) = counts.rows.first() {
         summary.entities = get_int(row, 1);
         summary.edges = get_int(row, 2);
         summary.unresolved = get_int(row, 3);
+        summary.ambiguous = get_int(row, 4);
     }
-    let ambiguous = store.read(queries::AMBIGUOUS_COUNT, Params::new().with("graph", graph))?;
-    summary.ambiguous = ambiguous.rows.first().map_or(0, |r| get_int(r, 0));
+    if summary.ambiguous < 0 {
+        // Last written before the count was kept: count once by a scan.
+        let ambiguous = store.read(queries::AMBIGUOUS_COUNT, Params::new().with("graph", graph))?;
+        summary.ambiguous = ambiguous.rows.first().map_or(0, |r| get_int(r, 0));
+    }
     summary.seq = store.graph_seq(graph)?;
     summary.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     summary.phases_ms = phases.done;
@@ -579,16 +617,19 @@ pub fn stale_files(store: &Store, root: &Path, graph: &str) -> Result<Vec<String
     let walked = walk::walk(root);
     let layout_digest = walked.layout.digest();
     let stored = load_file_states(store, graph)?;
+    let stats = load_file_stats(store, graph)?;
     let mut stale: Vec<String> = walked
         .files
         .par_iter()
         .filter_map(|file| {
+            let known = stored.get(&file.ctx.path);
             // Skipped files (too large, binary) hold nothing in the index.
-            let fresh = stored.get(&file.ctx.path).is_some_and(|s| {
-                s.status == "skipped"
-                    || std::fs::read(&file.abs_path)
-                        .is_ok_and(|b| content_hash(&b, &layout_digest) == s.hash)
-            });
+            let fresh = stat_vouches(file, known, stats.get(&file.ctx.path), &layout_digest)
+                || known.is_some_and(|s| {
+                    s.status == "skipped"
+                        || std::fs::read(&file.abs_path)
+                            .is_ok_and(|b| content_hash(&b, &layout_digest) == s.hash)
+                });
             (!fresh).then(|| file.ctx.path.clone())
         })
         .collect();
@@ -601,6 +642,107 @@ pub fn stale_files(store: &Store, root: &Path, graph: &str) -> Result<Vec<String
     );
     stale.sort();
     Ok(stale)
+}
+
+/// Whether the stat snapshot says the file is as it was when its stored
+/// hash was computed: same size, same modification time, same layout,
+/// and that hash is still the stored one.
+fn stat_vouches(
+    file: &SourceFile,
+    stored: Option<&StoredFile>,
+    stat: Option<&FileStat>,
+    layout_digest: &str,
+) -> bool {
+    let (Some(stored), Some(stat)) = (stored, stat) else {
+        return false;
+    };
+    stored.status != "skipped"
+        && file.mtime_ns != 0
+        && stat.bytes == file.bytes as i64
+        && stat.mtime_ns == file.mtime_ns
+        && stat.layout == layout_digest
+        && stat.hash == stored.hash
+}
+
+fn load_file_stats(store: &Store, graph: &str) -> Result<BTreeMap<String, FileStat>, StoreError> {
+    let rows = store.read(queries::FILE_STATS, Params::new().with("graph", graph))?;
+    Ok(rows
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                get_str(r, 0).to_string(),
+                FileStat {
+                    bytes: get_int(r, 1),
+                    mtime_ns: get_int(r, 2),
+                    layout: get_str(r, 3).to_string(),
+                    hash: get_str(r, 4).to_string(),
+                },
+            )
+        })
+        .collect())
+}
+
+/// Bring `code_file_stat` in line with the files as this run left them:
+/// a row for every indexed file whose modification time is settled (see
+/// [`STAT_SETTLED_NS`]), none for files gone, skipped or still settling.
+/// Its own small write: the stat rows are a cache, not graph content, so
+/// they move no `seq`.
+fn record_stats(
+    store: &Store,
+    graph: &str,
+    files: &[SourceFile],
+    layout_digest: &str,
+    old: &BTreeMap<String, FileStat>,
+    run_started_ns: i64,
+) -> Result<(), StoreError> {
+    let states = load_file_states(store, graph)?;
+    let mut batch = Batch::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    for file in files {
+        let path = file.ctx.path.as_str();
+        seen.insert(path);
+        let wanted = states.get(path).and_then(|s| {
+            let settled = file.mtime_ns != 0 && file.mtime_ns < run_started_ns - STAT_SETTLED_NS;
+            (settled && s.status != "skipped" && !s.hash.is_empty()).then(|| FileStat {
+                bytes: file.bytes as i64,
+                mtime_ns: file.mtime_ns,
+                layout: layout_digest.to_string(),
+                hash: s.hash.clone(),
+            })
+        });
+        match (wanted, old.get(path)) {
+            (Some(w), o) if o != Some(&w) => batch.put(
+                "code_file_stat",
+                &["graph", "path", "bytes", "mtime_ns", "layout", "hash"],
+                vec![
+                    graph.into(),
+                    path.into(),
+                    w.bytes.into(),
+                    w.mtime_ns.into(),
+                    w.layout.into(),
+                    w.hash.into(),
+                ],
+            ),
+            (None, Some(_)) => batch.delete(
+                "code_file_stat",
+                &["graph", "path"],
+                vec![graph.into(), path.into()],
+            ),
+            _ => {}
+        }
+    }
+    for path in old.keys().filter(|p| !seen.contains(p.as_str())) {
+        batch.delete(
+            "code_file_stat",
+            &["graph", "path"],
+            vec![graph.into(), path.as_str().into()],
+        );
+    }
+    if !batch.is_empty() {
+        store.apply(batch)?;
+    }
+    Ok(())
 }
 
 fn load_file_states(
@@ -1066,3 +1208,7 @@ fn write_files(
 fn next_seq(store: &Store, graph: &str) -> Result<i64, StoreError> {
     Ok(store.graph_seq(graph)? + 1)
 }
+
+#[cfg(test)]
+#[path = "pipeline_stat_tests.rs"]
+mod stat_tests;

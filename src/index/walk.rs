@@ -22,6 +22,9 @@ pub struct SourceFile {
     pub ctx: FileContext,
     /// Size in bytes from the directory entry's metadata.
     pub bytes: u64,
+    /// Modification time (nanoseconds since the Unix epoch; 0 when the
+    /// file system does not say), for the stat shortcut of the index.
+    pub mtime_ns: i64,
 }
 
 /// Something the walk could not look at.
@@ -43,7 +46,7 @@ pub struct WalkResult {
 
 /// Walk `root` for `.rs` files.
 pub fn walk(root: &Path) -> WalkResult {
-    let mut rust_files: Vec<(String, PathBuf, u64)> = Vec::new();
+    let mut rust_files: Vec<(String, PathBuf, u64, i64)> = Vec::new();
     let mut manifests: BTreeMap<String, String> = BTreeMap::new(); // manifest dir → text
     let mut issues = Vec::new();
 
@@ -82,19 +85,22 @@ pub fn walk(root: &Path) -> WalkResult {
                 manifests.insert(dir, text);
             }
         } else if name.ends_with(".rs") {
-            let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            rust_files.push((rel, abs.to_path_buf(), bytes));
+            let meta = entry.metadata().ok();
+            let bytes = meta.as_ref().map_or(0, |m| m.len());
+            let mtime_ns = meta.and_then(|m| m.modified().ok()).map_or(0, unix_nanos);
+            rust_files.push((rel, abs.to_path_buf(), bytes, mtime_ns));
         }
     }
 
-    let paths: BTreeSet<String> = rust_files.iter().map(|(rel, _, _)| rel.clone()).collect();
+    let paths: BTreeSet<String> = rust_files.iter().map(|(rel, ..)| rel.clone()).collect();
     let layout = Layout::new(&manifests, &paths);
     let mut files: Vec<SourceFile> = rust_files
         .into_iter()
-        .map(|(rel, abs_path, bytes)| SourceFile {
+        .map(|(rel, abs_path, bytes, mtime_ns)| SourceFile {
             ctx: layout.guess(&rel),
             abs_path,
             bytes,
+            mtime_ns,
         })
         .collect();
     files.sort_by(|a, b| a.ctx.path.cmp(&b.ctx.path));
@@ -171,6 +177,14 @@ pub fn package_name(manifest: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// A time as nanoseconds since the Unix epoch (0 before it or past i64).
+pub fn unix_nanos(t: std::time::SystemTime) -> i64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .and_then(|d| i64::try_from(d.as_nanos()).ok())
+        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ macro_rules! queries {
 
 queries! {
     FILE_STATES => "file_states.cozo",
+    FILE_STATS => "file_stats.cozo",
     EXTRACTS => "extracts.cozo",
     ENTITY_ROWS_IN_FILES => "entity_rows_in_files.cozo",
     EDGES_FROM_ORIGINS => "edges_from_origins.cozo",

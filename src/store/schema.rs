@@ -35,6 +35,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ontology_conversation",
         include_str!("../../schema/010_ontology_conversation.cozo"),
     ),
+    (
+        11,
+        "index_state",
+        include_str!("../../schema/011_index_state.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.
