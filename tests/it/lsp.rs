@@ -1,7 +1,7 @@
 //! `graphctx lsp`: the handlers in-process, the protocol over stdio, and a
 //! real editor (headless Neovim) driving the binary.
 
-mod common;
+use crate::common;
 
 use common::lsp_rpc::Rpc;
 
