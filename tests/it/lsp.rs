@@ -347,7 +347,7 @@ fn the_watcher_picks_up_changes_made_outside_the_editor() {
 }
 
 // ---------------------------------------------------------------------------
-// The protocol over stdio, with the JSON-RPC client of tests/common.
+// The protocol over stdio, with the JSON-RPC client of tests/it/common.
 
 fn file_uri(p: &Path) -> String {
     format!("file://{}", p.canonicalize().unwrap().display())
