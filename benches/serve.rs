@@ -26,7 +26,7 @@ use graphctx::emit::Format;
 use graphctx::serve::{Refresh, Workspace};
 
 mod common;
-#[path = "../tests/common/lsp_rpc.rs"]
+#[path = "../tests/it/common/lsp_rpc.rs"]
 mod lsp_rpc;
 use common::{copy_crates, crate_names_from_args, ms, percentile, stats};
 use lsp_rpc::Rpc;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the real clients the server tests drive: Neovim (Debian's
-# package) for tests/lsp.rs and the official MCP Python SDK for tests/mcp.rs.
-# Idempotent and quiet: does nothing for a client that is already there.
+# package) for tests/it/lsp.rs and the official MCP Python SDK for
+# tests/it/mcp.rs. Idempotent and quiet: does nothing for a client that is
+# already there.
 set -euo pipefail
 
 if ! command -v nvim >/dev/null 2>&1; then

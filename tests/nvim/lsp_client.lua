@@ -1,5 +1,5 @@
 -- Drives `graphctx lsp` from a real Neovim (0.7+ API: vim.lsp.start_client,
--- client.request_sync). Run headless by tests/lsp.rs:
+-- client.request_sync). Run headless by tests/it/lsp.rs:
 --   nvim --headless -u NONE -i NONE -n -c "luafile tests/nvim/lsp_client.lua"
 -- Inputs (environment): GRAPHCTX_BIN, GRAPHCTX_ROOT, GRAPHCTX_FILE (relative),
 -- GRAPHCTX_LINE and GRAPHCTX_COL (0-based position of a function name),

@@ -2,7 +2,7 @@
 //! explicit checks of the cases the fixture was written for; the same for
 //! the `resolution` fixture, and the accuracy floors on the fd dev set.
 
-mod common;
+use crate::common;
 
 use common::{assert_golden, fixture, index_fresh};
 use graphctx::graph::{self, Direction, EntityFilter};

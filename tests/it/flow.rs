@@ -2,7 +2,7 @@
 //! validation, the retry message, response parsing, import/export and the
 //! `tools`/`flow` commands.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

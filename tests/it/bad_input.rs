@@ -1,7 +1,7 @@
 //! Bad input never aborts an index run: each file is indexed, indexed in
 //! part, or skipped with a reason in the summary.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -258,7 +258,7 @@ fn modules_use_only_lower_layers() {
     }
     assert!(
         unknown.is_empty(),
-        "top-level modules missing from the layer table in tests/architecture.rs \
+        "top-level modules missing from the layer table in tests/it/architecture.rs \
          (and ARCHITECTURE.md): {unknown:?}"
     );
     let list: Vec<_> = violations.into_keys().collect();

@@ -1,5 +1,5 @@
 //! Schema versions: an older database is migrated with its data intact; a
-//! newer one is refused (see also tests/cli.rs).
+//! newer one is refused (see also tests/it/cli.rs).
 
 use graphctx::store::{schema, Location, Params, Store, StoreError};
 

@@ -3,7 +3,7 @@
 //! what graphctx does not understand, atomic writes, the CLI, and a canvas
 //! imported as a graph.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::io::Write;

@@ -1,7 +1,7 @@
 //! End-to-end runs of the `graphctx` binary: exit codes, output shapes,
 //! read-only queries, crash safety.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -1,7 +1,7 @@
 //! `graphctx mcp`: every tool in-process (schemas, answers, token bounds,
 //! error objects) and the binary driven by the official MCP Python SDK.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

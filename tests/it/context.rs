@@ -1,7 +1,7 @@
 //! Context emission: golden documents, seed 004 structure, the budget
 //! property, errors, cycles, the cache.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! option, the cache, sanitising, access, seed 000's scenarios as goldens,
 //! and the CLI end to end.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -12,7 +12,7 @@
 //! incrementally after each, and comparing every relation of the graph with
 //! a fresh index of the same tree.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

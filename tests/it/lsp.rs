@@ -1,7 +1,7 @@
 //! `graphctx lsp`: the handlers in-process, the protocol over stdio, and a
 //! real editor (headless Neovim) driving the binary.
 
-mod common;
+use crate::common;
 
 use common::lsp_rpc::Rpc;
 
@@ -347,7 +347,7 @@ fn the_watcher_picks_up_changes_made_outside_the_editor() {
 }
 
 // ---------------------------------------------------------------------------
-// The protocol over stdio, with the JSON-RPC client of tests/common.
+// The protocol over stdio, with the JSON-RPC client of tests/it/common.
 
 fn file_uri(p: &Path) -> String {
     format!("file://{}", p.canonicalize().unwrap().display())

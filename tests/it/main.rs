@@ -1,0 +1,34 @@
+//! The integration tests, one test binary (`it`) with one module per
+//! area. Each former test file links CozoDB and the whole library, so one
+//! binary instead of fifteen saves most of the link time, and the test
+//! harness runs every test of the suite side by side instead of one
+//! binary after another.
+//!
+//! Tests share a process here: none may set environment variables, change
+//! the current directory or rely on process-wide state being fresh; pass
+//! such settings explicitly (a child process's environment, an env lookup
+//! closure, a root path) instead. `cargo test --release --test it cli::`
+//! runs one module.
+//!
+//! Proptest reads and records the failure cases of the properties in
+//! `<module>.rs` in `tests/proptest-regressions/<module>.txt`: its default
+//! place for sources under a directory holding a `main.rs` (the
+//! `<source>.proptest-regressions` sibling is only its fallback).
+
+mod common;
+
+mod architecture;
+mod bad_input;
+mod canvas;
+mod cli;
+mod context;
+mod cozo_regressions;
+mod flow;
+mod incremental;
+mod index_golden;
+mod llm_http;
+mod lsp;
+mod mcp;
+mod ontology;
+mod operations;
+mod schema;
