@@ -1,0 +1,453 @@
+//! One context document from a selection, in stages: choose how many
+//! candidates could matter, load and render them in inclusion order until
+//! the budget is surely spent, find the cycles among them, cost the
+//! relationships, fit, then assemble and count exactly — trimming or
+//! topping up until the exact count is within the budget.
+
+use super::*;
+use crate::analyse::cycles::Cycle;
+
+/// Build the document for `selection` (see the module doc).
+pub(super) fn emit_selection(
+    store: &Store,
+    req: &ContextRequest,
+    selection: &Selection,
+    counter: &TokenCounter,
+) -> Result<ContextOutput, ContextError> {
+    let chosen = choose(req, selection);
+    let staged = load_in_order(store, req, selection, counter, &chosen)?;
+    let Staged {
+        loaded,
+        pieces,
+        items,
+        not_loaded,
+    } = staged;
+    let cycles = SelectionCycles::find(&loaded);
+    if req.fail_on_cycles {
+        if let Some(c) = cycles.found.first() {
+            return Err(ContextError::Cycle {
+                cycle_path: c.cycle_path.clone(),
+            });
+        }
+    }
+    let (rel_texts, fit_rels) = cost_relationships(req, &loaded, counter);
+    let doc = Assembler {
+        req,
+        selection,
+        loaded: &loaded,
+        pieces: &pieces,
+        rel_texts: &rel_texts,
+        cycles: &cycles,
+        json: JsonDoc::new(req, selection),
+    };
+    let assemble = |plan: &Plan, token_count: usize| doc.assemble(plan, token_count);
+
+    // Overhead: the document with nothing in it, plus room for the
+    // excluded list and the digits of token_count.
+    let empty = Plan {
+        included: vec![false; items.len()],
+        detail: vec![Detail::Full; items.len()],
+        rel_kept: vec![false; fit_rels.len()],
+        steps: vec![FitStep::RemovedPriority3; 4],
+    };
+    let overhead = counter.count_lines(&assemble(&empty, req.budget)) + 8;
+    let derived_base_share = (!selection.explicit).then_some(FILE_BASE_SHARE);
+    let mut plan = match fit::fit(&items, &fit_rels, req.budget, overhead, derived_base_share) {
+        Ok(p) => p,
+        Err(attempted) => {
+            return Err(ContextError::SizeExceeded {
+                attempted_size: attempted,
+                budget: req.budget,
+            })
+        }
+    };
+    if not_loaded > 0 && !plan.steps.contains(&FitStep::DroppedLowRelevanceEntities) {
+        plan.steps.push(FitStep::DroppedLowRelevanceEntities);
+    }
+
+    // Exact count of the assembled document: trim if the estimate was
+    // short, top up (calibrated by the measured error) if it was long.
+    let mut top_ups = 0;
+    loop {
+        let (text, n) = settle_token_count(&assemble, &plan, counter);
+        let estimate = fit::estimate(&items, &fit_rels, &plan, overhead);
+        if n <= req.budget
+            && (n as f64) < 0.95 * req.budget as f64
+            && estimate > n
+            && top_ups < 2
+            && plan.excluded().next().is_some()
+        {
+            top_ups += 1;
+            let before = plan.clone();
+            // The plan overestimated by `estimate - n`: plan again with
+            // that much more room (first out of the overhead, then on top
+            // of the budget; the exact count below is what holds).
+            let error = estimate - n;
+            let (budget, calibrated) = if error <= overhead {
+                (req.budget, overhead - error)
+            } else {
+                (req.budget + (error - overhead), 0)
+            };
+            let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
+            fit::refill(&items, &fit_rels, budget, calibrated, &mut plan, base_last);
+            if plan != before {
+                continue;
+            }
+        }
+        if n <= req.budget {
+            let included = plan.included.iter().filter(|x| **x).count();
+            return Ok(ContextOutput {
+                text,
+                token_count: n,
+                entities_included: included,
+                entities_excluded: selection.candidates.len() - included,
+                relationships: kept_relationships(&loaded, &plan).len(),
+                steps: plan.steps.clone(),
+                cycles: cycles.found.len(),
+                from_cache: false,
+            });
+        }
+        // Over the budget: drop lowest-priority entities until the
+        // estimate, corrected by the error just measured, fits — one exact
+        // count per correction rather than one per dropped entity.
+        let short_by = n.saturating_sub(estimate);
+        if !fit::drop_one(&items, &mut plan) {
+            return Err(ContextError::SizeExceeded {
+                attempted_size: n,
+                budget: req.budget,
+            });
+        }
+        while fit::estimate(&items, &fit_rels, &plan, overhead) + short_by > req.budget
+            && fit::drop_one(&items, &mut plan)
+        {}
+    }
+}
+
+/// The candidates worth loading. No entity renders in fewer than ~40
+/// tokens of JSON (a key, a kind, a file, lines) or ~12 of Format E: never
+/// consider more than twice what could fit (twice, so that small entities
+/// further down can take the room large excluded ones leave) — base
+/// entities and the others counted separately, since a derived base (a
+/// whole file) can be larger than the budget on its own. Loading stops
+/// much earlier when the budget is spent (`more_to_load`).
+fn choose(req: &ContextRequest, selection: &Selection) -> Vec<Candidate> {
+    let smallest = match req.format {
+        Format::Json => 40,
+        Format::E => 12,
+    };
+    let limit = 2 * (req.budget / smallest) + 8;
+    let base_limit = if selection.explicit {
+        usize::MAX
+    } else {
+        limit
+    };
+    let (mut n_base, mut n_other) = (0usize, 0usize);
+    selection
+        .candidates
+        .iter()
+        .filter(|c| {
+            let (n, cap) = if c.is_base {
+                (&mut n_base, base_limit)
+            } else {
+                (&mut n_other, limit)
+            };
+            *n += 1;
+            *n <= cap
+        })
+        .cloned()
+        .collect()
+}
+
+/// What separates two entity pieces in the document.
+fn separator(format: Format) -> &'static str {
+    match format {
+        Format::Json => ",\n",
+        Format::E => "\n",
+    }
+}
+
+/// The loaded entities with their pieces (one per level of detail) and
+/// fitter items, in inclusion order.
+struct Staged {
+    loaded: Loaded,
+    pieces: Vec<[String; 4]>,
+    items: Vec<FitItem>,
+    /// Candidates of the selection never loaded (the budget was spent).
+    not_loaded: usize,
+}
+
+/// One entity's pieces at every level of detail and what each costs.
+fn stage(
+    req: &ContextRequest,
+    selection: &Selection,
+    counter: &TokenCounter,
+    (c, d, u): (&Candidate, &Details, &Usage),
+) -> ([String; 4], FitItem) {
+    let sep = separator(req.format);
+    let p = DETAILS.map(|level| match req.format {
+        Format::Json => entity::render(d, u, c, level),
+        Format::E => format_e::node_line(d, u, level),
+    });
+    // Counted as the line it becomes, separator included, so these counts
+    // are the document's (see TokenCounter::count_lines). A base entity
+    // also costs its key in query_context.base_entities. The two
+    // intermediate forms are estimated from the full form's count by
+    // length: counting every form of every candidate would cost four
+    // tokenizer runs per candidate, and the exact count of the assembled
+    // document corrects any estimate that was short.
+    let full_line = format!("{}{sep}", p[0]);
+    let full = counter.count_lines(&full_line);
+    let per_byte = full as f64 / full_line.len().max(1) as f64;
+    let key = if c.is_base && req.format == Format::Json {
+        counter.count(&c.key) + 2
+    } else {
+        0
+    };
+    let mut tokens = [full + key; 4];
+    for level in 1..3 {
+        let len = p[level].len() + sep.len();
+        tokens[level] = (len as f64 * per_byte).ceil() as usize + key;
+    }
+    // The minimal form is what entities beyond the detailed ones come back
+    // in (see fit::refill): counted exactly, so a document of many minimal
+    // entities is planned as it will be counted.
+    tokens[3] = counter.count_lines(&format!("{}{sep}", p[3])) + key;
+    let item = FitItem {
+        tokens,
+        tier: c.tier,
+        class: match c.level {
+            _ if c.is_base => 1,
+            0 | 1 => 1,
+            2 => 2,
+            _ => 3,
+        },
+        base: c.is_base,
+        protected: c.is_base && selection.explicit,
+    };
+    (p, item)
+}
+
+/// Load, render and count in inclusion order, a chunk at a time, until
+/// the budget is surely spent (see `more_to_load`): around a hub
+/// thousands of entities are reachable and a few hundred fit.
+fn load_in_order(
+    store: &Store,
+    req: &ContextRequest,
+    selection: &Selection,
+    counter: &TokenCounter,
+    chosen: &[Candidate],
+) -> Result<Staged, ContextError> {
+    let mut loaded = Loaded::default();
+    let mut pieces: Vec<[String; 4]> = Vec::new();
+    let mut items: Vec<FitItem> = Vec::new();
+    let mut next = 0;
+    let mut chunk = FIRST_CHUNK;
+    let derived_base_share = (!selection.explicit).then_some(FILE_BASE_SHARE);
+    while next < chosen.len() {
+        let end = (next + chunk).min(chosen.len());
+        let rows = load_entities(store, &req.graph, &chosen[next..end])?;
+        // Rendering and counting are independent per entity: spread over
+        // the cores (the counter's cache is shared).
+        let staged: Vec<([String; 4], FitItem)> = rows
+            .par_iter()
+            .map(|(c, d, u)| stage(req, selection, counter, (c, d, u)))
+            .collect();
+        for ((c, d, u), (p, item)) in rows.into_iter().zip(staged) {
+            pieces.push(p);
+            items.push(item);
+            loaded.candidates.push(c);
+            loaded.details.push(d);
+            loaded.usage.push(u);
+        }
+        next = end;
+        match more_to_load(&items, req.budget, derived_base_share) {
+            None => break,
+            Some(n) => chunk = n.clamp(MIN_CHUNK, 2 * chunk),
+        }
+    }
+    loaded.rels = relationships(&loaded.candidates, &loaded.usage);
+    let not_loaded = selection.candidates.len() - loaded.candidates.len();
+    Ok(Staged {
+        loaded,
+        pieces,
+        items,
+        not_loaded,
+    })
+}
+
+/// Cycles among the selection (every loaded relationship, before any is
+/// cut for the budget); a document reports those whose members all made
+/// it. A path through a module (`crate::m::f`) is no entity dependency.
+struct SelectionCycles {
+    found: Vec<Cycle>,
+    /// Loaded indexes of each cycle's members.
+    members: Vec<Vec<usize>>,
+}
+
+impl SelectionCycles {
+    fn find(loaded: &Loaded) -> SelectionCycles {
+        let edges: Vec<(String, String, String)> = loaded
+            .rels
+            .iter()
+            .filter(|r| loaded.candidates[r.dst].kind != "module")
+            .map(|r| {
+                (
+                    loaded.candidates[r.src].key.clone(),
+                    r.rel.clone(),
+                    loaded.candidates[r.dst].key.clone(),
+                )
+            })
+            .collect();
+        let found = cycles::cycles_in(&edges);
+        let index_of = loaded_index(loaded);
+        let members = found
+            .iter()
+            .map(|c| {
+                c.members
+                    .iter()
+                    .filter_map(|m| index_of.get(m.as_str()).copied())
+                    .collect()
+            })
+            .collect();
+        SelectionCycles { found, members }
+    }
+
+    fn included(&self, plan: &Plan) -> Vec<&Vec<String>> {
+        self.found
+            .iter()
+            .zip(&self.members)
+            .filter(|(_, m)| m.iter().all(|&i| plan.included[i]))
+            .map(|(c, _)| &c.cycle_path)
+            .take(CYCLES_LISTED)
+            .collect()
+    }
+}
+
+fn loaded_index(loaded: &Loaded) -> HashMap<&str, usize> {
+    loaded
+        .candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.key.as_str(), i))
+        .collect()
+}
+
+/// The relationships' rendered lines (JSON only) and their fitter items.
+/// JSON writes one line per relationship; Format E groups them by source
+/// and type, so a relationship costs its target in the list and a share of
+/// the line's head.
+fn cost_relationships(
+    req: &ContextRequest,
+    loaded: &Loaded,
+    counter: &TokenCounter,
+) -> (Vec<String>, Vec<FitRel>) {
+    let rel_texts: Vec<String> = match req.format {
+        Format::Json => loaded
+            .rels
+            .iter()
+            .map(|r| render_relationship(loaded, r))
+            .collect(),
+        Format::E => Vec::new(),
+    };
+    let rel_tokens = match req.format {
+        Format::Json => relationship_tokens(&rel_texts, separator(req.format), counter),
+        Format::E => format_e::planning_texts(loaded)
+            .par_iter()
+            .map(|(head, target, group)| {
+                counter.count(target) + counter.count(head).div_ceil(*group)
+            })
+            .collect(),
+    };
+    let fit_rels = loaded
+        .rels
+        .iter()
+        .zip(rel_tokens)
+        .map(|(r, tokens)| FitRel {
+            tokens,
+            strength: r.strength(),
+            a: r.src,
+            b: r.dst,
+        })
+        .collect();
+    (rel_texts, fit_rels)
+}
+
+/// Indexes of the relationships a plan keeps (both ends included).
+fn kept_relationships(loaded: &Loaded, plan: &Plan) -> Vec<usize> {
+    loaded
+        .rels
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| plan.rel_kept[*i] && plan.included[r.src] && plan.included[r.dst])
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Everything a plan is assembled from.
+struct Assembler<'a> {
+    req: &'a ContextRequest,
+    selection: &'a Selection,
+    loaded: &'a Loaded,
+    pieces: &'a [[String; 4]],
+    rel_texts: &'a [String],
+    cycles: &'a SelectionCycles,
+    json: JsonDoc,
+}
+
+impl Assembler<'_> {
+    /// The document of `plan`, stating `token_count` as its size.
+    fn assemble(&self, plan: &Plan, token_count: usize) -> String {
+        let loaded = self.loaded;
+        let index_of = loaded_index(loaded);
+        let excluded: Vec<&str> = plan
+            .excluded()
+            .map(|i| loaded.candidates[i].key.as_str())
+            .chain(
+                self.selection
+                    .candidates
+                    .iter()
+                    .filter(|c| !index_of.contains_key(c.key.as_str()))
+                    .map(|c| c.key.as_str()),
+            )
+            .collect();
+        let ents: Vec<&str> = (0..self.pieces.len())
+            .filter(|&i| plan.included[i])
+            .map(|i| self.pieces[i][plan.detail[i] as usize].as_str())
+            .collect();
+        let kept = kept_relationships(loaded, plan);
+        match self.req.format {
+            Format::Json => {
+                let rels: Vec<&str> = kept.iter().map(|&i| self.rel_texts[i].as_str()).collect();
+                let bases: Vec<&str> = (0..self.pieces.len())
+                    .filter(|&i| plan.included[i] && loaded.candidates[i].is_base)
+                    .map(|i| loaded.candidates[i].key.as_str())
+                    .collect();
+                self.json.assemble(
+                    &bases,
+                    &ents,
+                    &rels,
+                    plan,
+                    &excluded,
+                    &self.cycles.included(plan),
+                    token_count,
+                )
+            }
+            Format::E => {
+                let legend = format_e::Legend::new(
+                    loaded,
+                    (0..self.pieces.len()).filter(|&i| plan.included[i]),
+                );
+                let edges = format_e::edge_lines(loaded, &legend, &kept);
+                format_e::assemble(
+                    self.req,
+                    self.selection,
+                    &ents,
+                    &edges,
+                    plan,
+                    &excluded,
+                    token_count,
+                )
+            }
+        }
+    }
+}
