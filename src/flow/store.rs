@@ -269,11 +269,3 @@ pub fn delete_snapshot(batch: &mut Batch, graph: &str, idx: i64) {
         vec![graph.into(), idx.into()],
     );
 }
-
-pub fn put_seq(batch: &mut Batch, graph: &str, seq: i64) {
-    batch.put(
-        "graph",
-        &["graph", "source", "seq"],
-        vec![graph.into(), FLOW_SOURCE.into(), seq.into()],
-    );
-}

@@ -90,6 +90,9 @@ pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
 
 /// Bring `code_cochange` up to date with HEAD. Returns whether it was
 /// recomputed. Without git or outside a repository, history is empty.
+/// A refresh is a change of the graph (history feeds relevance: cached
+/// contexts must not outlive it), so it lands with the next seq, `root`
+/// recorded as the graph's source.
 pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreError> {
     let head = git_head(root).unwrap_or_default();
     let stored = store.read(queries::HISTORY_HEAD, Params::new().with("graph", graph))?;
@@ -127,7 +130,10 @@ pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreErr
         &["graph", "head", "pairs"],
         vec![graph.into(), head.into(), (pairs.len() as i64).into()],
     );
-    store.apply(batch)?;
+    let change = store
+        .begin_graph_change(graph)?
+        .with_source(root.display().to_string());
+    store.apply_to_graph(&change, batch)?;
     Ok(true)
 }
 

@@ -324,12 +324,10 @@ pub fn index_repository(
                 count(|l| l.unresolved.len()).into(),
             ],
         );
-        let seq = next_seq(store, graph)?;
-        batch.put(
-            "graph",
-            &["graph", "source", "seq"],
-            vec![graph.into(), root.display().to_string().into(), seq.into()],
-        );
+        let change = store
+            .begin_graph_change(graph)?
+            .with_source(root.display().to_string());
+        batch.lands_as(change);
         summary.rows_written = batch.len();
         phases.lap("diff");
         store.apply(batch)?;
@@ -337,18 +335,6 @@ pub fn index_repository(
     }
 
     if opts.history && super::history::refresh(store, graph, root)? {
-        // History feeds relevance: cached contexts must not outlive it.
-        let mut batch = Batch::new();
-        batch.put(
-            "graph",
-            &["graph", "source", "seq"],
-            vec![
-                graph.into(),
-                root.display().to_string().into(),
-                next_seq(store, graph)?.into(),
-            ],
-        );
-        store.apply(batch)?;
         phases.lap("history");
     }
 
@@ -1061,8 +1047,4 @@ fn write_files(
             put(path, &s.hash, file.bytes, &s.status, &reason);
         }
     }
-}
-
-fn next_seq(store: &Store, graph: &str) -> Result<i64, StoreError> {
-    Ok(store.graph_seq(graph)? + 1)
 }
