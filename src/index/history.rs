@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
 
+use crate::store::rows::{CodeCochangeRow, CodeHistoryRow};
 use crate::store::value::{get_float, get_str, str_list};
 use crate::store::{queries, Batch, Params, Store, StoreError};
 
@@ -110,26 +111,22 @@ pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreErr
         .read(queries::COCHANGE_ALL, Params::new().with("graph", graph))?
         .rows
     {
-        batch.delete("code_cochange", &["graph", "file", "other"], r);
+        batch.delete_key::<CodeCochangeRow>(r);
     }
     for ((a, b), (w, n)) in &pairs {
-        batch.put(
-            "code_cochange",
-            &["graph", "file", "other", "weight", "commits"],
-            vec![
-                graph.into(),
-                a.as_str().into(),
-                b.as_str().into(),
-                (*w).into(),
-                (*n).into(),
-            ],
-        );
+        batch.put_row(CodeCochangeRow {
+            graph: graph.into(),
+            file: a.as_str().into(),
+            other: b.as_str().into(),
+            weight: *w,
+            commits: *n,
+        });
     }
-    batch.put(
-        "code_history",
-        &["graph", "head", "pairs"],
-        vec![graph.into(), head.into(), (pairs.len() as i64).into()],
-    );
+    batch.put_row(CodeHistoryRow {
+        graph: graph.into(),
+        head: head.into(),
+        pairs: pairs.len() as i64,
+    });
     let change = store
         .begin_graph_change(graph)?
         .with_source(root.display().to_string());

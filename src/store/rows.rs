@@ -223,8 +223,6 @@ pub trait StoredRow<'a>: Sized {
 /// `seq` is written only by [`Store::apply_to_graph`](super::Store::apply_to_graph).
 pub trait WritableRow<'a>: StoredRow<'a> {}
 
-#[doc(hidden)]
-#[macro_export]
 /// Define row types: a struct per row with a [`StoredRow`] impl whose
 /// columns are the fields, key fields first. `rows!` (below) defines the
 /// stored relations; `query_rows!` the rows of query results, named by
@@ -286,7 +284,7 @@ macro_rules! row_type {
             }
         }
 
-        $($crate::row_type!(@$writable $ty);)?
+        $($crate::store::rows::row_type!(@$writable $ty);)?
     };
     (@writable $ty:ident) => {
         impl<'a> $crate::store::rows::WritableRow<'a> for $ty<'a> {}
@@ -295,7 +293,6 @@ macro_rules! row_type {
 
 /// Row types of query results (see [`decode_rows`]): the fields are the
 /// query's output columns in order; `key` is just the leading columns.
-#[macro_export]
 macro_rules! query_rows {
     ($(
         $(#[$doc:meta])*
@@ -304,7 +301,7 @@ macro_rules! query_rows {
             $(value { $($v:ident : $vt:ty),* $(,)? })?
         }
     )*) => {
-        $($crate::row_type! {
+        $($crate::store::rows::row_type! {
             $(#[$doc])*
             $ty = $name {
                 key { $($k : $kt),* }
@@ -313,6 +310,10 @@ macro_rules! query_rows {
         })*
     };
 }
+
+// `query_rows!` is for readers of query results across the crate.
+#[allow(unused_imports)]
+pub(crate) use {query_rows, row_type};
 
 macro_rules! rows {
     ($(
@@ -575,7 +576,7 @@ pub fn check_headers<'a, R: StoredRow<'a>>(rows: &cozo::NamedRows) -> Result<(),
     Ok(())
 }
 
-crate::query_rows! {
+query_rows! {
     /// `queries/graph_seq.cozo`.
     GraphSeq = "graph_seq" {
         key { seq: i64 }
