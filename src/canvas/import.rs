@@ -22,7 +22,7 @@ use super::model::{Canvas, Node, NodeKind};
 use super::walk::{classify, default_vault_root, is_markdown, read_vault_file};
 use super::CanvasError;
 use crate::store::value::{get_int, get_str, json, opt_str, str_list};
-use crate::store::{queries, Batch, Params, Store};
+use crate::store::{queries, Batch, GraphChange, Params, Store};
 
 /// `graph.source` of an imported canvas starts with this.
 pub const SOURCE_PREFIX: &str = "canvas:";
@@ -213,13 +213,7 @@ pub fn import_canvas(
             ],
         );
     }
-    let seq = seq + 1;
-    batch.put(
-        "graph",
-        &["graph", "source", "seq"],
-        vec![graph.into(), source.clone().into(), seq.into()],
-    );
-    store.apply(batch)?;
+    let seq = store.apply_to_graph(&GraphChange::at(graph, seq).with_source(&source), batch)?;
     Ok(ImportSummary {
         graph: graph.to_string(),
         source,

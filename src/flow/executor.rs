@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::store::{Batch, Store};
+use crate::store::{Batch, GraphChange, Store};
 
 use super::model::{Flow, FlowEdge, FlowNode, NodeColors, Position, Size, VisualSettings};
 use super::store::{self as fstore, Stored, UndoPos, UNDO_LIMIT};
@@ -792,7 +792,7 @@ impl<'s> FlowSession<'s> {
         let mut seq = self.stored.seq.unwrap_or(0);
         if changed || self.stored.seq.is_none() {
             seq += 1;
-            fstore::put_seq(&mut batch, &g, seq);
+            batch.lands_as(GraphChange::at(&g, seq - 1).with_source(fstore::FLOW_SOURCE));
         }
         self.store.apply(batch)?;
         Ok(Committed { changed, seq })

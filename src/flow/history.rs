@@ -8,6 +8,7 @@
 //! the prompt growing with the conversation.
 
 use crate::llm::ChatMessage;
+use crate::store::rows::FlowMessageRow;
 use crate::store::value::{get_int, get_str};
 use crate::store::{queries, Batch, Params, Store};
 use crate::support::time::now_rfc3339;
@@ -83,17 +84,13 @@ pub fn next_idx(store: &Store, graph: &str) -> Result<i64, FlowError> {
 pub fn queue(batch: &mut Batch, graph: &str, first: i64, messages: &[(String, String)]) {
     let at = now_rfc3339();
     for (i, (role, content)) in messages.iter().enumerate() {
-        batch.put(
-            "flow_message",
-            &["graph", "idx", "role", "content", "at"],
-            vec![
-                graph.into(),
-                (first + i as i64).into(),
-                role.as_str().into(),
-                content.as_str().into(),
-                at.as_str().into(),
-            ],
-        );
+        batch.put_row(FlowMessageRow {
+            graph: graph.into(),
+            idx: first + i as i64,
+            role: role.as_str().into(),
+            content: content.as_str().into(),
+            at: at.as_str().into(),
+        });
     }
 }
 
@@ -103,11 +100,7 @@ pub fn clear(store: &Store, graph: &str) -> Result<usize, FlowError> {
     let ids = ids(store, graph)?;
     let mut batch = Batch::new();
     for idx in &ids {
-        batch.delete(
-            "flow_message",
-            &["graph", "idx"],
-            vec![graph.into(), (*idx).into()],
-        );
+        batch.delete_key::<FlowMessageRow>(vec![graph.into(), (*idx).into()]);
     }
     store.apply(batch)?;
     Ok(ids.len())

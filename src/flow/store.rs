@@ -6,9 +6,14 @@
 //! Writers never write here directly: they fill a [`Batch`] that
 //! [`super::executor::FlowSession::commit`] lands in one transaction.
 
+use std::borrow::Cow;
+
 use cozo::DataValue;
 
-use crate::store::value::{get_float, get_int, get_json, get_str, json};
+use crate::store::rows::{
+    EdgeRow, FlowEdgeRow, FlowNodeRow, FlowSnapshotRow, FlowUndoRow, FlowVisualsRow, NodeRow,
+};
+use crate::store::value::{get_float, get_int, get_json, get_str};
 use crate::store::{queries, Batch, Params, Store};
 
 use super::model::{Flow, FlowEdge, FlowNode, Position, VisualSettings};
@@ -120,16 +125,8 @@ pub fn diff_flow(batch: &mut Batch, graph: &str, before: &Flow, after: &Flow) ->
     let mut changed = false;
     for n in &before.nodes {
         if after.node(&n.id).is_none() {
-            batch.delete(
-                "node",
-                &["graph", "id"],
-                vec![graph.into(), n.id.as_str().into()],
-            );
-            batch.delete(
-                "flow_node",
-                &["graph", "id"],
-                vec![graph.into(), n.id.as_str().into()],
-            );
+            batch.delete_key::<NodeRow>(vec![graph.into(), n.id.as_str().into()]);
+            batch.delete_key::<FlowNodeRow>(vec![graph.into(), n.id.as_str().into()]);
             changed = true;
         }
     }
@@ -139,28 +136,20 @@ pub fn diff_flow(batch: &mut Batch, graph: &str, before: &Flow, after: &Flow) ->
             continue;
         }
         changed = true;
-        batch.put(
-            "node",
-            &["graph", "id", "kind", "name", "doc"],
-            vec![
-                graph.into(),
-                n.id.as_str().into(),
-                NODE_KIND.into(),
-                n.label.as_str().into(),
-                n.description.as_str().into(),
-            ],
-        );
-        batch.put(
-            "flow_node",
-            &["graph", "id", "x", "y", "ord"],
-            vec![
-                graph.into(),
-                n.id.as_str().into(),
-                n.position.x.into(),
-                n.position.y.into(),
-                (ord as i64).into(),
-            ],
-        );
+        batch.put_row(NodeRow {
+            graph: graph.into(),
+            id: n.id.as_str().into(),
+            kind: NODE_KIND.into(),
+            name: n.label.as_str().into(),
+            doc: n.description.as_str().into(),
+        });
+        batch.put_row(FlowNodeRow {
+            graph: graph.into(),
+            id: n.id.as_str().into(),
+            x: n.position.x,
+            y: n.position.y,
+            ord: ord as i64,
+        });
     }
     let edge_key = |e: &FlowEdge| -> Vec<DataValue> {
         vec![
@@ -175,24 +164,12 @@ pub fn diff_flow(batch: &mut Batch, graph: &str, before: &Flow, after: &Flow) ->
         match after.edge(&e.id) {
             Some(a) if a.source == e.source && a.target == e.target => {}
             Some(_) => {
-                batch.delete(
-                    "edge",
-                    &["graph", "src", "rel", "dst", "origin"],
-                    edge_key(e),
-                );
+                batch.delete_key::<EdgeRow>(edge_key(e));
                 changed = true;
             }
             None => {
-                batch.delete(
-                    "edge",
-                    &["graph", "src", "rel", "dst", "origin"],
-                    edge_key(e),
-                );
-                batch.delete(
-                    "flow_edge",
-                    &["graph", "id"],
-                    vec![graph.into(), e.id.as_str().into()],
-                );
+                batch.delete_key::<EdgeRow>(edge_key(e));
+                batch.delete_key::<FlowEdgeRow>(vec![graph.into(), e.id.as_str().into()]);
                 changed = true;
             }
         }
@@ -203,77 +180,50 @@ pub fn diff_flow(batch: &mut Batch, graph: &str, before: &Flow, after: &Flow) ->
             continue;
         }
         changed = true;
-        let mut row = edge_key(e);
-        row.push(1.0.into());
-        batch.put(
-            "edge",
-            &["graph", "src", "rel", "dst", "origin", "weight"],
-            row,
-        );
-        batch.put(
-            "flow_edge",
-            &["graph", "id", "source", "target", "label", "ord"],
-            vec![
-                graph.into(),
-                e.id.as_str().into(),
-                e.source.as_str().into(),
-                e.target.as_str().into(),
-                e.label.as_str().into(),
-                (ord as i64).into(),
-            ],
-        );
+        batch.put_row(EdgeRow {
+            graph: graph.into(),
+            src: e.source.as_str().into(),
+            rel: EDGE_REL.into(),
+            dst: e.target.as_str().into(),
+            origin: e.id.as_str().into(),
+            weight: 1.0,
+        });
+        batch.put_row(FlowEdgeRow {
+            graph: graph.into(),
+            id: e.id.as_str().into(),
+            source: e.source.as_str().into(),
+            target: e.target.as_str().into(),
+            label: e.label.as_str().into(),
+            ord: ord as i64,
+        });
     }
     changed
 }
 
 pub fn put_visuals(batch: &mut Batch, graph: &str, visuals: &VisualSettings) {
-    batch.put(
-        "flow_visuals",
-        &["graph", "settings"],
-        vec![
-            graph.into(),
-            json(serde_json::to_value(visuals).unwrap_or_default()),
-        ],
-    );
+    batch.put_row(FlowVisualsRow {
+        graph: graph.into(),
+        settings: Cow::Owned(serde_json::to_value(visuals).unwrap_or_default()),
+    });
 }
 
 pub fn put_undo(batch: &mut Batch, graph: &str, pos: UndoPos) {
-    batch.put(
-        "flow_undo",
-        &["graph", "base", "cur", "top"],
-        vec![
-            graph.into(),
-            pos.base.into(),
-            pos.cur.into(),
-            pos.top.into(),
-        ],
-    );
+    batch.put_row(FlowUndoRow {
+        graph: graph.into(),
+        base: pos.base,
+        cur: pos.cur,
+        top: pos.top,
+    });
 }
 
 pub fn put_snapshot(batch: &mut Batch, graph: &str, idx: i64, flow: &Flow) {
-    batch.put(
-        "flow_snapshot",
-        &["graph", "idx", "state"],
-        vec![
-            graph.into(),
-            idx.into(),
-            json(serde_json::to_value(flow).unwrap_or_default()),
-        ],
-    );
+    batch.put_row(FlowSnapshotRow {
+        graph: graph.into(),
+        idx,
+        state: Cow::Owned(serde_json::to_value(flow).unwrap_or_default()),
+    });
 }
 
 pub fn delete_snapshot(batch: &mut Batch, graph: &str, idx: i64) {
-    batch.delete(
-        "flow_snapshot",
-        &["graph", "idx"],
-        vec![graph.into(), idx.into()],
-    );
-}
-
-pub fn put_seq(batch: &mut Batch, graph: &str, seq: i64) {
-    batch.put(
-        "graph",
-        &["graph", "source", "seq"],
-        vec![graph.into(), FLOW_SOURCE.into(), seq.into()],
-    );
+    batch.delete_key::<FlowSnapshotRow>(vec![graph.into(), idx.into()]);
 }

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
 
+use crate::store::rows::{CodeCochangeRow, CodeHistoryRow};
 use crate::store::value::{get_float, get_str, str_list};
 use crate::store::{queries, Batch, Params, Store, StoreError};
 
@@ -90,6 +91,9 @@ pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
 
 /// Bring `code_cochange` up to date with HEAD. Returns whether it was
 /// recomputed. Without git or outside a repository, history is empty.
+/// A refresh is a change of the graph (history feeds relevance: cached
+/// contexts must not outlive it), so it lands with the next seq, `root`
+/// recorded as the graph's source.
 pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreError> {
     let head = git_head(root).unwrap_or_default();
     let stored = store.read(queries::HISTORY_HEAD, Params::new().with("graph", graph))?;
@@ -107,27 +111,26 @@ pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreErr
         .read(queries::COCHANGE_ALL, Params::new().with("graph", graph))?
         .rows
     {
-        batch.delete("code_cochange", &["graph", "file", "other"], r);
+        batch.delete_key::<CodeCochangeRow>(r);
     }
     for ((a, b), (w, n)) in &pairs {
-        batch.put(
-            "code_cochange",
-            &["graph", "file", "other", "weight", "commits"],
-            vec![
-                graph.into(),
-                a.as_str().into(),
-                b.as_str().into(),
-                (*w).into(),
-                (*n).into(),
-            ],
-        );
+        batch.put_row(CodeCochangeRow {
+            graph: graph.into(),
+            file: a.as_str().into(),
+            other: b.as_str().into(),
+            weight: *w,
+            commits: *n,
+        });
     }
-    batch.put(
-        "code_history",
-        &["graph", "head", "pairs"],
-        vec![graph.into(), head.into(), (pairs.len() as i64).into()],
-    );
-    store.apply(batch)?;
+    batch.put_row(CodeHistoryRow {
+        graph: graph.into(),
+        head: head.into(),
+        pairs: pairs.len() as i64,
+    });
+    let change = store
+        .begin_graph_change(graph)?
+        .with_source(root.display().to_string());
+    store.apply_to_graph(&change, batch)?;
     Ok(true)
 }
 

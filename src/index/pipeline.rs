@@ -25,6 +25,7 @@ use super::rust::RustExtractor;
 use super::usage;
 use super::walk::{self, SourceFile};
 use crate::model::{FileContext, FileExtract, ParseStatus};
+use crate::store::rows::{CodeFileStatRow, CodeStatsRow};
 use crate::store::value::{self, get_int, get_str, json, opt_str, str_list};
 use crate::store::{queries, Batch, Params, Row, Store, StoreError};
 use cozo::DataValue;
@@ -326,35 +327,21 @@ pub fn index_repository(
         );
         let count = |f: fn(&FileLinks) -> usize| links.values().map(f).sum::<usize>() as i64;
         let ambiguous = count(|l| l.unresolved.values().filter(|u| u.2 > 1).count());
-        batch.put(
-            "code_stats",
-            &[
-                "graph",
-                "files",
-                "entities",
-                "edges",
-                "unresolved",
-                "ambiguous",
-            ],
-            vec![
-                graph.into(),
-                (walked.files.len() as i64).into(),
-                (extracts
-                    .values()
-                    .map(|(_, e)| e.entities.len())
-                    .sum::<usize>() as i64)
-                    .into(),
-                count(|l| l.edges.len()).into(),
-                count(|l| l.unresolved.len()).into(),
-                ambiguous.into(),
-            ],
-        );
-        let seq = next_seq(store, graph)?;
-        batch.put(
-            "graph",
-            &["graph", "source", "seq"],
-            vec![graph.into(), root.display().to_string().into(), seq.into()],
-        );
+        batch.put_row(CodeStatsRow {
+            graph: graph.into(),
+            files: walked.files.len() as i64,
+            entities: extracts
+                .values()
+                .map(|(_, e)| e.entities.len())
+                .sum::<usize>() as i64,
+            edges: count(|l| l.edges.len()),
+            unresolved: count(|l| l.unresolved.len()),
+            ambiguous,
+        });
+        let change = store
+            .begin_graph_change(graph)?
+            .with_source(root.display().to_string());
+        batch.lands_as(change);
         summary.rows_written = batch.len();
         phases.lap("diff");
         store.apply(batch)?;
@@ -362,18 +349,6 @@ pub fn index_repository(
     }
 
     if opts.history && super::history::refresh(store, graph, root)? {
-        // History feeds relevance: cached contexts must not outlive it.
-        let mut batch = Batch::new();
-        batch.put(
-            "graph",
-            &["graph", "source", "seq"],
-            vec![
-                graph.into(),
-                root.display().to_string().into(),
-                next_seq(store, graph)?.into(),
-            ],
-        );
-        store.apply(batch)?;
         phases.lap("history");
     }
 
@@ -712,32 +687,20 @@ fn record_stats(
             })
         });
         match (wanted, old.get(path)) {
-            (Some(w), o) if o != Some(&w) => batch.put(
-                "code_file_stat",
-                &["graph", "path", "bytes", "mtime_ns", "layout", "hash"],
-                vec![
-                    graph.into(),
-                    path.into(),
-                    w.bytes.into(),
-                    w.mtime_ns.into(),
-                    w.layout.into(),
-                    w.hash.into(),
-                ],
-            ),
-            (None, Some(_)) => batch.delete(
-                "code_file_stat",
-                &["graph", "path"],
-                vec![graph.into(), path.into()],
-            ),
+            (Some(w), o) if o != Some(&w) => batch.put_row(CodeFileStatRow {
+                graph: graph.into(),
+                path: path.into(),
+                bytes: w.bytes,
+                mtime_ns: w.mtime_ns,
+                layout: w.layout.into(),
+                hash: w.hash.into(),
+            }),
+            (None, Some(_)) => batch.delete_key::<CodeFileStatRow>(vec![graph.into(), path.into()]),
             _ => {}
         }
     }
     for path in old.keys().filter(|p| !seen.contains(p.as_str())) {
-        batch.delete(
-            "code_file_stat",
-            &["graph", "path"],
-            vec![graph.into(), path.as_str().into()],
-        );
+        batch.delete_key::<CodeFileStatRow>(vec![graph.into(), path.as_str().into()]);
     }
     if !batch.is_empty() {
         store.apply(batch)?;
@@ -1203,10 +1166,6 @@ fn write_files(
             put(path, &s.hash, file.bytes, &s.status, &reason);
         }
     }
-}
-
-fn next_seq(store: &Store, graph: &str) -> Result<i64, StoreError> {
-    Ok(store.graph_seq(graph)? + 1)
 }
 
 #[cfg(test)]

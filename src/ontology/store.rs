@@ -36,7 +36,7 @@ use super::{
     OntologyGraph, Position, RelType, Result, Tombstone, ONTOLOGY_SOURCE,
 };
 use crate::store::value::{get_int, get_json, get_str, json as json_value, Params};
-use crate::store::{queries, Batch, Store};
+use crate::store::{queries, Batch, GraphChange, Store};
 
 /// `origin` of every ontology edge row in `edge`.
 pub const EDGE_ORIGIN: &str = "ontology";
@@ -144,17 +144,6 @@ pub fn load_graph(store: &Store, graph: &str) -> Result<OntologyGraph> {
     g.tombstones
         .sort_by(|a, b| (a.seq, &a.kind, &a.id).cmp(&(b.seq, &b.kind, &b.id)));
     Ok(g)
-}
-
-/// Stage the graph's row with its new `seq` (the one change every landed
-/// transaction makes). [`OntoTx::finish`] calls it; other writers of
-/// ontology-graph state in the same batch (a change log) need not.
-pub fn stage_seq(batch: &mut Batch, graph: &str, seq: i64) {
-    batch.put(
-        "graph",
-        &["graph", "source", "seq"],
-        vec![graph.into(), ONTOLOGY_SOURCE.into(), seq.into()],
-    );
 }
 
 /// What an upsert did.
@@ -664,7 +653,9 @@ impl OntoTx {
                     vec![g.clone(), t.name().into(), (n as i64).into()],
                 );
             }
-            stage_seq(batch, &self.work.name, seq);
+            batch.lands_as(
+                GraphChange::at(&self.work.name, self.base.seq).with_source(ONTOLOGY_SOURCE),
+            );
             ch.seq = Some(seq);
         }
         ch

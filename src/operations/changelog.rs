@@ -417,16 +417,10 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
             None => batch.delete(&im.relation, &cols[..im.key_len], im.key()),
         }
     }
-    let (seq, source) = match store.read(queries::GRAPH_SEQ, p())?.rows.first() {
-        Some(r) => (get_int(r, 0), get_str(r, 1).to_string()),
-        None => (0, String::new()),
-    };
-    let seq = seq + 1;
-    batch.put(
-        "graph",
-        &["graph", "source", "seq"],
-        vec![graph.into(), source.into(), seq.into()],
-    );
+    // The graph keeps its source; the store writes the next seq.
+    let change = store.begin_graph_change(graph)?;
+    let seq = change.seq();
+    batch.lands_as(change);
     let state = if undo { "undone" } else { "applied" };
     stage_entry(&mut batch, graph, entry, state, seq, &at, summary.clone());
     store.apply(batch)?;

@@ -9,14 +9,17 @@
 
 pub mod lock;
 pub mod queries;
+pub mod rows;
 pub mod schema;
 pub mod value;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use cozo::{DataValue, DbInstance, NamedRows, ScriptMutability};
 
+pub use rows::{RowError, StoredRow, WritableRow};
 pub use value::{Params, Row};
 
 /// Directory inside an indexed repository that holds the default database.
@@ -43,6 +46,21 @@ pub enum StoreError {
     ReadOnly,
     #[error("{0}")]
     Busy(String),
+    /// A stored row or query result does not have the columns its reader
+    /// expects.
+    #[error("unexpected row: {0}")]
+    Row(#[from] RowError),
+    /// Another writer changed the graph between reading its seq and
+    /// landing a change prepared against it.
+    #[error(
+        "graph '{graph}' changed while this change was prepared (seq {expected} became \
+         {found}); nothing was written, try again"
+    )]
+    Conflict {
+        graph: String,
+        expected: i64,
+        found: i64,
+    },
     /// Derived data is missing or from another version: re-index.
     #[error("{0}")]
     Outdated(String),
@@ -90,6 +108,51 @@ impl Location {
 pub struct Store {
     db: DbInstance,
     location: Location,
+    /// Graph changes of this process land one at a time (the commit lock
+    /// does not exclude threads of an in-memory database).
+    graph_commits: Arc<Mutex<()>>,
+}
+
+/// A change to one graph, prepared against the seq the graph had (see
+/// [`Store::begin_graph_change`], [`Store::apply_to_graph`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphChange {
+    graph: String,
+    source: Option<String>,
+    base: i64,
+}
+
+impl GraphChange {
+    /// A change to `graph` prepared against seq `base` (as loaded by the
+    /// writer; 0 for a graph never written).
+    pub fn at(graph: &str, base: i64) -> GraphChange {
+        GraphChange {
+            graph: graph.to_string(),
+            source: None,
+            base,
+        }
+    }
+
+    /// Record `source` as where the graph comes from (default: keep the
+    /// stored one).
+    pub fn with_source(mut self, source: impl Into<String>) -> GraphChange {
+        self.source = Some(source.into());
+        self
+    }
+
+    pub fn graph(&self) -> &str {
+        &self.graph
+    }
+
+    /// The seq the graph had when the change was begun.
+    pub fn base_seq(&self) -> i64 {
+        self.base
+    }
+
+    /// The seq the change lands as.
+    pub fn seq(&self) -> i64 {
+        self.base + 1
+    }
 }
 
 impl Store {
@@ -124,6 +187,7 @@ impl Store {
         Ok(Store {
             db,
             location: location.clone(),
+            graph_commits: Arc::default(),
         })
     }
 
@@ -166,14 +230,90 @@ impl Store {
     /// Land a batch of puts and deletes in one transaction. Keys of the map
     /// are relation names; a leading `-` deletes the given rows (key columns
     /// suffice). Deletes run before puts of the same relation.
+    ///
+    /// A batch that names the graph it changes ([`Batch::lands_as`]) also
+    /// writes that graph's row at the next seq, in the same transaction:
+    /// this is the only place that writes a graph's `seq`, so every change
+    /// that lands moves it by exactly one and cached results keyed on it
+    /// cannot outlive a change. The batch itself may not touch the `graph`
+    /// relation. Fails with [`StoreError::Conflict`] (and writes nothing)
+    /// when the graph's seq moved since the change was begun.
     pub fn apply(&self, batch: Batch) -> Result<()> {
         if batch.is_empty() {
             return Ok(());
         }
+        batch.check_no_graph_row()?;
+        match batch.graph_change.clone() {
+            None => {
+                let _commit = lock::CommitLock::write(&self.location)?;
+                self.import(batch)
+            }
+            Some(change) => self.land_graph_change(&change, batch).map(|_| ()),
+        }
+    }
+
+    /// Land `batch` as one change of `change`'s graph (see
+    /// [`Store::apply`]); returns the graph's new seq.
+    pub fn apply_to_graph(&self, change: &GraphChange, mut batch: Batch) -> Result<i64> {
+        batch.check_no_graph_row()?;
+        batch.lands_as(change.clone());
+        self.land_graph_change(change, batch)
+    }
+
+    fn land_graph_change(&self, change: &GraphChange, mut batch: Batch) -> Result<i64> {
+        let _one = self
+            .graph_commits
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let _commit = lock::CommitLock::write(&self.location)?;
+        let (found, stored_source) = self.seq_and_source(&change.graph)?;
+        if found != change.base {
+            return Err(StoreError::Conflict {
+                graph: change.graph.clone(),
+                expected: change.base,
+                found,
+            });
+        }
+        let source = match &change.source {
+            Some(s) => DataValue::from(s.as_str()),
+            None => DataValue::from(stored_source.unwrap_or_default()),
+        };
+        let seq = change.seq();
+        batch.push(
+            rows::GraphRow::NAME,
+            rows::GraphRow::COLUMNS,
+            vec![DataValue::from(change.graph.as_str()), source, seq.into()],
+        );
+        self.import(batch)?;
+        Ok(seq)
+    }
+
+    fn import(&self, batch: Batch) -> Result<()> {
         self.db
             .import_relations(batch.into_map())
             .map_err(|e| StoreError::Query(e.to_string()))
+    }
+
+    /// Start a change to `graph` at its current seq: a batch that
+    /// [`Batch::lands_as`] it lands as `change.seq()`.
+    pub fn begin_graph_change(&self, graph: &str) -> Result<GraphChange> {
+        Ok(GraphChange::at(graph, self.graph_seq(graph)?))
+    }
+
+    /// The graph's seq and source, read under the caller's commit lock.
+    fn seq_and_source(&self, graph: &str) -> Result<(i64, Option<String>)> {
+        let rows = self
+            .db
+            .run_script(
+                queries::GRAPH_SEQ,
+                Params::new().with("graph", graph).into_map(),
+                ScriptMutability::Immutable,
+            )
+            .map_err(|e| StoreError::Query(e.to_string()))?;
+        Ok(match rows::decode_first::<rows::GraphSeq>(&rows)? {
+            None => (0, None),
+            Some(row) => (row.seq, Some(row.source.into_owned())),
+        })
     }
 
     /// The change sequence number of `graph` (0 for a graph never written):
@@ -181,7 +321,7 @@ impl Store {
     /// an answer made of several scripts (equal: nothing landed between).
     pub fn graph_seq(&self, graph: &str) -> Result<i64> {
         let rows = self.read(queries::GRAPH_SEQ, Params::new().with("graph", graph))?;
-        Ok(value::first_int(&rows))
+        Ok(rows::decode_first::<rows::GraphSeq>(&rows)?.map_or(0, |r| r.seq))
     }
 
     /// Names of the relations in the database.
@@ -281,6 +421,9 @@ fn help_of(debug: &str) -> String {
 #[derive(Default)]
 pub struct Batch {
     relations: BTreeMap<String, NamedRows>,
+    /// The graph this batch changes, when it is one change of a graph:
+    /// [`Store::apply`] then writes the graph's next seq with it.
+    graph_change: Option<GraphChange>,
 }
 
 impl Batch {
@@ -288,28 +431,86 @@ impl Batch {
         Batch::default()
     }
 
-    fn entry(&mut self, name: String, headers: &[&str]) -> &mut NamedRows {
-        self.relations.entry(name).or_insert_with(|| {
-            NamedRows::new(headers.iter().map(|h| h.to_string()).collect(), vec![])
-        })
+    fn entry(&mut self, name: &str, headers: &[&str]) -> &mut NamedRows {
+        // Look up before inserting: no allocation per row.
+        if !self.relations.contains_key(name) {
+            self.relations.insert(
+                name.to_string(),
+                NamedRows::new(headers.iter().map(|h| h.to_string()).collect(), vec![]),
+            );
+        }
+        self.relations
+            .get_mut(name)
+            .expect("inserted above when missing")
     }
 
-    /// Queue `row` (values in `headers` order) for insertion into `relation`.
-    pub fn put(&mut self, relation: &str, headers: &[&str], row: Row) {
+    fn push(&mut self, relation: &str, headers: &[&str], row: Row) {
         debug_assert_eq!(headers.len(), row.len());
-        self.entry(relation.to_string(), headers).rows.push(row);
+        self.entry(relation, headers).rows.push(row);
     }
 
-    /// Queue the row with these key values for deletion from `relation`.
+    /// Queue a typed row for insertion (replacing the row with its key).
+    pub fn put_row<'a, R: WritableRow<'a>>(&mut self, row: R) {
+        self.push(R::NAME, R::COLUMNS, row.encode());
+    }
+
+    /// Queue the row of `R` with these key values (in `R::KEY` order) for
+    /// deletion.
+    pub fn delete_key<'a, R: WritableRow<'a>>(&mut self, key: Row) {
+        debug_assert_eq!(R::KEY.len(), key.len());
+        self.delete_in(R::NAME, R::KEY, key);
+    }
+
+    /// Queue `row` (values in `headers` order) for insertion into
+    /// `relation`: for writers that restore rows of any relation (the
+    /// change log's row images). Others use [`Batch::put_row`].
+    pub fn put(&mut self, relation: &str, headers: &[&str], row: Row) {
+        self.push(relation, headers, row);
+    }
+
+    /// Queue the row with these key values for deletion from `relation`
+    /// (see [`Batch::put`]; others use [`Batch::delete_key`]).
     pub fn delete(&mut self, relation: &str, key_headers: &[&str], key: Row) {
-        debug_assert_eq!(key_headers.len(), key.len());
-        self.entry(format!("-{relation}"), key_headers)
-            .rows
-            .push(key);
+        self.delete_in(relation, key_headers, key);
     }
 
+    fn delete_in(&mut self, relation: &str, key_headers: &[&str], key: Row) {
+        debug_assert_eq!(key_headers.len(), key.len());
+        let name = format!("-{relation}");
+        self.push(&name, key_headers, key);
+    }
+
+    /// Make this batch one change of a graph: it lands as `change.seq()`,
+    /// the store writing the graph's row (see [`Store::apply`]). A batch
+    /// changes one graph; a second call replaces the first.
+    pub fn lands_as(&mut self, change: GraphChange) {
+        self.graph_change = Some(change);
+    }
+
+    /// The graph change this batch is, if any.
+    pub fn graph_change(&self) -> Option<&GraphChange> {
+        self.graph_change.as_ref()
+    }
+
+    /// Only the store's apply for a graph writes the `graph` relation.
+    fn check_no_graph_row(&self) -> Result<()> {
+        let graph = rows::GraphRow::NAME;
+        if self
+            .relations
+            .iter()
+            .any(|(k, r)| !r.rows.is_empty() && k.strip_prefix('-').unwrap_or(k) == graph)
+        {
+            return Err(StoreError::Query(format!(
+                "a batch may not write the `{graph}` relation: its seq is written by the \
+                 store's apply for a graph"
+            )));
+        }
+        Ok(())
+    }
+
+    /// No rows queued and no graph change: applying it does nothing.
     pub fn is_empty(&self) -> bool {
-        self.relations.values().all(|r| r.rows.is_empty())
+        self.graph_change.is_none() && self.relations.values().all(|r| r.rows.is_empty())
     }
 
     /// The queued rows by relation name (`-name` for deletes), for writers
@@ -318,9 +519,11 @@ impl Batch {
         self.relations.iter().map(|(k, v)| (k.as_str(), v))
     }
 
-    /// Number of queued rows (puts and deletes).
+    /// Number of rows the batch writes: puts and deletes, and the graph's
+    /// row when it is a graph change.
     pub fn len(&self) -> usize {
-        self.relations.values().map(|r| r.rows.len()).sum()
+        usize::from(self.graph_change.is_some())
+            + self.relations.values().map(|r| r.rows.len()).sum::<usize>()
     }
 
     fn into_map(self) -> BTreeMap<String, NamedRows> {

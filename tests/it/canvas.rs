@@ -18,7 +18,7 @@ use graphctx::canvas::walk::ExcludeReason;
 use graphctx::canvas::{
     self, add_response, import_canvas, Canvas, CanvasError, ImportOptions, Placement, Role,
 };
-use graphctx::store::{Batch, Store};
+use graphctx::store::{Batch, GraphChange, Store};
 
 const SEED_CANVAS: &str = "conversations/ml.canvas";
 
@@ -1037,11 +1037,6 @@ fn import_stores_nodes_edges_and_geometry_and_replaces_on_reimport() {
     // A graph that holds something else is refused, and left as it was.
     let mut batch = Batch::new();
     batch.put(
-        "graph",
-        &["graph", "source", "seq"],
-        vec!["code".into(), "/some/repo".into(), 7.into()],
-    );
-    batch.put(
         "node",
         &["graph", "id", "kind", "name", "doc"],
         vec![
@@ -1052,7 +1047,8 @@ fn import_stores_nodes_edges_and_geometry_and_replaces_on_reimport() {
             "".into(),
         ],
     );
-    store.apply(batch).unwrap();
+    let code = GraphChange::at("code", 0).with_source("/some/repo");
+    store.apply_to_graph(&code, batch).unwrap();
     let err = import_canvas(&store, "code", &path, &ImportOptions::default()).unwrap_err();
     assert!(matches!(err, CanvasError::GraphInUse { .. }), "{err}");
     assert_eq!(rows("?[count(id)] := *node{graph: 'code', id}"), [["1"]]);

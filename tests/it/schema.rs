@@ -125,3 +125,152 @@ fn every_query_file_parses() {
             .unwrap_or_else(|e| panic!("queries/{file}: {e}"));
     }
 }
+
+/// A graph's `seq` is written only by the store's apply for a graph: every
+/// writer path moves it by exactly one per landed change, and not at all
+/// when nothing changed.
+mod graph_seq {
+    use graphctx::canvas::{import_canvas, ImportOptions};
+    use graphctx::flow::executor::{FlowSession, ToolCall};
+    use graphctx::index::{index_repository, IndexOptions};
+    use graphctx::operations::{apply_json, changelog, ApplyOptions};
+    use graphctx::store::{Batch, GraphChange, Params, Store, StoreError};
+
+    fn seq(store: &Store, graph: &str) -> i64 {
+        store.graph_seq(graph).unwrap()
+    }
+
+    fn git(dir: &std::path::Path, args: &[&str]) {
+        let st = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=graphctx",
+                "-c",
+                "user.email=graphctx@example.com",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .status()
+            .expect("git runs");
+        assert!(st.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn index_runs_and_history_refreshes_move_seq_by_one_each() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("Cargo.toml"),
+            "[package]\nname = \"s\"\nversion = \"0.1.0\"\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("src/lib.rs"), "pub fn a() {}\n").unwrap();
+        git(root, &["init", "-q"]);
+        git(root, &["add", "."]);
+        git(root, &["commit", "-qm", "one"]);
+        let store = Store::memory().unwrap();
+        let opts = IndexOptions::default();
+        let g = opts.graph.clone();
+        // First run: the files land (1), then the history of HEAD (2).
+        let s = index_repository(&store, root, &opts).unwrap();
+        assert_eq!((s.seq, seq(&store, &g)), (2, 2));
+        // Nothing changed: nothing lands.
+        let s = index_repository(&store, root, &opts).unwrap();
+        assert_eq!((s.seq, seq(&store, &g)), (2, 2));
+        // A changed file without history: one change.
+        std::fs::write(root.join("src/lib.rs"), "pub fn a() {}\npub fn b() {}\n").unwrap();
+        let no_history = IndexOptions {
+            history: false,
+            ..IndexOptions::default()
+        };
+        index_repository(&store, root, &no_history).unwrap();
+        assert_eq!(seq(&store, &g), 3);
+        // HEAD moved, files as indexed: only the history refresh lands.
+        git(root, &["commit", "-qam", "two"]);
+        index_repository(&store, root, &opts).unwrap();
+        assert_eq!(seq(&store, &g), 4);
+        let source = store
+            .read(
+                "?[s] := *graph{graph: $g, source: s}",
+                Params::new().with("g", g.as_str()),
+            )
+            .unwrap();
+        assert_eq!(
+            source.rows[0][0].get_str(),
+            Some(root.display().to_string().as_str())
+        );
+    }
+
+    #[test]
+    fn flow_commits_move_seq_only_when_the_flow_changed() {
+        let store = Store::memory().unwrap();
+        let commit = |calls: &[ToolCall]| {
+            let mut s = FlowSession::open(&store, "f").unwrap();
+            s.execute(calls).unwrap();
+            s.commit().unwrap().seq
+        };
+        // A new graph lands even when empty.
+        assert_eq!(commit(&[]), 1);
+        let add = ToolCall::new("addNode", serde_json::json!({"label": "Home"}));
+        assert_eq!(commit(&[add]), 2);
+        assert_eq!(commit(&[]), 2);
+        assert_eq!(seq(&store, "f"), 2);
+    }
+
+    #[test]
+    fn ontology_applies_and_undo_redo_move_seq_by_one_each() {
+        let store = Store::memory().unwrap();
+        let opts = ApplyOptions::default();
+        let apply = |json: &str| apply_json(&store, "m", json, &opts, &mut |_| {}).unwrap();
+        apply(r#"{"operations":[{"id":"a","type":"create","nodeType":"UC","data":{"Name":"A"}}]}"#);
+        assert_eq!(seq(&store, "m"), 1);
+        apply(r#"{"operations":[]}"#);
+        assert_eq!(seq(&store, "m"), 1, "an empty response changes nothing");
+        assert_eq!(changelog::undo(&store, "m").unwrap().seq, 2);
+        assert_eq!(changelog::redo(&store, "m").unwrap().seq, 3);
+        assert_eq!(seq(&store, "m"), 3);
+    }
+
+    #[test]
+    fn canvas_imports_move_seq_by_one_each() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.canvas");
+        std::fs::write(
+            &path,
+            r#"{"nodes":[{"id":"n","type":"text","text":"hi","x":0,"y":0,"width":10,"height":10}],"edges":[]}"#,
+        )
+        .unwrap();
+        let store = Store::memory().unwrap();
+        let opts = ImportOptions::default();
+        assert_eq!(import_canvas(&store, "c", &path, &opts).unwrap().seq, 1);
+        assert_eq!(import_canvas(&store, "c", &path, &opts).unwrap().seq, 2);
+        assert_eq!(seq(&store, "c"), 2);
+    }
+
+    #[test]
+    fn only_the_store_writes_the_graph_row_and_a_moved_seq_is_a_conflict() {
+        let store = Store::memory().unwrap();
+        let mut batch = Batch::new();
+        batch.put(
+            "graph",
+            &["graph", "source", "seq"],
+            vec!["g".into(), "x".into(), 7.into()],
+        );
+        assert!(store.apply(batch).is_err());
+        assert_eq!(seq(&store, "g"), 0);
+
+        let stale = store.begin_graph_change("g").unwrap();
+        let fresh = store.begin_graph_change("g").unwrap();
+        assert_eq!(store.apply_to_graph(&fresh, Batch::new()).unwrap(), 1);
+        match store.apply_to_graph(&stale, Batch::new()) {
+            Err(StoreError::Conflict {
+                expected, found, ..
+            }) => assert_eq!((expected, found), (0, 1)),
+            other => panic!("expected a conflict, got {other:?}"),
+        }
+        assert_eq!(seq(&store, "g"), 1);
+        let again = GraphChange::at("g", 1).with_source("s");
+        assert_eq!(store.apply_to_graph(&again, Batch::new()).unwrap(), 2);
+    }
+}
