@@ -21,7 +21,7 @@ use graphctx::store::{Location, Store};
 use proptest::prelude::*;
 
 const OWN_SOURCES: &[&str] = &[
-    "src/index/resolve.rs",
+    "src/index/rust/resolve.rs",
     "src/index/pipeline.rs",
     "src/index/walk.rs",
     "src/store/mod.rs",
