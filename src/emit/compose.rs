@@ -22,7 +22,8 @@ pub(super) fn emit_selection(
         items,
         not_loaded,
     } = staged;
-    let cycles = SelectionCycles::find(&loaded);
+    let index_of = loaded_index(&loaded);
+    let cycles = SelectionCycles::find(&loaded, &index_of);
     if req.fail_on_cycles {
         if let Some(c) = cycles.found.first() {
             return Err(ContextError::Cycle {
@@ -35,6 +36,7 @@ pub(super) fn emit_selection(
         req,
         selection,
         loaded: &loaded,
+        index_of: &index_of,
         pieces: &pieces,
         rel_texts: &rel_texts,
         cycles: &cycles,
@@ -285,7 +287,7 @@ struct SelectionCycles {
 }
 
 impl SelectionCycles {
-    fn find(loaded: &Loaded) -> SelectionCycles {
+    fn find(loaded: &Loaded, index_of: &HashMap<&str, usize>) -> SelectionCycles {
         let edges: Vec<(String, String, String)> = loaded
             .rels
             .iter()
@@ -299,7 +301,6 @@ impl SelectionCycles {
             })
             .collect();
         let found = cycles::cycles_in(&edges);
-        let index_of = loaded_index(loaded);
         let members = found
             .iter()
             .map(|c| {
@@ -323,6 +324,7 @@ impl SelectionCycles {
     }
 }
 
+/// Each loaded candidate's index, by key.
 fn loaded_index(loaded: &Loaded) -> HashMap<&str, usize> {
     loaded
         .candidates
@@ -388,6 +390,7 @@ struct Assembler<'a> {
     req: &'a ContextRequest,
     selection: &'a Selection,
     loaded: &'a Loaded,
+    index_of: &'a HashMap<&'a str, usize>,
     pieces: &'a [[String; 4]],
     rel_texts: &'a [String],
     cycles: &'a SelectionCycles,
@@ -398,7 +401,7 @@ impl Assembler<'_> {
     /// The document of `plan`, stating `token_count` as its size.
     fn assemble(&self, plan: &Plan, token_count: usize) -> String {
         let loaded = self.loaded;
-        let index_of = loaded_index(loaded);
+        let index_of = self.index_of;
         let excluded: Vec<&str> = plan
             .excluded()
             .map(|i| loaded.candidates[i].key.as_str())

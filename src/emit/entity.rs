@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use crate::analyse::relevance::CRITICAL_FAN_IN;
 use crate::analyse::select::Candidate;
 pub use crate::index::usage::Usage;
+use crate::model::rel::name;
 use crate::store::value::{get_bool, get_int, get_json, get_opt_str, get_str, get_str_list};
 
 /// Levels of detail, in the order the fitter applies them.
@@ -193,7 +194,7 @@ fn lsp_metadata(d: &Details, u: &Usage, detail: Detail) -> Value {
     let mut meta = Map::new();
     if detail == Detail::Full {
         let names: HashMap<String, String> = u
-            .targets("uses_type")
+            .targets(name::USES_TYPE)
             .into_iter()
             .map(|k| (item_name(k), qualified_path(k)))
             .collect();
@@ -222,7 +223,11 @@ fn lsp_metadata(d: &Details, u: &Usage, detail: Detail) -> Value {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let explicit: Vec<String> = u.targets("implements").into_iter().map(item_name).collect();
+        let explicit: Vec<String> = u
+            .targets(name::IMPLEMENTS)
+            .into_iter()
+            .map(item_name)
+            .collect();
         let mut ti = Map::new();
         ti.insert("resolved_types".into(), Value::Object(resolved));
         if !derives.is_empty() || !explicit.is_empty() {

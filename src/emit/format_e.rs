@@ -43,6 +43,7 @@ use super::fit::Plan;
 use super::line::{escape_endpoint, escape_field, split_edge, split_endpoints, split_fields};
 use super::{ContextRequest, Loaded};
 use crate::analyse::select::Selection;
+use crate::model::rel::name;
 use crate::model::Rel;
 
 /// Characters of a full one-line signature; longer ones end in `…`.
@@ -170,7 +171,7 @@ pub fn full_signature(d: &Details, u: &Usage) -> String {
         }
         "trait" => {
             let items: Vec<String> = u
-                .targets("contains")
+                .targets(name::CONTAINS)
                 .into_iter()
                 .map(super::entity::item_name)
                 .collect();

@@ -22,6 +22,7 @@ use crate::analyse::cycles;
 use crate::analyse::relevance::{rel_weight, Strategy};
 use crate::analyse::select::{self, BaseSpec, Candidate, SelectError, Selection};
 use crate::index::usage;
+use crate::model::rel::name;
 use crate::store::value::{get_int, get_str, get_str_list, str_list};
 use crate::store::{queries, Batch, Params, Store, StoreError};
 use crate::support::tokens::{Encoding, TokenCounter};
@@ -494,13 +495,13 @@ fn render_relationship(loaded: &Loaded, r: &Relationship) -> String {
     let mut context = serde_json::Map::new();
     context.insert("origin".into(), json!(r.origin));
     context.insert("references".into(), json!(r.weight as i64));
-    if r.rel == "implements" {
+    if r.rel == name::IMPLEMENTS {
         // The trait's methods among the selection.
         let tr = &loaded.details[r.dst];
         let methods: Vec<&str> = loaded
             .rels
             .iter()
-            .filter(|x| x.src == r.dst && x.rel == "contains")
+            .filter(|x| x.src == r.dst && x.rel == name::CONTAINS)
             .map(|x| loaded.details[x.dst].name.as_str())
             .collect();
         context.insert(

@@ -352,10 +352,19 @@ pub fn index_repository(
         phases.lap("history");
     }
 
+    // A run that wrote changed stored hashes: read the ones it left.
+    let written;
+    let states = if nothing_changed {
+        &stored
+    } else {
+        written = load_file_states(store, graph)?;
+        &written
+    };
     record_stats(
         store,
         graph,
         &walked.files,
+        states,
         &layout_digest,
         &stats,
         run_started_ns,
@@ -658,7 +667,8 @@ fn load_file_stats(store: &Store, graph: &str) -> Result<BTreeMap<String, FileSt
         .collect())
 }
 
-/// Bring `code_file_stat` in line with the files as this run left them:
+/// Bring `code_file_stat` in line with the files as this run left them
+/// (`states`: the stored file rows after the run):
 /// a row for every indexed file whose modification time is settled (see
 /// [`STAT_SETTLED_NS`]), none for files gone, skipped or still settling.
 /// Its own small write: the stat rows are a cache, not graph content, so
@@ -667,11 +677,11 @@ fn record_stats(
     store: &Store,
     graph: &str,
     files: &[SourceFile],
+    states: &BTreeMap<String, StoredFile>,
     layout_digest: &str,
     old: &BTreeMap<String, FileStat>,
     run_started_ns: i64,
 ) -> Result<(), StoreError> {
-    let states = load_file_states(store, graph)?;
     let mut batch = Batch::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     for file in files {

@@ -22,6 +22,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::rust::resolve::FileLinks;
+use crate::model::rel::name::{CALLS, CONTAINS, TESTS};
 use crate::model::rel::DEPENDENCY_RELS;
 use crate::store::value::first_int;
 use crate::store::{queries, Params, Store, StoreError};
@@ -80,7 +81,7 @@ impl Usage {
 
     /// How many members it contains (`contains` edges, one per origin).
     pub fn members(&self) -> usize {
-        self.out.iter().filter(|(r, ..)| r == "contains").count()
+        self.out.iter().filter(|(r, ..)| r == CONTAINS).count()
     }
 }
 
@@ -118,7 +119,7 @@ pub fn compute(
     let mut wanted: HashSet<&str> = keys.iter().map(String::as_str).collect();
     let asked = wanted.clone();
     for e in all_edges(links) {
-        if e.rel == "contains" && asked.contains(e.dst) {
+        if e.rel == CONTAINS && asked.contains(e.dst) {
             wanted.insert(e.src);
         }
     }
@@ -128,7 +129,7 @@ pub fn compute(
     let mut members_of: HashMap<&str, Vec<&str>> = HashMap::default();
     let mut testers: HashMap<&str, HashSet<&str>> = HashMap::default();
     for e in all_edges(links) {
-        if e.rel == "tests" {
+        if e.rel == TESTS {
             testers.entry(e.dst).or_default().insert(e.src);
         }
         if let Some(u) = out.get_mut(e.src) {
@@ -138,19 +139,19 @@ pub fn compute(
                 e.weight,
                 e.origin.to_string(),
             ));
-            if e.rel == "contains" {
+            if e.rel == CONTAINS {
                 members_of.entry(e.src).or_default().push(e.dst);
             }
         }
         if let Some(u) = out.get_mut(e.dst) {
-            if e.rel != "contains" && e.src != e.dst {
+            if e.rel != CONTAINS && e.src != e.dst {
                 u.references += 1;
             }
             match e.rel {
-                "calls" => {
+                CALLS => {
                     u.call_sites.insert(e.origin.to_string());
                 }
-                "tests" => u.tests += 1,
+                TESTS => u.tests += 1,
                 _ => {}
             }
             if e.src != e.dst && DEPENDENCY_RELS.contains(&e.rel) {

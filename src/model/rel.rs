@@ -94,6 +94,20 @@ impl std::fmt::Display for Rel {
     }
 }
 
+/// The stored names as constants, for `match` patterns and maps keyed by
+/// `&'static str`.
+pub mod name {
+    use super::Rel;
+
+    pub const CALLS: &str = Rel::Calls.name();
+    pub const USES_TYPE: &str = Rel::UsesType.name();
+    pub const IMPLEMENTS: &str = Rel::Implements.name();
+    pub const CONTAINS: &str = Rel::Contains.name();
+    pub const IMPORTS: &str = Rel::Imports.name();
+    pub const TESTS: &str = Rel::Tests.name();
+    pub const REFERENCES: &str = Rel::References.name();
+}
+
 /// Relationships of an ontology graph along which a cycle is a modelling
 /// error: a part cannot contain its whole, a requirement cannot derive from
 /// itself.

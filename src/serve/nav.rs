@@ -23,6 +23,7 @@ use crate::analyse::select::{self, BaseSpec};
 use crate::emit::entity::Details;
 use crate::emit::{self, ContextError, ContextOutput, ContextRequest, Format};
 use crate::graph::{self, Direction, EntityRow};
+use crate::model::rel::name;
 use crate::store::lock::WriteLock;
 use crate::store::value::{get_int, get_str, str_list};
 use crate::store::{queries, Params};
@@ -363,7 +364,7 @@ impl Workspace {
         let edges = graph::edges_of(&self.store, &self.graph, key, Direction::In)?;
         let srcs: Vec<String> = edges
             .iter()
-            .filter(|e| e.rel != "contains")
+            .filter(|e| e.rel != name::CONTAINS)
             .map(|e| e.src.clone())
             .collect::<BTreeSet<_>>()
             .into_iter()

@@ -393,14 +393,15 @@ fn configure_sqlite_library() {
     });
 }
 
-/// Page cache of every connection, in KiB. SQLite's default (2 MiB) is
-/// far too small for an index transaction of millions of rows: dirty pages
-/// spill into the write-ahead log long before the commit, and every later
-/// read of a spilled page is looked up in the log's frame index — the
-/// lookups, not the writes, then dominate a large cold index. The cache
-/// fills only as far as a connection touches pages (reads are mostly
-/// served from the memory map), so small databases never pay for it.
-const CONNECTION_CACHE_KIB: i64 = 128 * 1024;
+/// Page cache of every connection: 128 MiB (`cache_size` takes KiB when
+/// negative). SQLite's default (2 MiB) is far too small for an index
+/// transaction of millions of rows: dirty pages spill into the write-ahead
+/// log long before the commit, and every later read of a spilled page is
+/// looked up in the log's frame index — the lookups, not the writes, then
+/// dominate a large cold index. The cache fills only as far as a
+/// connection touches pages (reads are mostly served from the memory
+/// map), so small databases never pay for it.
+const CONNECTION_CACHE_PRAGMA: &std::ffi::CStr = c"PRAGMA cache_size=-131072";
 
 /// Called by SQLite for every new connection (registered with
 /// `sqlite3_auto_extension`), including those CozoDB opens itself.
@@ -409,14 +410,12 @@ unsafe extern "C" fn size_connection_cache(
     _error: *mut *mut std::ffi::c_char,
     _api: *const std::ffi::c_void,
 ) -> std::ffi::c_int {
-    let pragma = std::ffi::CString::new(format!("PRAGMA cache_size=-{CONNECTION_CACHE_KIB}"))
-        .expect("no NUL in a pragma");
     // SAFETY: `db` is the open connection SQLite hands the entry point;
     // a failed pragma leaves the default cache, which is harmless.
     unsafe {
         sqlite3_sys::sqlite3_exec(
             db,
-            pragma.as_ptr(),
+            CONNECTION_CACHE_PRAGMA.as_ptr(),
             None,
             std::ptr::null_mut(),
             std::ptr::null_mut(),

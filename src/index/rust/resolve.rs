@@ -29,19 +29,8 @@ use crate::model::{
     Entity, EntityKind, FileContext, FileExtract, RawRef, RefKind, UseDecl, Visibility,
 };
 
-/// Relationship names stored in `edge.rel` (see [`Rel`]), as the
-/// `&'static str`s the resolver's edge maps are keyed by.
-pub mod rel {
-    use crate::model::Rel;
-
-    pub const CALLS: &str = Rel::Calls.name();
-    pub const USES_TYPE: &str = Rel::UsesType.name();
-    pub const IMPLEMENTS: &str = Rel::Implements.name();
-    pub const CONTAINS: &str = Rel::Contains.name();
-    pub const IMPORTS: &str = Rel::Imports.name();
-    pub const TESTS: &str = Rel::Tests.name();
-    pub const REFERENCES: &str = Rel::References.name();
-}
+/// Relationship names stored in `edge.rel`.
+pub use crate::model::rel::name as rel;
 
 /// Starts the note on an ambiguous unresolved reference's text:
 /// `.fmt() (ambiguous: 2 candidates)`.
