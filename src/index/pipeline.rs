@@ -20,12 +20,13 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::rust::interface;
 use super::rust::resolve::{self, FileLinks};
 use super::rust::RustExtractor;
 use super::usage;
 use super::walk::{self, SourceFile};
 use crate::model::{FileContext, FileExtract, ParseStatus};
-use crate::store::rows::{CodeFileStatRow, CodeStatsRow};
+use crate::store::rows::{CodeExtractRow, CodeFileStatRow, CodeInterfaceRow, CodeStatsRow};
 use crate::store::value::{self, get_int, get_str, json, opt_str, str_list};
 use crate::store::{queries, Batch, Params, Row, Store, StoreError};
 use cozo::DataValue;
@@ -80,12 +81,16 @@ pub struct IndexSummary {
     pub ambiguous: i64,
     /// Rows written (puts and deletes) in this run.
     pub rows_written: usize,
+    /// Files whose references this run resolved: every file, or only the
+    /// edited ones when no file's interface changed.
+    pub files_resolved: usize,
     pub skipped: Vec<FileNote>,
     pub partial: Vec<FileNote>,
     /// The graph's change sequence number after the run.
     pub seq: i64,
     pub elapsed_ms: f64,
-    /// Milliseconds per phase: walk, parse, load, resolve, diff, write, history.
+    /// Milliseconds per phase: walk, parse, load, resolve, diff, usage,
+    /// write, history.
     pub phases_ms: BTreeMap<&'static str, f64>,
 }
 
@@ -154,7 +159,7 @@ pub fn index_repository(
     let run_started_ns = walk::unix_nanos(std::time::SystemTime::now());
     let mut phases = Phases::new();
     let walked = walk::walk(root);
-    let layout_digest = walked.layout.digest();
+    let layout_digest = layout_key(&walked);
     let stored = load_file_states(store, graph)?;
     let stats = load_file_stats(store, graph)?;
     phases.lap("walk");
@@ -206,12 +211,7 @@ pub fn index_repository(
                         reason: reason.clone(),
                     });
                 }
-                let data = encode_extract(&extract);
-                batch.put(
-                    "code_extract",
-                    &["graph", "path", "data"],
-                    vec![graph.into(), path.as_str().into(), data.into()],
-                );
+                put_extract(&mut batch, graph, &path, &extract);
                 new_files.insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
                 replaced.insert(path.clone());
                 extracts.insert(path, (file.ctx.clone(), *extract));
@@ -254,38 +254,34 @@ pub fn index_repository(
             .iter()
             .all(|(p, (_, _, status, _))| stored.get(p).is_some_and(|s| &s.status == status));
     if !nothing_changed {
-        // Stored extracts of unchanged files, so resolution sees every file.
+        // Interfaces of every file (the symbol table needs them all), and
+        // the stored ones of the files parsed now, to see what changed.
+        let mut old_interfaces: BTreeMap<String, FileExtract> = BTreeMap::new();
         let mut reparse: Vec<&SourceFile> = Vec::new();
-        let loaded = load_extracts(store, graph, unchanged.iter().map(|f| f.ctx.path.as_str()))?;
-        let mut loaded = loaded;
-        for file in &unchanged {
-            match loaded.remove(&file.ctx.path) {
-                Some(ex) => {
-                    extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), ex));
+        {
+            let mut loaded = load_interfaces(store, graph)?;
+            for file in &unchanged {
+                match loaded.remove(&file.ctx.path) {
+                    Some(ex) => {
+                        extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), ex));
+                    }
+                    None => reparse.push(file),
                 }
-                None => reparse.push(file),
+            }
+            for path in &replaced {
+                if let Some(ex) = loaded.remove(path) {
+                    old_interfaces.insert(path.clone(), ex);
+                }
             }
         }
-        // A missing or unreadable stored extract: parse the file again.
-        for file in reparse {
-            let mut extractor = RustExtractor::new();
-            if let Outcome::Parsed { extract, .. } = examine(
-                &mut extractor,
-                file,
-                None,
-                opts.max_file_bytes,
-                &layout_digest,
-            ) {
-                let data = encode_extract(&extract);
-                batch.put(
-                    "code_extract",
-                    &["graph", "path", "data"],
-                    vec![graph.into(), file.ctx.path.as_str().into(), data.into()],
-                );
-                extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), *extract));
-            }
+        // A missing or unreadable stored interface: parse the file again.
+        let reparsed = reparse_files(&reparse, graph, opts, &layout_digest, &mut batch);
+        let reparsed_any = !reparsed.is_empty();
+        for (file, extract) in reparsed {
+            extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), extract));
         }
 
+        let replaced_before = replaced.len();
         settle_contexts(
             &walked,
             graph,
@@ -299,21 +295,67 @@ pub fn index_repository(
                 unchanged: &mut unchanged,
             },
         );
+        let stored_counts = read_counts(store, graph)?;
+        // Only the files parsed now need resolving when none of them
+        // changed what other files can see (see `rust::interface`).
+        let narrow = usage_current
+            && !reparsed_any
+            && deleted.is_empty()
+            && replaced.len() == replaced_before
+            && stored_counts.as_ref().is_some_and(|c| c.ambiguous >= 0)
+            && replaced.iter().all(|p| {
+                let now = extracts.get(p).map(|(_, e)| e);
+                let before = old_interfaces.get(p);
+                matches!((now, before), (Some(n), Some(b)) if interface::digest(n) == interface::digest(b))
+            });
+        if !narrow {
+            // Every file is resolved: join the other references of the
+            // files held as interfaces.
+            let held: Vec<&str> = unchanged.iter().map(|f| f.ctx.path.as_str()).collect();
+            let mut bodies = load_bodies(store, graph, &held)?;
+            let mut missing: Vec<&SourceFile> = Vec::new();
+            for file in &unchanged {
+                let path = &file.ctx.path;
+                match (bodies.remove(path), extracts.remove(path)) {
+                    (Some(body), Some((ctx, iface))) => {
+                        extracts.insert(path.clone(), (ctx, interface::join(iface, body)));
+                    }
+                    (None, Some(_)) => missing.push(file),
+                    _ => {}
+                }
+            }
+            for (file, extract) in reparse_files(&missing, graph, opts, &layout_digest, &mut batch)
+            {
+                extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), extract));
+            }
+        }
 
         phases.lap("load");
         let inputs: Vec<(&FileContext, &FileExtract)> =
             extracts.values().map(|(c, e)| (c, e)).collect();
-        let links = resolve::resolve(&inputs);
+        let links = if narrow {
+            resolve::resolve_files(&inputs, |p| replaced.contains(p))
+        } else {
+            resolve::resolve(&inputs)
+        };
         let digests: BTreeMap<String, String> = links
             .par_iter()
             .map(|(p, l)| (p.clone(), l.digest()))
             .collect();
         phases.lap("resolve");
 
-        let mut touched = write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
-        touched.extend(write_links(
+        let written = write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
+        let mut touched = written.touched;
+        let linked = write_links(
             store, graph, &mut batch, &links, &digests, &stored, &deleted,
-        )?);
+        )?;
+        touched.extend(linked.endpoints);
+        phases.lap("diff");
+        let usage_scope = if narrow {
+            UsageScope::Around(&replaced)
+        } else {
+            UsageScope::AllLinks
+        };
         write_usage(
             store,
             graph,
@@ -321,28 +363,47 @@ pub fn index_repository(
             &links,
             &extracts,
             usage_current.then_some(&touched),
+            usage_scope,
         )?;
+        phases.lap("usage");
         write_files(
             graph, &mut batch, &new_files, &digests, &stored, &extracts, &deleted, &unchanged,
         );
-        let count = |f: fn(&FileLinks) -> usize| links.values().map(f).sum::<usize>() as i64;
-        let ambiguous = count(|l| l.unresolved.values().filter(|u| u.2 > 1).count());
+        let stats = match stored_counts.filter(|_| narrow) {
+            Some(old) => CodeCounts {
+                entities: old.entities + written.entities_delta,
+                edges: old.edges + linked.delta.edges,
+                unresolved: old.unresolved + linked.delta.unresolved,
+                ambiguous: old.ambiguous + linked.delta.ambiguous,
+            },
+            None => {
+                let count =
+                    |f: fn(&FileLinks) -> usize| links.values().map(f).sum::<usize>() as i64;
+                CodeCounts {
+                    entities: extracts
+                        .values()
+                        .map(|(_, e)| e.entities.len())
+                        .sum::<usize>() as i64,
+                    edges: count(|l| l.edges.len()),
+                    unresolved: count(|l| l.unresolved.len()),
+                    ambiguous: count(|l| l.unresolved.values().filter(|u| u.2 > 1).count()),
+                }
+            }
+        };
         batch.put_row(CodeStatsRow {
             graph: graph.into(),
             files: walked.files.len() as i64,
-            entities: extracts
-                .values()
-                .map(|(_, e)| e.entities.len())
-                .sum::<usize>() as i64,
-            edges: count(|l| l.edges.len()),
-            unresolved: count(|l| l.unresolved.len()),
-            ambiguous,
+            entities: stats.entities,
+            edges: stats.edges,
+            unresolved: stats.unresolved,
+            ambiguous: stats.ambiguous,
         });
         let change = store
             .begin_graph_change(graph)?
             .with_source(root.display().to_string());
         batch.lands_as(change);
         summary.rows_written = batch.len();
+        summary.files_resolved = links.len();
         phases.lap("diff");
         store.apply(batch)?;
         phases.lap("write");
@@ -370,12 +431,11 @@ pub fn index_repository(
         run_started_ns,
     )?;
 
-    let counts = store.read(queries::CODE_COUNTS, Params::new().with("graph", graph))?;
-    if let Some(row) = counts.rows.first() {
-        summary.entities = get_int(row, 1);
-        summary.edges = get_int(row, 2);
-        summary.unresolved = get_int(row, 3);
-        summary.ambiguous = get_int(row, 4);
+    if let Some(c) = read_counts(store, graph)? {
+        summary.entities = c.entities;
+        summary.edges = c.edges;
+        summary.unresolved = c.unresolved;
+        summary.ambiguous = c.ambiguous;
     }
     if summary.ambiguous < 0 {
         // Last written before the count was kept: count once by a scan.
@@ -424,7 +484,14 @@ fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
 /// Changes whenever the extractor or the `FileExtract` format changes, so
 /// every file of an index written by an older graphctx is parsed again
 /// instead of being resolved from a stale extract.
-pub const EXTRACT_VERSION: &str = "graphctx-extract-3";
+pub const EXTRACT_VERSION: &str = "graphctx-extract-4";
+
+/// What a file's stored hash and stat row were computed under: the
+/// extract version and the workspace's targets. A stat row made under
+/// another version vouches for nothing, so a new graphctx parses again.
+fn layout_key(walked: &walk::WalkResult) -> String {
+    format!("{EXTRACT_VERSION}/{}", walked.layout.digest())
+}
 
 /// The stored hash of a file: blake3 over the extract version, the
 /// workspace's targets (a file may belong to another crate when they
@@ -566,15 +633,7 @@ fn settle_contexts<'w>(
         };
         let path = file.ctx.path.clone();
         let (status, reason) = parse_status(&extract, note.as_deref());
-        s.batch.put(
-            "code_extract",
-            &["graph", "path", "data"],
-            vec![
-                graph.into(),
-                path.as_str().into(),
-                encode_extract(&extract).into(),
-            ],
-        );
+        put_extract(s.batch, graph, &path, &extract);
         s.new_files
             .insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
         s.replaced.insert(path.clone());
@@ -583,14 +642,47 @@ fn settle_contexts<'w>(
     }
 }
 
-/// Stored form of an extract: MessagePack with named fields.
-fn encode_extract(extract: &FileExtract) -> Vec<u8> {
-    rmp_serde::to_vec_named(extract).unwrap_or_default()
+/// Store an extract: its interface and its other references apart (see
+/// [`interface`]), so a run that resolves only edited files reads the
+/// interfaces of the rest and nothing else.
+fn put_extract(batch: &mut Batch, graph: &str, path: &str, extract: &FileExtract) {
+    let (iface, body) = interface::encode(extract);
+    batch.put_row(CodeInterfaceRow {
+        graph: graph.into(),
+        path: path.into(),
+        data: iface.into(),
+    });
+    batch.put_row(CodeExtractRow {
+        graph: graph.into(),
+        path: path.into(),
+        data: body.into(),
+    });
 }
 
-/// `None` for a blob this version cannot read; the file is then re-parsed.
-fn decode_extract(bytes: &[u8]) -> Option<FileExtract> {
-    rmp_serde::from_slice(bytes).ok()
+/// Parse files whose stored extract could not be read, and store the new
+/// extracts. Their stored hash stays: the content is the one it names.
+fn reparse_files<'f>(
+    files: &[&'f SourceFile],
+    graph: &str,
+    opts: &IndexOptions,
+    layout_digest: &str,
+    batch: &mut Batch,
+) -> Vec<(&'f SourceFile, FileExtract)> {
+    let mut out = Vec::new();
+    let mut extractor = RustExtractor::new();
+    for &file in files {
+        if let Outcome::Parsed { extract, .. } = examine(
+            &mut extractor,
+            file,
+            None,
+            opts.max_file_bytes,
+            layout_digest,
+        ) {
+            put_extract(batch, graph, &file.ctx.path, &extract);
+            out.push((file, *extract));
+        }
+    }
+    out
 }
 
 /// Files whose content differs from what the index of `graph` holds —
@@ -599,7 +691,7 @@ fn decode_extract(bytes: &[u8]) -> Option<FileExtract> {
 /// lock names these, since it may not reflect them.
 pub fn stale_files(store: &Store, root: &Path, graph: &str) -> Result<Vec<String>, StoreError> {
     let walked = walk::walk(root);
-    let layout_digest = walked.layout.digest();
+    let layout_digest = layout_key(&walked);
     let stored = load_file_states(store, graph)?;
     let stats = load_file_stats(store, graph)?;
     let mut stale: Vec<String> = walked
@@ -739,12 +831,28 @@ fn load_file_states(
         .collect())
 }
 
-fn load_extracts<'p>(
+/// Every stored interface of `graph` that this version can read.
+fn load_interfaces(
     store: &Store,
     graph: &str,
-    paths: impl Iterator<Item = &'p str>,
 ) -> Result<BTreeMap<String, FileExtract>, StoreError> {
-    let paths: Vec<&str> = paths.collect();
+    let rows = store.read(queries::INTERFACES, Params::new().with("graph", graph))?;
+    Ok(rows
+        .rows
+        .par_iter()
+        .filter_map(|r| {
+            let ex = interface::decode_interface(value::get_bytes(r, 1))?;
+            Some((get_str(r, 0).to_string(), ex))
+        })
+        .collect())
+}
+
+/// The stored other references of the given files.
+fn load_bodies(
+    store: &Store,
+    graph: &str,
+    paths: &[&str],
+) -> Result<BTreeMap<String, Vec<crate::model::RawRef>>, StoreError> {
     if paths.is_empty() {
         return Ok(BTreeMap::new());
     }
@@ -752,16 +860,35 @@ fn load_extracts<'p>(
         queries::EXTRACTS,
         Params::new()
             .with("graph", graph)
-            .with("paths", str_list(paths)),
+            .with("paths", str_list(paths.iter().copied())),
     )?;
     Ok(rows
         .rows
         .par_iter()
         .filter_map(|r| {
-            let ex = decode_extract(value::get_bytes(r, 1))?;
-            Some((get_str(r, 0).to_string(), ex))
+            let body = interface::decode_body(value::get_bytes(r, 1))?;
+            Some((get_str(r, 0).to_string(), body))
         })
         .collect())
+}
+
+/// A graph's stored totals (`code_stats`).
+struct CodeCounts {
+    entities: i64,
+    edges: i64,
+    unresolved: i64,
+    /// -1 when last written before the count was kept.
+    ambiguous: i64,
+}
+
+fn read_counts(store: &Store, graph: &str) -> Result<Option<CodeCounts>, StoreError> {
+    let counts = store.read(queries::CODE_COUNTS, Params::new().with("graph", graph))?;
+    Ok(counts.rows.first().map(|row| CodeCounts {
+        entities: get_int(row, 1),
+        edges: get_int(row, 2),
+        unresolved: get_int(row, 3),
+        ambiguous: get_int(row, 4),
+    }))
 }
 
 const NODE_HEADERS: [&str; 5] = ["graph", "id", "kind", "name", "doc"];
@@ -803,6 +930,14 @@ fn entity_row(crate_name: &str, e: &crate::model::Entity) -> Vec<DataValue> {
     ]
 }
 
+/// What [`write_entities`] changed.
+struct EntitiesWritten {
+    /// Entities that appeared, changed or went.
+    touched: BTreeSet<String>,
+    /// Entities now minus entities before.
+    entities_delta: i64,
+}
+
 /// Write the entities of re-parsed, skipped and deleted files: only the
 /// rows that differ from what is stored (an edit to one function rewrites
 /// that function's rows, not its file's).
@@ -813,7 +948,7 @@ fn write_entities(
     replaced: &BTreeSet<String>,
     deleted: &[String],
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
-) -> Result<BTreeSet<String>, StoreError> {
+) -> Result<EntitiesWritten, StoreError> {
     let files: Vec<&str> = replaced
         .iter()
         .map(String::as_str)
@@ -852,6 +987,7 @@ fn write_entities(
                 .map(|(k, _)| k.to_string()),
         )
         .collect();
+    let entities_delta = new.len() as isize - old.len() as isize;
     for key in old.keys().filter(|k| !new.contains_key(k.as_str())) {
         let k: Row = vec![graph.into(), key.as_str().into()];
         batch.delete("node", &["graph", "id"], k.clone());
@@ -873,15 +1009,32 @@ fn write_entities(
         .chain(replaced.iter().filter(|p| !extracts.contains_key(*p)))
     {
         // Gone, or skipped now: drop its stored extract too.
-        batch.delete(
-            "code_extract",
-            &["graph", "path"],
-            vec![graph.into(), path.as_str().into()],
-        );
+        batch.delete_key::<CodeExtractRow>(vec![graph.into(), path.as_str().into()]);
+        batch.delete_key::<CodeInterfaceRow>(vec![graph.into(), path.as_str().into()]);
     }
-    Ok(touched)
+    Ok(EntitiesWritten {
+        touched,
+        entities_delta: entities_delta as i64,
+    })
 }
 
+/// Edges, unresolved and ambiguous references: now minus before.
+#[derive(Default)]
+struct LinkDelta {
+    edges: i64,
+    unresolved: i64,
+    ambiguous: i64,
+}
+
+/// What [`write_links`] changed.
+struct LinksWritten {
+    /// Both ends of every edge added or removed.
+    endpoints: BTreeSet<String>,
+    delta: LinkDelta,
+}
+
+/// Write the links of files whose digest differs from the stored one (and
+/// drop those of deleted files): only the rows that changed.
 fn write_links(
     store: &Store,
     graph: &str,
@@ -890,8 +1043,9 @@ fn write_links(
     digests: &BTreeMap<String, String>,
     stored: &BTreeMap<String, StoredFile>,
     deleted: &[String],
-) -> Result<BTreeSet<String>, StoreError> {
+) -> Result<LinksWritten, StoreError> {
     let mut endpoints = BTreeSet::new();
+    let mut delta = LinkDelta::default();
     let mut changed: Vec<&str> = deleted.iter().map(String::as_str).collect();
     for (path, digest) in digests {
         if stored.get(path).map(|s| s.edge_digest.as_str()) != Some(digest.as_str()) {
@@ -899,7 +1053,7 @@ fn write_links(
         }
     }
     if changed.is_empty() {
-        return Ok(endpoints);
+        return Ok(LinksWritten { endpoints, delta });
     }
     let origins = str_list(changed.iter().copied());
     let params = Params::new().with("graph", graph).with("origins", origins);
@@ -927,8 +1081,21 @@ fn write_links(
             value::get_json(&r, 2),
         );
     }
+    delta.edges -= old_edges.len() as i64;
+    for refs in old_unresolved.values() {
+        for r in refs.as_array().into_iter().flatten() {
+            delta.unresolved -= 1;
+            let text = r.get(1).and_then(|t| t.as_str()).unwrap_or_default();
+            if text.contains(crate::index::rust::resolve::AMBIGUOUS_MARK) {
+                delta.ambiguous -= 1;
+            }
+        }
+    }
     for path in changed {
         let Some(l) = links.get(path) else { continue };
+        delta.edges += l.edges.len() as i64;
+        delta.unresolved += l.unresolved.len() as i64;
+        delta.ambiguous += l.unresolved.values().filter(|u| u.2 > 1).count() as i64;
         for ((src, rel, dst), weight) in &l.edges {
             endpoints.insert(src.to_string());
             endpoints.insert(dst.to_string());
@@ -1010,7 +1177,7 @@ fn write_links(
             vec![graph.into(), origin.into(), src.into()],
         );
     }
-    Ok(endpoints)
+    Ok(LinksWritten { endpoints, delta })
 }
 
 const USAGE_HEADERS: [&str; 11] = [
@@ -1027,6 +1194,13 @@ const USAGE_HEADERS: [&str; 11] = [
     "out",
 ];
 
+/// Which edges `links` holds: every file's, or only those of the files a
+/// narrow run resolved (the rest are read from the store).
+enum UsageScope<'r> {
+    AllLinks,
+    Around(&'r BTreeSet<String>),
+}
+
 /// Bring `code_usage` up to date (see [`usage`]): recompute the entities
 /// whose surroundings changed — `touched`, or every entity when `None`
 /// (no rows yet, or rows of another version) — and write the rows that
@@ -1038,6 +1212,7 @@ fn write_usage(
     links: &BTreeMap<String, FileLinks>,
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
     touched: Option<&BTreeSet<String>>,
+    scope: UsageScope,
 ) -> Result<(), StoreError> {
     if touched.is_some_and(|t| t.is_empty()) {
         return Ok(());
@@ -1059,7 +1234,12 @@ fn write_usage(
             &all
         }
     };
-    let computed = usage::compute(links, touched);
+    let computed = match scope {
+        UsageScope::AllLinks => usage::compute(links, touched),
+        UsageScope::Around(resolved) => {
+            usage::compute_around(store, graph, links, resolved, touched)?
+        }
+    };
     let asked: BTreeSet<&str> = touched
         .iter()
         .map(String::as_str)
@@ -1161,11 +1341,14 @@ fn write_files(
     for (path, (hash, bytes, status, reason)) in new_files {
         put(path, hash, *bytes, status, reason);
     }
-    // Unchanged files whose resolved links changed: refresh the digest.
+    // Unchanged files whose resolved links changed: refresh the digest
+    // (files not resolved in this run keep theirs).
     for file in unchanged {
         let path = file.ctx.path.as_str();
-        let Some(s) = stored.get(path) else { continue };
-        if s.edge_digest != digest_of(path) {
+        let (Some(s), Some(digest)) = (stored.get(path), digests.get(path)) else {
+            continue;
+        };
+        if &s.edge_digest != digest {
             let reason = extracts
                 .get(path)
                 .map(|(_, e)| match e.syntax_errors {

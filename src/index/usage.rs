@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use super::rust::resolve::FileLinks;
 use crate::model::rel::name::{CALLS, CONTAINS, TESTS};
 use crate::model::rel::DEPENDENCY_RELS;
-use crate::store::value::first_int;
+use crate::store::value::{first_int, get_float, get_str, str_list};
 use crate::store::{queries, Params, Store, StoreError};
 
 /// Version of what `code_usage` rows hold; a database whose rows were
@@ -113,12 +113,107 @@ pub fn compute(
     links: &BTreeMap<String, FileLinks<'_>>,
     keys: &BTreeSet<String>,
 ) -> BTreeMap<String, Usage> {
+    compute_from(|| all_edges(links), keys)
+}
+
+/// [`compute`] for a run that resolved only the files `resolved`: `links`
+/// holds their edges, and the edges of every other file that touch the
+/// entities concerned are read from the store (which still holds the
+/// resolved files' old edges; those are left out). The result equals
+/// [`compute`] over the links of every file.
+pub fn compute_around(
+    store: &Store,
+    graph: &str,
+    links: &BTreeMap<String, FileLinks<'_>>,
+    resolved: &BTreeSet<String>,
+    keys: &BTreeSet<String>,
+) -> Result<BTreeMap<String, Usage>, StoreError> {
+    if keys.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    type Stored = BTreeMap<(String, String, String, String), f64>;
+    let mut edges: Stored = BTreeMap::new();
+    let read = |edges: &mut Stored, query: &str, params: Params| -> Result<(), StoreError> {
+        for r in store.read(query, params)?.rows {
+            let origin = get_str(&r, 3);
+            if resolved.contains(origin) {
+                continue;
+            }
+            let key = (
+                get_str(&r, 0).to_string(),
+                get_str(&r, 1).to_string(),
+                get_str(&r, 2).to_string(),
+                origin.to_string(),
+            );
+            edges.insert(key, get_float(&r, 4));
+        }
+        Ok(())
+    };
+    let touching = |keys: &BTreeSet<&str>| {
+        Params::new()
+            .with("graph", graph)
+            .with("keys", str_list(keys.iter().copied()))
+    };
+    let fresh = || all_edges(links);
+    // The asked entities, then their containers, then the members of
+    // both and who tests those (what `compute_from` looks at).
+    let asked: BTreeSet<&str> = keys.iter().map(String::as_str).collect();
+    read(&mut edges, queries::EDGES_TOUCHING, touching(&asked))?;
+    let containers: BTreeSet<String> = edges
+        .keys()
+        .map(|(s, r, d, _)| (s.as_str(), r.as_str(), d.as_str()))
+        .chain(fresh().map(|e| (e.src, e.rel, e.dst)))
+        .filter(|(s, r, d)| *r == CONTAINS && asked.contains(d) && !asked.contains(s))
+        .map(|(s, ..)| s.to_string())
+        .collect();
+    if !containers.is_empty() {
+        read(
+            &mut edges,
+            queries::EDGES_TOUCHING,
+            touching(&containers.iter().map(String::as_str).collect()),
+        )?;
+    }
+    let members: BTreeSet<String> = edges
+        .keys()
+        .map(|(s, r, d, _)| (s.as_str(), r.as_str(), d.as_str()))
+        .chain(fresh().map(|e| (e.src, e.rel, e.dst)))
+        .filter(|(s, r, _)| *r == CONTAINS && (asked.contains(s) || containers.contains(*s)))
+        .map(|(_, _, d)| d.to_string())
+        .collect();
+    if !members.is_empty() {
+        read(
+            &mut edges,
+            queries::EDGES_INTO_BY_REL,
+            touching(&members.iter().map(String::as_str).collect()).with("rel", TESTS),
+        )?;
+    }
+    Ok(compute_from(
+        || {
+            edges
+                .iter()
+                .map(|((src, rel, dst, origin), w)| EdgeRef {
+                    src,
+                    rel,
+                    dst,
+                    origin,
+                    weight: *w,
+                })
+                .chain(fresh())
+        },
+        keys,
+    ))
+}
+
+fn compute_from<'e, I: Iterator<Item = EdgeRef<'e>>>(
+    all_edges: impl Fn() -> I,
+    keys: &BTreeSet<String>,
+) -> BTreeMap<String, Usage> {
     if keys.is_empty() {
         return BTreeMap::new();
     }
     let mut wanted: HashSet<&str> = keys.iter().map(String::as_str).collect();
     let asked = wanted.clone();
-    for e in all_edges(links) {
+    for e in all_edges() {
         if e.rel == CONTAINS && asked.contains(e.dst) {
             wanted.insert(e.src);
         }
@@ -128,7 +223,7 @@ pub fn compute(
     // Members of wanted containers; who tests what (all `tests` edges: few).
     let mut members_of: HashMap<&str, Vec<&str>> = HashMap::default();
     let mut testers: HashMap<&str, HashSet<&str>> = HashMap::default();
-    for e in all_edges(links) {
+    for e in all_edges() {
         if e.rel == TESTS {
             testers.entry(e.dst).or_default().insert(e.src);
         }

@@ -416,6 +416,10 @@ rows! {
         key { graph: Str<'a>, path: Str<'a> }
         value { data: Bytes<'a> }
     }
+    CodeInterfaceRow = "code_interface", writable {
+        key { graph: Str<'a>, path: Str<'a> }
+        value { data: Bytes<'a> }
+    }
     CodeUnresolvedRow = "code_unresolved", writable {
         key { graph: Str<'a>, origin: Str<'a>, src: Str<'a> }
         value { refs: Json<'a> }

@@ -40,6 +40,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "index_state",
         include_str!("../../schema/011_index_state.cozo"),
     ),
+    (
+        13,
+        "interface",
+        include_str!("../../schema/013_interface.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.

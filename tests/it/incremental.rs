@@ -5,7 +5,9 @@
 //! sources (real Rust), and each case applies a random sequence of edits —
 //! delete, add (copies of real files at new paths), move, delete a line
 //! range, rename an identifier everywhere in a file, truncate (syntax
-//! errors), duplicate content (repeated keys), touch, and edits that
+//! errors), duplicate content (repeated keys), touch, edits that keep
+//! every interface (a comment or a doc line inserted, a call added to a
+//! function body: the run resolves the edited file alone), and edits that
 //! change what names resolve to: a method added to an impl, `pub use`
 //! lines added or removed, a `#[path]` module declared, the package's
 //! Cargo targets changed (files moving between crates) — indexing
@@ -62,6 +64,8 @@ enum Edit {
     PubUse(bool),
     PathModule(usize),
     Targets(usize),
+    Comment { file: usize, at: f64, doc: bool },
+    AddCall(usize),
 }
 
 /// Manifests of the root package: the fixture's own, a binary whose root
@@ -92,6 +96,12 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
         any::<bool>().prop_map(Edit::PubUse),
         any::<usize>().prop_map(Edit::PathModule),
         any::<usize>().prop_map(Edit::Targets),
+        (any::<usize>(), 0.0..1.0f64, any::<bool>()).prop_map(|(file, at, doc)| Edit::Comment {
+            file,
+            at,
+            doc
+        }),
+        any::<usize>().prop_map(Edit::AddCall),
     ]
 }
 
@@ -219,6 +229,30 @@ fn apply(root: &Path, edit: &Edit, pool: &[String]) {
                 &format!("{text}\n#[path = \"../{target}\"]\npub mod via_path;\n"),
             );
         }
+        Edit::Comment { file, at, doc } => {
+            if let Some(f) = pick(*file) {
+                let text = std::fs::read_to_string(&f).unwrap();
+                let mut lines: Vec<&str> = text.lines().collect();
+                let at = ((lines.len() as f64) * at) as usize;
+                lines.insert(at, if *doc { "/// Noted." } else { "// noted" });
+                write(&f, &lines.join("\n"));
+            }
+        }
+        Edit::AddCall(i) => {
+            if let Some(f) = pick(*i) {
+                // Into the first function body: references change, what
+                // other files can see does not.
+                let text = std::fs::read_to_string(&f).unwrap();
+                let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+                if let Some(l) = lines
+                    .iter_mut()
+                    .find(|l| l.contains("fn ") && l.trim_end().ends_with('{'))
+                {
+                    l.push_str(" let _probe = Point::new(1.0, 2.0).area(); resolve(); ");
+                }
+                write(&f, &lines.join("\n"));
+            }
+        }
         Edit::Targets(i) => {
             let manifest = root.join("Cargo.toml");
             let base = std::fs::read_to_string(fixture("shapes").join("Cargo.toml")).unwrap();
@@ -310,6 +344,52 @@ fn a_changed_file_reresolves_references_from_other_files() {
     std::fs::write(&util, text).unwrap();
     index(&store, tree.path());
     assert_eq!(callers(&store), 1);
+}
+
+#[test]
+fn an_edit_that_keeps_every_interface_resolves_only_the_edited_file() {
+    let tree = initial_tree();
+    let store = Store::memory().unwrap();
+    let first = index(&store, tree.path());
+    assert_eq!(first.files_resolved, first.files_seen);
+    let lib = tree.path().join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    // A body now calls `clamp_scale` twice more, lines move, a doc changes:
+    // the other files cannot see any of it.
+    let edited = format!(
+        "// A comment that moves every line.\n{}",
+        text.replacen(
+            "clamp_scale(1.0)",
+            "clamp_scale(clamp_scale(clamp_scale(1.0)))",
+            1
+        )
+    );
+    std::fs::write(&lib, &edited).unwrap();
+    let body = index(&store, tree.path());
+    assert_eq!((body.files_parsed, body.files_resolved), (1, 1));
+    let (fresh, fresh_summary) = index_fresh(tree.path());
+    assert_eq!(dump(&store), dump(&fresh));
+    assert_eq!(
+        (body.entities, body.edges, body.unresolved, body.ambiguous),
+        (
+            fresh_summary.entities,
+            fresh_summary.edges,
+            fresh_summary.unresolved,
+            fresh_summary.ambiguous
+        )
+    );
+    // A new signature is seen by other files: every file is resolved.
+    let util = tree.path().join("src/util.rs");
+    let util_text = std::fs::read_to_string(&util).unwrap();
+    std::fs::write(
+        &util,
+        util_text.replace("(s: f64) -> f64", "(s: f32) -> f64"),
+    )
+    .unwrap();
+    let iface = index(&store, tree.path());
+    assert_eq!(iface.files_parsed, 1);
+    assert_eq!(iface.files_resolved, first.files_seen);
+    assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
 }
 
 #[test]

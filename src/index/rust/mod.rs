@@ -4,12 +4,14 @@
 //!   module of every file (from `mod` declarations, `#[path]` honoured).
 //! - [`extract`] — one file's tree-sitter parse into a `FileExtract`.
 //! - [`resolve`] — name resolution over all extracts into edges.
+//! - [`interface`] — what of a file other files' resolution can see.
 //! - [`types`] — declared types parsed into structure, std's common types.
 //!
 //! The rest of `index` (walking, hashing, diffing, writing) handles files,
 //! extracts and edges without looking inside them; a second language would
 //! be a sibling folder with the same three roles.
 pub mod extract;
+pub mod interface;
 pub mod layout;
 pub mod resolve;
 pub mod types;

@@ -102,9 +102,20 @@ impl<'a> FileLinks<'a> {
 pub fn resolve<'a>(
     files: &[(&'a FileContext, &'a FileExtract)],
 ) -> BTreeMap<String, FileLinks<'a>> {
+    resolve_files(files, |_| true)
+}
+
+/// Resolve the references of the files `wanted` picks (by path), against
+/// a symbol table of all `files`. The table reads only what
+/// [`super::interface`] keeps, so the files not picked may be interfaces
+/// alone; the picked ones must be whole extracts.
+pub fn resolve_files<'a>(
+    files: &[(&'a FileContext, &'a FileExtract)],
+    wanted: impl Fn(&str) -> bool,
+) -> BTreeMap<String, FileLinks<'a>> {
     let table = SymbolTable::build(files);
     let mut out: BTreeMap<String, FileLinks<'a>> = BTreeMap::new();
-    for (ctx, extract) in files {
+    for (ctx, extract) in files.iter().filter(|(_, e)| wanted(&e.path)) {
         let mut links = FileLinks::default();
         let krate = ctx.crate_name.as_str();
         // Containment from the syntax tree, and of a file's module by the

@@ -47,7 +47,9 @@ pub const GRAPH_RELATIONS: &[&str] = &[
     "code_entity",
     "code_file",
     "code_extract",
+    "code_interface",
     "code_unresolved",
+    "code_stats",
     "code_usage",
     "code_usage_version",
 ];

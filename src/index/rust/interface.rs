@@ -1,0 +1,188 @@
+//! A file's interface: the part of its extract that other files'
+//! resolution can see.
+//!
+//! Resolution (see [`super::resolve`]) builds one symbol table from every
+//! file and then resolves each file's own references against it. The
+//! table reads a file's entities (keys, names, kinds, visibility, module
+//! paths, signatures, owners, traits, parents), its `use` and `mod`
+//! declarations, its context and the two kinds of reference that place
+//! impl blocks (`impl Trait for Owner`). It never reads a file's other
+//! references, line numbers or doc comments: those only shape the links
+//! whose origin is that file.
+//!
+//! So an edit that leaves a file's interface as it was — a changed body,
+//! a comment, lines shifted — cannot change another file's links, and the
+//! index re-resolves that file alone. The index stores the interface and
+//! the remaining references apart, so such a run reads the interfaces of
+//! the other files (to build the table) and not their references.
+
+use serde::Serialize;
+
+use crate::model::{
+    Entity, FileContext, FileExtract, ModDecl, ParseStatus, RawRef, RefKind, UseDecl,
+};
+
+/// Whether the symbol table reads references of this kind.
+pub fn is_interface_ref(kind: RefKind) -> bool {
+    matches!(kind, RefKind::ImplOwner | RefKind::Implements)
+}
+
+/// Split an extract into its interface (an extract holding only the
+/// references the table reads) and the rest of its references, in order.
+pub fn split(mut extract: FileExtract) -> (FileExtract, Vec<RawRef>) {
+    let (iface, body): (Vec<RawRef>, Vec<RawRef>) = std::mem::take(&mut extract.refs)
+        .into_iter()
+        .partition(|r| is_interface_ref(r.kind));
+    extract.refs = iface;
+    (extract, body)
+}
+
+/// The whole extract again from what [`split`] made. Reference order
+/// differs from the parse (interface references first); resolution does
+/// not depend on it.
+pub fn join(mut interface: FileExtract, body: Vec<RawRef>) -> FileExtract {
+    interface.refs.extend(body);
+    interface
+}
+
+/// The stored form of [`split`]'s interface, serialised from a borrowed
+/// extract: field for field a `FileExtract` (MessagePack, named fields).
+#[derive(Serialize)]
+struct InterfaceView<'a> {
+    path: &'a str,
+    status: ParseStatus,
+    syntax_errors: u32,
+    entities: &'a [Entity],
+    refs: Vec<&'a RawRef>,
+    uses: &'a [UseDecl],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    mods: &'a [ModDecl],
+    context: &'a FileContext,
+}
+
+/// The stored forms of an extract: `(interface, other references)`.
+pub fn encode(extract: &FileExtract) -> (Vec<u8>, Vec<u8>) {
+    let (iface, body): (Vec<&RawRef>, Vec<&RawRef>) =
+        extract.refs.iter().partition(|r| is_interface_ref(r.kind));
+    let view = InterfaceView {
+        path: &extract.path,
+        status: extract.status,
+        syntax_errors: extract.syntax_errors,
+        entities: &extract.entities,
+        refs: iface,
+        uses: &extract.uses,
+        mods: &extract.mods,
+        context: &extract.context,
+    };
+    (
+        rmp_serde::to_vec_named(&view).unwrap_or_default(),
+        rmp_serde::to_vec_named(&body).unwrap_or_default(),
+    )
+}
+
+/// A stored interface; `None` for a blob this version cannot read (the
+/// file is then parsed again).
+pub fn decode_interface(bytes: &[u8]) -> Option<FileExtract> {
+    rmp_serde::from_slice(bytes).ok()
+}
+
+/// A file's stored other references; `None` as for [`decode_interface`].
+pub fn decode_body(bytes: &[u8]) -> Option<Vec<RawRef>> {
+    rmp_serde::from_slice(bytes).ok()
+}
+
+/// A fingerprint of what other files can see: equal fingerprints mean no
+/// other file's links can differ. Lines and docs are left out, so adding
+/// a line to a body or editing a doc comment keeps it.
+pub fn digest(extract: &FileExtract) -> [u8; 32] {
+    let mut visible = FileExtract {
+        path: extract.path.clone(),
+        status: extract.status,
+        syntax_errors: 0,
+        entities: extract.entities.clone(),
+        refs: extract
+            .refs
+            .iter()
+            .filter(|r| is_interface_ref(r.kind))
+            .cloned()
+            .collect(),
+        uses: extract.uses.clone(),
+        mods: extract.mods.clone(),
+        context: extract.context.clone(),
+    };
+    for e in &mut visible.entities {
+        e.start_line = 0;
+        e.end_line = 0;
+        e.doc.clear();
+    }
+    for r in &mut visible.refs {
+        r.line = 0;
+    }
+    for u in &mut visible.uses {
+        u.line = 0;
+    }
+    let bytes = rmp_serde::to_vec_named(&visible).unwrap_or_default();
+    *blake3::hash(&bytes).as_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::rust::RustExtractor;
+    use crate::model::FileContext;
+
+    fn extract(src: &str) -> FileExtract {
+        let ctx = FileContext {
+            path: "src/lib.rs".into(),
+            crate_name: "demo".into(),
+            module_path: vec![],
+            is_test_file: false,
+        };
+        RustExtractor::new().extract(&ctx, src)
+    }
+
+    #[test]
+    fn a_body_edit_keeps_the_interface() {
+        let a = extract("/// Doc.\npub fn f() -> u8 { 1 }\nstruct S;\nimpl Clone for S { fn clone(&self) -> S { S } }\n");
+        let b = extract("\n/// Other doc.\npub fn f() -> u8 {\n    g();\n    2\n}\nstruct S;\nimpl Clone for S { fn clone(&self) -> S { S } }\n");
+        assert_eq!(digest(&a), digest(&b));
+    }
+
+    #[test]
+    fn a_signature_a_name_or_a_use_changes_it() {
+        let base = digest(&extract("pub fn f() -> u8 { 1 }\n"));
+        assert_ne!(base, digest(&extract("pub fn f() -> u16 { 1 }\n")));
+        assert_ne!(base, digest(&extract("pub fn g() -> u8 { 1 }\n")));
+        assert_ne!(base, digest(&extract("fn f() -> u8 { 1 }\n")));
+        assert_ne!(
+            base,
+            digest(&extract("use std::fmt;\npub fn f() -> u8 { 1 }\n"))
+        );
+    }
+
+    #[test]
+    fn the_stored_forms_read_back_as_the_extract() {
+        let full = extract("struct S;\nimpl Clone for S { fn clone(&self) -> S { helper(); S } }\nfn helper() {}\nmod m;\n");
+        let (iface, body) = encode(&full);
+        let back = join(
+            decode_interface(&iface).unwrap(),
+            decode_body(&body).unwrap(),
+        );
+        let (want_iface, want_body) = split(full);
+        assert_eq!(back, join(want_iface, want_body));
+    }
+
+    #[test]
+    fn split_and_join_keep_every_reference() {
+        let full = extract("struct S;\nimpl Clone for S { fn clone(&self) -> S { helper(); S } }\nfn helper() {}\n");
+        let (iface, body) = split(full.clone());
+        assert!(iface.refs.iter().all(|r| is_interface_ref(r.kind)));
+        assert!(body.iter().all(|r| !is_interface_ref(r.kind)));
+        let mut joined = join(iface, body).refs;
+        let mut original = full.refs;
+        let order = |r: &RawRef| (r.line, r.kind, r.path.clone(), r.from.clone());
+        joined.sort_by_key(order);
+        original.sort_by_key(order);
+        assert_eq!(joined, original);
+    }
+}
