@@ -9,4 +9,7 @@ pub mod rust;
 pub mod usage;
 pub mod walk;
 
-pub use pipeline::{index_repository, IndexError, IndexOptions, IndexSummary, CODE_GRAPH};
+pub use pipeline::{
+    index_repository, index_repository_cached, IndexError, IndexOptions, IndexSummary,
+    InterfaceCache, CODE_GRAPH,
+};

@@ -151,6 +151,39 @@ pub fn index_repository(
     root: &Path,
     opts: &IndexOptions,
 ) -> Result<IndexSummary, IndexError> {
+    index_repository_cached(store, root, opts, &mut InterfaceCache::default())
+}
+
+/// The interfaces of every indexed file as the last run left them, kept
+/// by a long-lived process (the servers) so the next run after an edit
+/// does not read them all from the store again. Valid only for the graph
+/// and `seq` it was taken at: a run by another process moves `seq`, and
+/// the next run then reads the store as usual.
+#[derive(Default)]
+pub struct InterfaceCache {
+    graph: String,
+    seq: i64,
+    interfaces: BTreeMap<String, FileExtract>,
+}
+
+impl InterfaceCache {
+    /// Files held.
+    pub fn len(&self) -> usize {
+        self.interfaces.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.interfaces.is_empty()
+    }
+}
+
+/// [`index_repository`] that reads and refreshes `cache`.
+pub fn index_repository_cached(
+    store: &Store,
+    root: &Path,
+    opts: &IndexOptions,
+    cache: &mut InterfaceCache,
+) -> Result<IndexSummary, IndexError> {
     let started = Instant::now();
     if !root.is_dir() {
         return Err(IndexError::NotADirectory(root.display().to_string()));
@@ -259,7 +292,17 @@ pub fn index_repository(
         let mut old_interfaces: BTreeMap<String, FileExtract> = BTreeMap::new();
         let mut reparse: Vec<&SourceFile> = Vec::new();
         {
-            let mut loaded = load_interfaces(store, graph)?;
+            let cached =
+                cache.graph == graph && cache.seq > 0 && cache.seq == store.graph_seq(graph)?;
+            // Taken either way: a run that fails leaves no cache behind.
+            let held = std::mem::take(&mut cache.interfaces);
+            cache.seq = 0;
+            let mut loaded = if cached {
+                held
+            } else {
+                drop(held);
+                load_interfaces(store, graph)?
+            };
             for file in &unchanged {
                 match loaded.remove(&file.ctx.path) {
                     Some(ex) => {
@@ -407,10 +450,20 @@ pub fn index_repository(
         phases.lap("diff");
         store.apply(batch)?;
         phases.lap("write");
+        drop(links);
+        cache.graph = graph.to_string();
+        cache.interfaces = extracts
+            .into_iter()
+            .map(|(path, (_, ex))| (path, interface::split(ex).0))
+            .collect();
     }
 
     if opts.history && super::history::refresh(store, graph, root)? {
         phases.lap("history");
+    }
+    if !nothing_changed {
+        // The caller holds the write lock: no other writer came between.
+        cache.seq = store.graph_seq(graph)?;
     }
 
     // A run that wrote changed stored hashes: read the ones it left.
@@ -1217,9 +1270,16 @@ fn write_usage(
     if touched.is_some_and(|t| t.is_empty()) {
         return Ok(());
     }
+    // The entities whose facts (kind, file, test flag) this run knows:
+    // every file's, or in a narrow run those of the files it resolved
+    // (any other entity keeps the facts its stored row has).
     let entities: rustc_hash::FxHashMap<&str, &crate::model::Entity> = extracts
-        .values()
-        .flat_map(|(_, ex)| ex.entities.iter().map(|e| (e.key.as_str(), e)))
+        .iter()
+        .filter(|(path, _)| match &scope {
+            UsageScope::AllLinks => true,
+            UsageScope::Around(resolved) => resolved.contains(*path),
+        })
+        .flat_map(|(_, (_, ex))| ex.entities.iter().map(|e| (e.key.as_str(), e)))
         .collect();
     let all: BTreeSet<String>;
     let touched = match touched {
@@ -1257,7 +1317,21 @@ fn write_usage(
         .map(|r| (get_str(&r, 0).to_string(), r))
         .collect();
     for key in asked {
-        let Some(entity) = entities.get(key) else {
+        let facts: Option<[DataValue; 3]> = match (entities.get(key), &scope, stored.get(key)) {
+            (Some(e), ..) => Some([
+                e.kind.as_str().into(),
+                e.file.as_str().into(),
+                e.is_test.into(),
+            ]),
+            // Not in a resolved file: unchanged, as stored.
+            (None, UsageScope::Around(resolved), Some(row))
+                if row.len() > 3 && !resolved.contains(get_str(row, 2)) =>
+            {
+                Some([row[1].clone(), row[2].clone(), row[3].clone()])
+            }
+            _ => None,
+        };
+        let Some([kind, file, is_test]) = facts else {
             if stored.contains_key(key) {
                 batch.delete(
                     "code_usage",
@@ -1270,9 +1344,9 @@ fn write_usage(
         let u = computed.get(key).cloned().unwrap_or_default();
         let row: Row = vec![
             key.into(),
-            entity.kind.as_str().into(),
-            entity.file.as_str().into(),
-            entity.is_test.into(),
+            kind,
+            file,
+            is_test,
             u.fan_in.into(),
             (u.references as i64).into(),
             str_list(&u.call_sites),

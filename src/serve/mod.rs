@@ -41,7 +41,10 @@ use std::time::Duration;
 
 use crate::emit::ContextError;
 use crate::graph::EntityRow;
-use crate::index::{index_repository, IndexError, IndexOptions, IndexSummary};
+use crate::index::{
+    index_repository, index_repository_cached, IndexError, IndexOptions, IndexSummary,
+    InterfaceCache,
+};
 use crate::store::lock::WriteLock;
 use crate::store::{Location, Store, StoreError};
 use crate::support::tokens::{Encoding, TokenCounter};
@@ -84,8 +87,10 @@ pub struct Workspace {
     store: Store,
     counter: TokenCounter,
     /// One refresh at a time inside this process (the file lock covers
-    /// other processes; it does not exclude threads of one process).
-    refreshing: Mutex<()>,
+    /// other processes; it does not exclude threads of one process). It
+    /// holds the interfaces the last run left (see [`InterfaceCache`]), so
+    /// a run after a save does not read every file's from the store.
+    refreshing: Mutex<InterfaceCache>,
     progress: Mutex<Progress>,
     progressed: Condvar,
     /// `workspace/symbol` table, valid for the graph seq it was read at.
@@ -114,7 +119,7 @@ impl Workspace {
             graph: graph.to_string(),
             store,
             counter: TokenCounter::new(Encoding::O200k),
-            refreshing: Mutex::new(()),
+            refreshing: Mutex::new(InterfaceCache::default()),
             progress: Mutex::new(Progress::default()),
             progressed: Condvar::new(),
             symbols: Mutex::new(None),
@@ -148,7 +153,7 @@ impl Workspace {
     /// also refreshes git co-change weights (slower; servers do it on the
     /// first run only).
     pub fn refresh(&self, history: bool) -> Result<Refresh, ServeError> {
-        let _one = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        let mut cache = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
         let lock = match WriteLock::try_acquire(self.store.location()) {
             Ok(l) => l,
             Err(StoreError::Busy(msg)) => return Ok(Refresh::Busy(msg)),
@@ -160,7 +165,7 @@ impl Workspace {
             history,
             ..IndexOptions::default()
         };
-        let result = index_repository(&self.store, &self.root, &opts);
+        let result = index_repository_cached(&self.store, &self.root, &opts, &mut cache);
         drop(lock);
         self.finish_run();
         Ok(Refresh::Done(Box::new(result?)))

@@ -11,8 +11,9 @@
 //! change what names resolve to: a method added to an impl, `pub use`
 //! lines added or removed, a `#[path]` module declared, the package's
 //! Cargo targets changed (files moving between crates) — indexing
-//! incrementally after each, and comparing every relation of the graph with
-//! a fresh index of the same tree.
+//! incrementally after each (mostly with the interfaces kept between runs,
+//! as the servers do), and comparing every relation of the graph with a
+//! fresh index of the same tree.
 
 use crate::common;
 
@@ -285,10 +286,26 @@ proptest! {
         let tree = initial_tree();
         let db = tempfile::tempdir().unwrap();
         let store = Store::open(&Location::Sqlite(db.path().join("graph.db"))).unwrap();
-        index(&store, tree.path());
+        // Most runs keep the interfaces between runs as a server does;
+        // every third is another process's, which the cache must notice.
+        let mut cache = graphctx::index::InterfaceCache::default();
+        let mut run = |step: usize| {
+            if step % 3 == 2 {
+                index(&store, tree.path());
+            } else {
+                graphctx::index::index_repository_cached(
+                    &store,
+                    tree.path(),
+                    &graphctx::index::IndexOptions::default(),
+                    &mut cache,
+                )
+                .expect("index runs");
+            }
+        };
+        run(0);
         for (step, edit) in edits.iter().enumerate() {
             apply(tree.path(), edit, &pool);
-            index(&store, tree.path());
+            run(step + 1);
             let (fresh, _) = index_fresh(tree.path());
             let (a, b) = (dump(&store), dump(&fresh));
             for ((name, rows_a), (_, rows_b)) in a.iter().zip(b.iter()) {
