@@ -247,7 +247,9 @@ pub fn index_repository(
     summary.files_unchanged = unchanged.len();
 
     let usage_current = usage::is_current(store, graph)?;
+    let text_current = super::text::is_current(store, graph)?;
     let nothing_changed = usage_current
+        && text_current
         && summary.files_parsed == 0
         && deleted.is_empty()
         && new_files
@@ -311,6 +313,13 @@ pub fn index_repository(
         phases.lap("resolve");
 
         let mut touched = write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
+        super::text::write(
+            store,
+            graph,
+            &mut batch,
+            &extracts,
+            text_current.then_some(&touched),
+        )?;
         touched.extend(write_links(
             store, graph, &mut batch, &links, &digests, &stored, &deleted,
         )?);
