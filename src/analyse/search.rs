@@ -254,6 +254,22 @@ pub fn search(
     Ok(hits)
 }
 
+/// How many hits of a query become a context's base entities.
+pub const QUERY_BASE: usize = 5;
+
+/// The base entities of a context asked for by free text: the best
+/// [`QUERY_BASE`] hits.
+pub fn query_base(store: &Store, graph: &str, query: &str) -> Result<Vec<String>, SearchError> {
+    let opts = Options {
+        limit: QUERY_BASE,
+        ..Options::default()
+    };
+    Ok(search(store, graph, query, &opts)?
+        .into_iter()
+        .map(|h| h.key)
+        .collect())
+}
+
 fn keep(r: &HitRow, opts: &Options) -> bool {
     if let Some(kind) = &opts.kind {
         if r.kind != kind.as_str() {
