@@ -40,7 +40,7 @@ pub fn search_text(key: &str, name: &str, doc: &str, signature_head: &str) -> St
 }
 
 /// See [`search_text`].
-pub const MAX_DOC: usize = 800;
+pub const MAX_DOC: usize = 240;
 
 /// One word of a query: the indexed form (lowercased, stemmed) and the
 /// word as written, for explaining a hit.
