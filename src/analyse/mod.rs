@@ -3,4 +3,5 @@
 pub mod blast;
 pub mod cycles;
 pub mod relevance;
+pub mod search;
 pub mod select;

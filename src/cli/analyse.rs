@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 use graphctx::analyse::blast::{self, MAX_HOPS};
 use graphctx::analyse::cycles;
 use graphctx::analyse::relevance::Strategy;
+use graphctx::analyse::search::{self, SearchError};
 use graphctx::analyse::select::BaseSpec;
 use graphctx::emit::{self, ChangeType, ContextError, ContextRequest, Format};
 use graphctx::graph;
@@ -55,6 +56,9 @@ pub struct ContextArgs {
     /// Take every entity with this name as base.
     #[arg(long)]
     pub name: Option<String>,
+    /// Take the best hits of this free-text query (a task, a bug report) as base.
+    #[arg(long)]
+    pub query: Option<String>,
     /// Hop depth, 0 to 3.
     #[arg(long, default_value_t = 2)]
     pub hops: u32,
@@ -100,12 +104,19 @@ pub fn context(
     stale: Vec<String>,
 ) -> Result<Outcome> {
     check_hops(a.hops)?;
-    let base = match (a.keys.is_empty(), &a.file, &a.name) {
-        (false, None, None) => BaseSpec::Keys(a.keys.clone()),
-        (true, Some(f), None) => BaseSpec::File(f.clone()),
-        (true, None, Some(n)) => BaseSpec::Name(n.clone()),
+    let base = match (a.keys.is_empty(), &a.file, &a.name, &a.query) {
+        (false, None, None, None) => BaseSpec::Keys(a.keys.clone()),
+        (true, Some(f), None, None) => BaseSpec::File(f.clone()),
+        (true, None, Some(n), None) => BaseSpec::Name(n.clone()),
+        (true, None, None, Some(q)) => match search::query_base(store, graph_name, q) {
+            Ok(keys) if !keys.is_empty() => BaseSpec::Keys(keys),
+            Ok(_) => bail!("no entity matches the query; try other words"),
+            Err(SearchError::NoWords) => bail!("the query has no words to search for"),
+            Err(SearchError::Store(e)) => return Err(e.into()),
+        },
         _ => bail!(
-            "give base entities as KEY..., or --file PATH, or --name NAME (exactly one of them)"
+            "give base entities as KEY..., or --file PATH, or --name NAME, or --query TEXT \
+             (exactly one of them)"
         ),
     };
     if a.budget == 0 {
@@ -136,6 +147,7 @@ pub fn context(
         },
         fail_on_cycles: a.fail_on_cycles,
         stale_files: stale,
+        query: a.query.clone(),
     };
     let counter = TokenCounter::new(req.encoding);
     // Caching writes to the store: only when no other writer is busy.

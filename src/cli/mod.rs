@@ -18,6 +18,7 @@ mod look;
 mod ontology;
 mod operations;
 mod output;
+mod search;
 mod serve;
 
 use std::io::IsTerminal;
@@ -89,6 +90,21 @@ pub enum Command {
         key: String,
         #[arg(long, value_enum, default_value = "both")]
         direction: look::DirectionArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Entities ranked for a free-text query (a bug report, a commit message, a question).
+    Search {
+        query: String,
+        /// How many hits.
+        #[arg(long, default_value_t = search::DEFAULT_LIMIT)]
+        limit: usize,
+        /// Only entities of this kind.
+        #[arg(long)]
+        kind: Option<String>,
+        /// Only entities in this file or under this directory.
+        #[arg(long)]
+        file: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -259,6 +275,18 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             let store = open_or_index(&global)?;
             let stale = bring_current(&global, &store)?;
             analyse::context(&store, &global.graph, args, stale)
+        }
+        Command::Search {
+            query,
+            limit,
+            kind,
+            file,
+            json,
+        } => {
+            let store = open_existing(&global)?;
+            warn_stale(&bring_current(&global, &store)?);
+            let opts = graphctx::analyse::search::Options { limit, kind, file };
+            search::run(&store, &global.graph, &query, opts, json)
         }
         Command::Blast { key, hops, json } => {
             let store = open_existing(&global)?;

@@ -85,6 +85,9 @@ pub struct ContextRequest {
     /// Files changed on disk that the index could not be brought current
     /// for (another process holds the write lock); the document names them.
     pub stale_files: Vec<String>,
+    /// The free-text query the base entities were found by (`context
+    /// --query`), recorded in `query_context.query` of a JSON document.
+    pub query: Option<String>,
 }
 
 impl ContextRequest {
@@ -100,6 +103,7 @@ impl ContextRequest {
             strategy: Strategy::Blended,
             fail_on_cycles: false,
             stale_files: Vec::new(),
+            query: None,
         }
     }
 
@@ -109,6 +113,9 @@ impl ContextRequest {
         let mut base = serde_json::to_string(&self.base).unwrap_or_default();
         if !self.stale_files.is_empty() {
             base.push_str(&serde_json::to_string(&self.stale_files).unwrap_or_default());
+        }
+        if let Some(q) = &self.query {
+            base.push_str(&serde_json::to_string(q).unwrap_or_default());
         }
         let h = blake3::hash(base.as_bytes()).to_hex();
         format!(
@@ -545,16 +552,20 @@ impl JsonDoc {
             }
             f
         };
+        let mut query_context = json!({
+            "base_entities": BASE_PLACEHOLDER,
+            "hop_depth": selection.hops,
+            "change_type": req.change_type.name(),
+            "focus_areas": focus,
+            "size_limit": req.budget,
+            "optimization_strategy": "blast_radius",
+        });
+        if let (Some(q), Some(obj)) = (&req.query, query_context.as_object_mut()) {
+            obj.insert("query".into(), json!(q));
+        }
         JsonDoc {
             generated_at: crate::support::time::now_rfc3339(),
-            query_context: json!({
-                "base_entities": BASE_PLACEHOLDER,
-                "hop_depth": selection.hops,
-                "change_type": req.change_type.name(),
-                "focus_areas": focus,
-                "size_limit": req.budget,
-                "optimization_strategy": "blast_radius",
-            }),
+            query_context,
             strategy: req.strategy.name(),
             stale_files: req.stale_files.clone(),
         }

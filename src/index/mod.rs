@@ -6,6 +6,7 @@ pub mod history;
 pub mod keys;
 pub mod pipeline;
 pub mod rust;
+pub mod text;
 pub mod usage;
 pub mod walk;
 

@@ -280,7 +280,9 @@ pub fn index_repository_cached(
     summary.files_unchanged = unchanged.len();
 
     let usage_current = usage::is_current(store, graph)?;
+    let text_current = super::text::is_current(store, graph)?;
     let nothing_changed = usage_current
+        && text_current
         && summary.files_parsed == 0
         && deleted.is_empty()
         && new_files
@@ -389,6 +391,13 @@ pub fn index_repository_cached(
 
         let written = write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
         let mut touched = written.touched;
+        super::text::write(
+            store,
+            graph,
+            &mut batch,
+            &extracts,
+            text_current.then_some(&touched),
+        )?;
         let linked = write_links(
             store, graph, &mut batch, &links, &digests, &stored, &deleted,
         )?;

@@ -11,6 +11,7 @@ use super::tools::{opt_str, opt_uint, req_str, Answer, Args, ToolError, ToolSpec
 use super::Workspace;
 use crate::analyse::blast::{self, MAX_HOPS};
 use crate::analyse::cycles;
+use crate::analyse::search::{self, SearchError};
 use crate::analyse::select::BaseSpec;
 use crate::graph;
 
@@ -20,7 +21,8 @@ pub fn specs() -> Vec<ToolSpec> {
         ToolSpec {
             name: "context",
             description: "Context an LLM needs to change some code: the base entities (an ISGL1 key, \
-                every entity of a file, or every entity with a name), their blast radius within `hops`, \
+                every entity of a file, every entity with a name, or the best hits of a free-text \
+                `query` such as a task or bug report), their blast radius within `hops`, \
                 ranked by relevance and cut to the token budget. Format E (compact text, default) or \
                 CodeGraphContext.json.",
             properties: || {
@@ -29,6 +31,7 @@ pub fn specs() -> Vec<ToolSpec> {
                     "keys": {"type": "array", "items": {"type": "string"}, "description": "Several base keys"},
                     "file": {"type": "string", "description": "Take every entity of this repository-relative file as base"},
                     "name": {"type": "string", "description": "Take every entity with this name as base"},
+                    "query": {"type": "string", "description": "Take the best hits of this free-text query (a task, a bug report) as base"},
                     "hops": {"type": "integer", "minimum": 0, "maximum": MAX_HOPS, "default": 2},
                     "budget": {"type": "integer", "minimum": 1, "description": "Token budget of the document (default and cap: max_tokens)"},
                     "format": {"type": "string", "enum": ["e", "json"], "default": "e"}
@@ -66,11 +69,15 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "search_entities",
-            description: "Find entities by name (fuzzy: exact, prefix, substring, then subsequence \
-                matches), optionally of one kind or in one file. Returns their ISGL1 keys.",
+            description: "Find entities, optionally of one kind or in one file. A query of several \
+                words (a task, a bug report, a commit message) is searched as text: entities ranked \
+                by the words of their names, docs, signatures and paths, spread over the graph and \
+                the repository's co-change history, each with its signature, score and why it \
+                ranked. A single word is matched against names (fuzzy: exact, prefix, substring, \
+                then subsequence). Returns ISGL1 keys.",
             properties: || {
                 json!({
-                    "query": {"type": "string", "description": "Name or part of it"},
+                    "query": {"type": "string", "description": "A name or part of it, or a sentence describing the change"},
                     "kind": {"type": "string", "enum": ["fn", "method", "struct", "enum", "union", "trait", "impl", "mod", "const", "static", "type", "macro"]},
                     "file": {"type": "string", "description": "Repository-relative file"},
                     "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}
@@ -116,14 +123,24 @@ fn tool_context(ws: &Workspace, a: &Args, max_tokens: usize) -> Result<Answer, T
     let key = opt_str(a, "key")?;
     let file = opt_str(a, "file")?;
     let name = opt_str(a, "name")?;
-    let base = match (key, keys, file, name) {
-        (Some(k), None, None, None) => BaseSpec::Keys(vec![k.to_string()]),
-        (None, Some(ks), None, None) if !ks.is_empty() => BaseSpec::Keys(ks),
-        (None, None, Some(f), None) => BaseSpec::File(ws.relative(std::path::Path::new(f))?),
-        (None, None, None, Some(n)) => BaseSpec::Name(n.to_string()),
+    let query = opt_str(a, "query")?;
+    let base = match (key, keys, file, name, query) {
+        (Some(k), None, None, None, None) => BaseSpec::Keys(vec![k.to_string()]),
+        (None, Some(ks), None, None, None) if !ks.is_empty() => BaseSpec::Keys(ks),
+        (None, None, Some(f), None, None) => BaseSpec::File(ws.relative(std::path::Path::new(f))?),
+        (None, None, None, Some(n), None) => BaseSpec::Name(n.to_string()),
+        (None, None, None, None, Some(q)) => {
+            let keys = search::query_base(ws.store(), ws.graph(), q).map_err(search_error)?;
+            if keys.is_empty() {
+                return Err(ToolError::invalid(
+                    "no entity matches the query; try other words",
+                ));
+            }
+            BaseSpec::Keys(keys)
+        }
         _ => {
             return Err(ToolError::invalid(
-                "give exactly one of 'key', 'keys' (non-empty), 'file' or 'name'",
+                "give exactly one of 'key', 'keys' (non-empty), 'file', 'name' or 'query'",
             ))
         }
     };
@@ -227,6 +244,9 @@ fn tool_search(ws: &Workspace, a: &Args, _: usize) -> Result<Answer, ToolError> 
         None => None,
     };
     let limit = opt_uint(a, "limit", 500)?.unwrap_or(50) as usize;
+    if query.split_whitespace().nth(1).is_some() {
+        return text_search(ws, query, kind, file, limit);
+    }
     let table = ws.all_symbols()?;
     let q: Vec<char> = query.to_lowercase().chars().collect();
     let mut scored: Vec<(u32, &graph::EntityRow)> = table
@@ -250,6 +270,43 @@ fn tool_search(ws: &Workspace, a: &Args, _: usize) -> Result<Answer, ToolError> 
         .collect();
     Ok(Answer::Json {
         value: json!({"query": query, "matched": matched, "results": results}),
+        list: Some("results"),
+    })
+}
+
+fn search_error(e: SearchError) -> ToolError {
+    match e {
+        SearchError::NoWords => ToolError::invalid("the query has no words to search for"),
+        SearchError::Store(e) => e.into(),
+    }
+}
+
+/// `search_entities` for a query of several words: the ranked text search.
+fn text_search(
+    ws: &Workspace,
+    query: &str,
+    kind: Option<&str>,
+    file: Option<String>,
+    limit: usize,
+) -> Result<Answer, ToolError> {
+    let opts = search::Options {
+        limit,
+        kind: kind.map(|k| crate::emit::format_e::kind_from_abbrev(k).to_string()),
+        file,
+    };
+    let hits = search::search(ws.store(), ws.graph(), query, &opts).map_err(search_error)?;
+    let results: Vec<Value> = hits
+        .iter()
+        .map(|h| {
+            json!({
+                "key": h.key, "kind": h.kind, "name": h.name, "file": h.file,
+                "line": h.start_line, "end_line": h.end_line, "signature": h.signature,
+                "score": h.score, "why": h.why,
+            })
+        })
+        .collect();
+    Ok(Answer::Json {
+        value: json!({"query": query, "mode": "text", "matched": results.len(), "results": results}),
         list: Some("results"),
     })
 }

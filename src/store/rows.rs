@@ -420,6 +420,21 @@ rows! {
         key { graph: Str<'a>, path: Str<'a> }
         value { data: Bytes<'a> }
     }
+    /// `code_text`: an entity's text for the text index (schema 12).
+    CodeTextRow = "code_text", writable {
+        key { graph: Str<'a>, id: Str<'a> }
+        value { text: Str<'a> }
+    }
+    /// `code_word`: the text index's postings (schema 12).
+    CodeWordRow = "code_word", writable {
+        key { graph: Str<'a>, word: Str<'a>, id: Str<'a> }
+        value { tf: i64, len: i64 }
+    }
+    /// `code_text_version`: the version of a graph's text rows (schema 12).
+    CodeTextVersionRow = "code_text_version", writable {
+        key { graph: Str<'a> }
+        value { version: i64 }
+    }
     CodeUnresolvedRow = "code_unresolved", writable {
         key { graph: Str<'a>, origin: Str<'a>, src: Str<'a> }
         value { refs: Json<'a> }

@@ -40,6 +40,7 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "index_state",
         include_str!("../../schema/011_index_state.cozo"),
     ),
+    (12, "search", include_str!("../../schema/012_search.cozo")),
     (
         13,
         "interface",

@@ -6,3 +6,4 @@
 //! (see ARCHITECTURE.md, "Layers point down").
 pub mod time;
 pub mod tokens;
+pub mod words;

@@ -32,3 +32,4 @@ mod mcp;
 mod ontology;
 mod operations;
 mod schema;
+mod search;

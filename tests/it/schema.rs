@@ -119,7 +119,9 @@ fn every_query_file_parses() {
             .with("files", graphctx::store::value::str_list(["f"]))
             .with("paths", graphctx::store::value::str_list(["f"]))
             .with("origins", graphctx::store::value::str_list(["f"]))
-            .with("rels", graphctx::store::value::str_list(["calls"]));
+            .with("rels", graphctx::store::value::str_list(["calls"]))
+            .with("rel", "tests")
+            .with("words", graphctx::store::value::str_list(["w"]));
         store
             .read(script, params)
             .unwrap_or_else(|e| panic!("queries/{file}: {e}"));

@@ -1,0 +1,446 @@
+//! Ranked text search: the entities a free-text query (a bug report, a
+//! commit message, a question) is most likely about.
+//!
+//! Three signals, each from the store:
+//!
+//! 1. **Words.** BM25 over the text index (`code_text:fts`, schema 12:
+//!    name, key, doc comment and signature head of every entity, camelCase
+//!    split, stemmed). The postings are read directly, so a hit's score sums
+//!    over the query's words (CozoDB's own `~` operator keeps the best word
+//!    of an OR instead) and the query never passes through a query
+//!    language: it is split into words here and bound as `$words`.
+//! 2. **Graph.** The lexical hits are seeds whose scores spread one hop
+//!    along the edges around them (both directions, weighted by the
+//!    relationship as the context's relevance weighs it), so a function
+//!    whose own words say little is found through the types and functions
+//!    its neighbours name.
+//! 3. **Files and history.** Entities are aggregated to files (the best
+//!    entity plus a share of the rest, so a file where many entities match
+//!    outranks one lucky name), and files that changed together with the
+//!    best files in the repository's history (`code_cochange`, as a
+//!    context's relevance uses it) gain part of their score.
+//!
+//! The list is ordered by each entity's own score times its file's, with
+//! the entities after the first of a file decaying, so the first hits name
+//! different places. All weights are fixed constants, the same for every
+//! repository.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use super::relevance::rel_weight;
+use crate::store::rows::{decode_first, decode_rows, query_rows, Str};
+use crate::store::value::str_list;
+use crate::store::{queries, Params, Store, StoreError};
+use crate::support::words::{has_words, query_terms, Term};
+
+query_rows! {
+    /// `queries/search_postings.cozo`.
+    PostingRow = "search_postings" {
+        key { word: Str<'a>, id: Str<'a> }
+        value { tf: i64, len: i64 }
+    }
+    /// `queries/search_entities.cozo`.
+    HitRow = "search_entities" {
+        key { id: Str<'a> }
+        value {
+            kind: Str<'a>,
+            name: Str<'a>,
+            file: Str<'a>,
+            start_line: i64,
+            end_line: i64,
+            head: Str<'a>,
+            is_test: bool,
+        }
+    }
+    /// `queries/search_neighbours.cozo`.
+    NeighbourRow = "search_neighbours" {
+        key { key: Str<'a>, rel: Str<'a>, other: Str<'a>, dir: Str<'a> }
+    }
+    /// `queries/search_cochange.cozo`.
+    CochangeRow = "search_cochange" {
+        key { file: Str<'a>, other: Str<'a> }
+        value { weight: f64 }
+    }
+    /// `queries/search_size.cozo`.
+    SizeRow = "search_size" {
+        key { graph: Str<'a> }
+        value { entities: i64 }
+    }
+}
+
+/// BM25 parameters (the usual ones).
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// How many lexical hits seed the graph spread.
+const SEEDS: usize = 60;
+/// Share of a seed's score a neighbour receives (times the edge weight).
+const SPREAD: f64 = 0.35;
+/// Entities considered for the list after the spread.
+const CANDIDATES: usize = 400;
+/// Test code is rarely where a change belongs; it still ranks, lower.
+const TEST_FACTOR: f64 = 0.5;
+/// A file's score: its best entity plus this share of the next ones'.
+const FILE_REST: f64 = 0.3;
+/// How many entities after the best count towards a file's score.
+const FILE_DEPTH: usize = 4;
+/// Files considered for the history boost, and its share.
+const HISTORY_FILES: usize = 10;
+const HISTORY: f64 = 0.4;
+/// Each further entity of a file counts this much less in the order.
+const SAME_FILE_DECAY: f64 = 0.7;
+
+/// What a search looks at and returns.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub limit: usize,
+    /// Only entities of this kind.
+    pub kind: Option<String>,
+    /// Only entities in this file, or under this directory.
+    pub file: Option<String>,
+}
+
+/// Why a hit ranked.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Why {
+    /// Query words found in the entity's own text, as written in the query.
+    pub terms: Vec<String>,
+    /// For an entity found through the graph: `[lexical hit, relationship,
+    /// this entity]`, the relationship read along the edge's direction
+    /// (`calls` from the hit, or `<-calls` when this entity calls it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<[String; 3]>,
+    /// For a file raised by history: the file it changed together with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cochanged_with: Option<String>,
+}
+
+/// One ranked entity.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Hit {
+    pub key: String,
+    pub kind: String,
+    pub name: String,
+    pub file: String,
+    pub start_line: i64,
+    pub end_line: i64,
+    pub signature: String,
+    pub score: f64,
+    pub why: Why,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("the query has no words to search for (letters or digits)")]
+    NoWords,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Per candidate entity while ranking.
+#[derive(Default, Clone)]
+struct Cand {
+    lexical: f64,
+    spread: f64,
+    terms: Vec<usize>,
+    path: Option<[String; 3]>,
+}
+
+/// The entities of `graph` ranked for `query`, best first. An empty list
+/// when no word of the query is in the index (only stop words, or words
+/// the code never uses); [`SearchError::NoWords`] when it has no words.
+pub fn search(
+    store: &Store,
+    graph: &str,
+    query: &str,
+    opts: &Options,
+) -> Result<Vec<Hit>, SearchError> {
+    if !has_words(query) {
+        return Err(SearchError::NoWords);
+    }
+    let terms = query_terms(query);
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut cands = lexical(store, graph, &terms)?;
+    if cands.is_empty() {
+        return Ok(Vec::new());
+    }
+    spread(store, graph, &mut cands)?;
+
+    // The strongest candidates, with what a hit shows.
+    let mut ranked: Vec<(&String, f64)> = cands
+        .iter()
+        .map(|(k, c)| (k, c.lexical + c.spread))
+        .collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    ranked.truncate(CANDIDATES);
+    let keys: Vec<&str> = ranked.iter().map(|(k, _)| k.as_str()).collect();
+    let rows = store.read(
+        queries::SEARCH_ENTITIES,
+        Params::new()
+            .with("graph", graph)
+            .with("keys", str_list(keys)),
+    )?;
+    let infos = decode_rows::<HitRow>(&rows).map_err(StoreError::from)?;
+    let info: HashMap<&str, &HitRow> = infos.iter().map(|r| (r.id.as_ref(), r)).collect();
+
+    let mut scored: Vec<(&HitRow, f64)> = ranked
+        .iter()
+        .filter_map(|(k, s)| {
+            let r = info.get(k.as_str())?;
+            Some((*r, if r.is_test { s * TEST_FACTOR } else { *s }))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+
+    // Files: the best entity plus a share of the next ones.
+    let mut per_file: HashMap<&str, Vec<f64>> = HashMap::new();
+    for (r, s) in &scored {
+        per_file.entry(r.file.as_ref()).or_default().push(*s);
+    }
+    let mut file_score: HashMap<&str, f64> = per_file
+        .iter()
+        .map(|(f, ss)| {
+            let rest: f64 = ss.iter().skip(1).take(FILE_DEPTH).sum();
+            (*f, ss[0] + FILE_REST * rest)
+        })
+        .collect();
+    let cochanged = history(store, graph, &mut file_score)?;
+
+    // Entities in order of their own score times their file's, each further
+    // entity of a file a little less.
+    let top_file = file_score.values().cloned().fold(0.0, f64::max).max(1e-9);
+    let top_entity = scored.first().map(|x| x.1).unwrap_or(0.0).max(1e-9);
+    let mut seen: HashMap<&str, i32> = HashMap::new();
+    let mut order: Vec<(&HitRow, f64)> = scored
+        .iter()
+        .map(|(r, s)| {
+            let n = seen.entry(r.file.as_ref()).or_insert(0);
+            let decay = SAME_FILE_DECAY.powi(*n);
+            *n += 1;
+            let f = file_score.get(r.file.as_ref()).copied().unwrap_or(0.0) / top_file;
+            (*r, (0.25 * s / top_entity + 0.75 * f) * decay)
+        })
+        .collect();
+    order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+
+    let mut hits = Vec::new();
+    for (r, score) in order {
+        if !keep(r, opts) {
+            continue;
+        }
+        let c = &cands[r.id.as_ref()];
+        hits.push(Hit {
+            key: r.id.to_string(),
+            kind: r.kind.to_string(),
+            name: r.name.to_string(),
+            file: r.file.to_string(),
+            start_line: r.start_line,
+            end_line: r.end_line,
+            signature: r.head.to_string(),
+            score: (score * 1000.0).round() / 1000.0,
+            why: Why {
+                terms: c.terms.iter().map(|&i| terms[i].surface.clone()).collect(),
+                path: c.path.clone(),
+                cochanged_with: cochanged.get(r.file.as_ref()).map(|f| f.to_string()),
+            },
+        });
+        if hits.len() == opts.limit {
+            break;
+        }
+    }
+    Ok(hits)
+}
+
+/// How many hits of a query become a context's base entities.
+pub const QUERY_BASE: usize = 5;
+
+/// The base entities of a context asked for by free text: the best
+/// [`QUERY_BASE`] hits.
+pub fn query_base(store: &Store, graph: &str, query: &str) -> Result<Vec<String>, SearchError> {
+    let opts = Options {
+        limit: QUERY_BASE,
+        ..Options::default()
+    };
+    Ok(search(store, graph, query, &opts)?
+        .into_iter()
+        .map(|h| h.key)
+        .collect())
+}
+
+fn keep(r: &HitRow, opts: &Options) -> bool {
+    if let Some(kind) = &opts.kind {
+        if r.kind != kind.as_str() {
+            return false;
+        }
+    }
+    if let Some(file) = &opts.file {
+        let file = file.trim_end_matches('/');
+        let f: &str = r.file.as_ref();
+        if f != file && !f.starts_with(&format!("{file}/")) {
+            return false;
+        }
+    }
+    true
+}
+
+/// BM25 of every entity whose text holds a query word.
+fn lexical(
+    store: &Store,
+    graph: &str,
+    terms: &[Term],
+) -> Result<HashMap<String, Cand>, StoreError> {
+    let words: Vec<&str> = terms.iter().map(|t| t.stem.as_str()).collect();
+    let rows = store.read(
+        queries::SEARCH_POSTINGS,
+        Params::new()
+            .with("graph", graph)
+            .with("words", str_list(words)),
+    )?;
+    let postings = decode_rows::<PostingRow>(&rows)?;
+    if postings.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let counts = store.read(queries::SEARCH_SIZE, Params::new().with("graph", graph))?;
+    let mut df: HashMap<&str, usize> = HashMap::new();
+    let mut lens: HashMap<&str, i64> = HashMap::new();
+    for p in &postings {
+        *df.entry(p.word.as_ref()).or_default() += 1;
+        lens.insert(p.id.as_ref(), p.len);
+    }
+    let n = decode_first::<SizeRow>(&counts)?
+        .map(|c| c.entities as f64)
+        .unwrap_or(0.0)
+        .max(lens.len() as f64);
+    // The mean length of the texts that matched stands in for the mean of
+    // all (reading every length would cost a scan per query).
+    let avg = (lens.values().sum::<i64>() as f64 / lens.len() as f64).max(1.0);
+    let index: HashMap<&str, usize> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.stem.as_str(), i))
+        .collect();
+    let mut out: HashMap<String, Cand> = HashMap::new();
+    for p in &postings {
+        let d = df[p.word.as_ref()] as f64;
+        let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln();
+        let tf = p.tf as f64;
+        let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
+        let c = out.entry(p.id.to_string()).or_default();
+        c.lexical += idf * tf * (K1 + 1.0) / (tf + norm);
+        if let Some(&i) = index.get(p.word.as_ref()) {
+            c.terms.push(i);
+        }
+    }
+    for c in out.values_mut() {
+        c.terms.sort_unstable();
+    }
+    Ok(out)
+}
+
+/// One hop of the best lexical hits' scores along their edges.
+fn spread(store: &Store, graph: &str, cands: &mut HashMap<String, Cand>) -> Result<(), StoreError> {
+    let mut seeds: Vec<(&String, f64)> = cands.iter().map(|(k, c)| (k, c.lexical)).collect();
+    seeds.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    seeds.truncate(SEEDS);
+    let seed_score: HashMap<String, f64> = seeds.iter().map(|(k, s)| ((*k).clone(), *s)).collect();
+    let keys: Vec<&str> = seed_score.keys().map(String::as_str).collect();
+    let rows = store.read(
+        queries::SEARCH_NEIGHBOURS,
+        Params::new()
+            .with("graph", graph)
+            .with("keys", str_list(keys)),
+    )?;
+    let edges = decode_rows::<NeighbourRow>(&rows)?;
+    // Degree of each seed, so a hub passes on less to each neighbour.
+    let mut degree: HashMap<&str, usize> = HashMap::new();
+    for e in &edges {
+        *degree.entry(e.key.as_ref()).or_default() += 1;
+    }
+    let mut best: HashMap<&str, (f64, [String; 3])> = HashMap::new();
+    for e in &edges {
+        if e.other == e.key {
+            continue;
+        }
+        let s = seed_score[e.key.as_ref()];
+        let share = SPREAD * s * rel_weight(&e.rel) / (degree[e.key.as_ref()] as f64).sqrt();
+        let rel = if e.dir == "out" {
+            e.rel.to_string()
+        } else {
+            format!("<-{}", e.rel)
+        };
+        let entry = best
+            .entry(e.other.as_ref())
+            .or_insert((0.0, [String::new(), String::new(), String::new()]));
+        if share > entry.0 {
+            entry.1 = [e.key.to_string(), rel, e.other.to_string()];
+        }
+        entry.0 += share;
+    }
+    for (other, (s, path)) in best {
+        let c = cands.entry(other.to_string()).or_default();
+        c.spread += s;
+        if c.lexical == 0.0 {
+            c.path = Some(path);
+        }
+    }
+    Ok(())
+}
+
+/// Raise files that changed together with the best files; returns, per
+/// raised file, the file it changed with most.
+fn history<'a>(
+    store: &Store,
+    graph: &str,
+    file_score: &mut HashMap<&'a str, f64>,
+) -> Result<HashMap<String, String>, StoreError> {
+    let mut top: Vec<(&str, f64)> = file_score.iter().map(|(f, s)| (*f, *s)).collect();
+    top.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    top.truncate(HISTORY_FILES);
+    if top.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let files: Vec<&str> = top.iter().map(|(f, _)| *f).collect();
+    let rows = store.read(
+        queries::SEARCH_COCHANGE,
+        Params::new()
+            .with("graph", graph)
+            .with("files", str_list(files)),
+    )?;
+    let pairs = decode_rows::<CochangeRow>(&rows)?;
+    // Normalise each top file's weights to its strongest partner.
+    let mut strongest: HashMap<&str, f64> = HashMap::new();
+    for p in &pairs {
+        let e = strongest.entry(p.file.as_ref()).or_insert(0.0);
+        *e = e.max(p.weight);
+    }
+    let top_score: HashMap<&str, f64> = top.iter().cloned().collect();
+    let mut boost: HashMap<String, (f64, f64, String)> = HashMap::new();
+    for p in &pairs {
+        let w = p.weight / strongest[p.file.as_ref()].max(1e-9);
+        let b = HISTORY * w * top_score[p.file.as_ref()];
+        let e = boost
+            .entry(p.other.to_string())
+            .or_insert((0.0, 0.0, String::new()));
+        e.0 += b;
+        if b > e.1 {
+            e.1 = b;
+            e.2 = p.file.to_string();
+        }
+    }
+    let mut why = HashMap::new();
+    let known: BTreeSet<&str> = file_score.keys().copied().collect();
+    for (file, (b, _, with)) in boost {
+        // Only files that already hold a candidate: a file with no hit
+        // has no entity to list.
+        if let Some(k) = known.get(file.as_str()) {
+            if let Some(s) = file_score.get_mut(k) {
+                *s += b;
+                why.insert(file, with);
+            }
+        }
+    }
+    Ok(why)
+}

@@ -1,0 +1,348 @@
+//! Ranked text search: rankings on the fixture, the text index through
+//! incremental runs and the schema 12 migration, bad input, the CLI, and
+//! the MCP tools.
+
+use std::process::Command;
+
+use graphctx::analyse::search::{search, Hit, Options, SearchError};
+use graphctx::store::{schema, Location, Params, Store};
+use serde_json::Value;
+
+use crate::common;
+
+const BIN: &str = env!("CARGO_BIN_EXE_graphctx");
+
+fn opts(limit: usize) -> Options {
+    Options {
+        limit,
+        ..Options::default()
+    }
+}
+
+fn keys(hits: &[Hit]) -> Vec<&str> {
+    hits.iter().map(|h| h.key.as_str()).collect()
+}
+
+fn ranked(store: &Store, q: &str, limit: usize) -> Vec<Hit> {
+    search(store, "code", q, &opts(limit)).unwrap()
+}
+
+/// The first hits of a few task descriptions on the shapes fixture.
+#[test]
+fn golden_rankings_on_the_shapes_fixture() {
+    let (store, _) = common::index_fresh(&common::fixture("shapes"));
+    let mut out = String::new();
+    for q in [
+        "scale a rectangle by a factor",
+        "area of a circle",
+        "render shapes as ascii art",
+        "the origin point of the plane",
+        "clamp the scale to its maximum",
+    ] {
+        out.push_str(&format!("# {q}\n"));
+        for h in ranked(&store, q, 5) {
+            out.push_str(&format!(
+                "{:.3} {} [{}]\n",
+                h.score,
+                h.key,
+                h.why.terms.join(" ")
+            ));
+        }
+    }
+    common::assert_golden("search/shapes.txt", &out);
+    let top = ranked(&store, "scale a rectangle by a factor", 1);
+    assert_eq!(top[0].key, "src/geometry/mod.rs-geometry-Rect::scale");
+    assert_eq!(top[0].signature, "pub fn scale(&mut self, factor: f64)");
+    assert_eq!((top[0].start_line, top[0].end_line), (40, 43));
+}
+
+#[test]
+fn kind_and_file_filters_and_limit() {
+    let (store, _) = common::index_fresh(&common::fixture("shapes"));
+    let o = Options {
+        limit: 50,
+        kind: Some("struct".into()),
+        file: None,
+    };
+    let hits = search(&store, "code", "rectangle circle point", &o).unwrap();
+    assert!(!hits.is_empty() && hits.iter().all(|h| h.kind == "struct"));
+    let o = Options {
+        limit: 50,
+        kind: None,
+        file: Some("src/geometry".into()),
+    };
+    let hits = search(&store, "code", "rectangle circle point", &o).unwrap();
+    assert!(!hits.is_empty() && hits.iter().all(|h| h.file.starts_with("src/geometry/")));
+    assert_eq!(ranked(&store, "rectangle circle point", 2).len(), 2);
+}
+
+#[test]
+fn bad_input_is_an_error_or_an_empty_list_never_an_engine_error() {
+    let (store, _) = common::index_fresh(&common::fixture("shapes"));
+    assert!(matches!(
+        search(&store, "code", "", &opts(5)),
+        Err(SearchError::NoWords)
+    ));
+    assert!(matches!(
+        search(&store, "code", "  (*) \"\" ~ ", &opts(5)),
+        Err(SearchError::NoWords)
+    ));
+    assert!(ranked(&store, "the of and is", 5).is_empty());
+    assert!(ranked(&store, "zzqx wibble", 5).is_empty());
+    for q in [
+        "rect* OR \"circle\" AND NOT (area) NEAR/3 point",
+        "?[x] := *node{id: x} :put node {x} $graph ' \\' ;",
+        "scale:3 ^2 {Rect} [area] <- -> || && ::fts",
+        &"rectangle ".repeat(5000),
+    ] {
+        let hits = search(&store, "code", q, &opts(5));
+        assert!(hits.is_ok(), "{q:.60}: {:?}", hits.err());
+    }
+    let out = Command::new(BIN)
+        .current_dir(common::fixture("shapes"))
+        .args(["--db", "mem", "search", ""])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no words"));
+}
+
+fn text_rows(store: &Store) -> Vec<(String, Vec<String>)> {
+    ["code_text", "code_word", "code_text_version"]
+        .iter()
+        .map(|r| {
+            let rows = store.dump(r).unwrap();
+            let mut lines: Vec<String> = rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(graphctx::store::value::display)
+                        .collect::<Vec<_>>()
+                        .join("|")
+                })
+                .collect();
+            lines.sort();
+            (r.to_string(), lines)
+        })
+        .collect()
+}
+
+#[test]
+fn incremental_runs_keep_the_text_index_current() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    let store = Store::memory().unwrap();
+    common::index(&store, dir.path());
+    let old = "src/util.rs-util-clamp_scale";
+    assert!(keys(&ranked(&store, "clamp scale", 5)).contains(&old));
+
+    // Rename: found under the new name only.
+    let util = dir.path().join("src/util.rs");
+    let text = std::fs::read_to_string(&util).unwrap();
+    std::fs::write(&util, text.replace("clamp_scale", "bounded_factor")).unwrap();
+    common::index(&store, dir.path());
+    let hits = ranked(&store, "bounded factor", 10);
+    assert_eq!(hits[0].key, "src/util.rs-util-bounded_factor");
+    assert!(ranked(&store, "clamp", 50).iter().all(|h| h.key != old));
+    let (fresh, _) = common::index_fresh(dir.path());
+    assert_eq!(text_rows(&store), text_rows(&fresh));
+
+    // A deleted file's entities are gone.
+    std::fs::remove_file(&util).unwrap();
+    common::index(&store, dir.path());
+    for q in ["bounded factor", "maximum scale", "clamp"] {
+        assert!(
+            ranked(&store, q, 50)
+                .iter()
+                .all(|h| h.file != "src/util.rs"),
+            "{q}"
+        );
+    }
+    let (fresh, _) = common::index_fresh(dir.path());
+    assert_eq!(text_rows(&store), text_rows(&fresh));
+}
+
+/// A database indexed before schema 12 has no text index: the migration
+/// adds the relations and the next index run fills them, as a fresh index
+/// would.
+#[test]
+fn an_index_from_before_schema_12_gets_its_text_index_on_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    let location = Location::Sqlite(dir.path().join("graph.db"));
+    {
+        let store = Store::open(&location).unwrap();
+        common::index(&store, dir.path());
+        // Back to what graphctx before schema 12 left (the later versions
+        // come back with it).
+        store
+            .write(
+                "::remove code_text, code_word, code_text_version, code_interface",
+                Params::new(),
+            )
+            .unwrap();
+        store
+            .write(
+                "?[version] <- [[12], [13]] :rm schema_version {version}",
+                Params::new(),
+            )
+            .unwrap();
+    }
+    let store = Store::open(&location).unwrap();
+    assert_eq!(
+        schema::current_version(&store).unwrap(),
+        schema::latest_version()
+    );
+    assert!(ranked(&store, "scale a rectangle", 5).is_empty());
+    common::index(&store, dir.path());
+    assert_eq!(
+        ranked(&store, "scale a rectangle by a factor", 1)[0].key,
+        "src/geometry/mod.rs-geometry-Rect::scale"
+    );
+    let (fresh, _) = common::index_fresh(dir.path());
+    assert_eq!(text_rows(&store), text_rows(&fresh));
+}
+
+#[test]
+fn cli_search_and_context_query() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    run(&["index"]);
+    let hits: Value = serde_json::from_str(&run(&[
+        "search",
+        "scale a rectangle",
+        "--limit",
+        "3",
+        "--json",
+    ]))
+    .unwrap();
+    let hits = hits.as_array().unwrap();
+    assert_eq!(hits.len(), 3);
+    for field in [
+        "key",
+        "kind",
+        "name",
+        "file",
+        "start_line",
+        "end_line",
+        "score",
+        "signature",
+        "why",
+    ] {
+        assert!(hits[0].get(field).is_some(), "{field}");
+    }
+    let table = run(&["search", "scale a rectangle"]);
+    assert!(table.contains("Rect::scale"), "{table}");
+    let doc: Value = serde_json::from_str(&run(&[
+        "context",
+        "--query",
+        "scale a rectangle",
+        "--budget",
+        "4000",
+    ]))
+    .unwrap();
+    assert_eq!(doc["query_context"]["query"], "scale a rectangle");
+    let bases = doc["query_context"]["base_entities"].as_array().unwrap();
+    assert!(bases.contains(&Value::from("src/geometry/mod.rs-geometry-Rect::scale")));
+    let e = run(&[
+        "context",
+        "--query",
+        "scale a rectangle",
+        "--format",
+        "e",
+        "--budget",
+        "500",
+    ]);
+    assert!(
+        e.starts_with("# graphctx context · Format E · base 5"),
+        "{e}"
+    );
+}
+
+/// The MCP tools through the official Python SDK: a sentence is searched
+/// as text, `context` takes `query`, answers stay within `max_tokens`.
+#[test]
+fn mcp_text_search_and_context_query_through_the_python_client() {
+    let have_sdk = Command::new("python3")
+        .args(["-c", "import mcp.client.stdio"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !have_sdk {
+        if std::env::var_os("GRAPHCTX_SKIP_CLIENT_TESTS").is_some()
+            && std::env::var_os("CI").is_none()
+        {
+            eprintln!("\n!!! SKIPPED: the MCP Python SDK is not installed\n");
+            return;
+        }
+        panic!("the MCP Python SDK is not installed: run scripts/install-test-clients.sh");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    common::copy_dir(&common::fixture("shapes"), &root);
+    let calls = serde_json::json!([
+        {"tool": "search_entities", "arguments": {"query": "scale a rectangle by a factor", "limit": 3}},
+        {"tool": "search_entities", "arguments": {"query": "scale a rectangle", "max_tokens": 60}},
+        {"tool": "context", "arguments": {"query": "scale a rectangle", "max_tokens": 800}},
+        {"tool": "search_entities", "arguments": {"query": "the of and"}},
+        {"tool": "search_entities", "arguments": {"query": " \"\" (*) ~ "}},
+    ]);
+    let calls_path = dir.path().join("calls.json");
+    std::fs::write(&calls_path, calls.to_string()).unwrap();
+    let out_path = dir.path().join("out.json");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(BIN)
+        .arg(&root)
+        .arg(&calls_path)
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    let c = r["calls"].as_array().unwrap();
+    assert_eq!(c[0]["is_error"], false, "{}", c[0]);
+    let found: Value = serde_json::from_str(c[0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(found["mode"], "text");
+    assert_eq!(
+        found["results"][0]["key"],
+        "src/geometry/mod.rs-geometry-Rect::scale"
+    );
+    assert!(found["results"][0]["signature"].is_string());
+    let tok =
+        graphctx::support::tokens::TokenCounter::new(graphctx::support::tokens::Encoding::O200k);
+    assert!(tok.count(c[1]["text"].as_str().unwrap()) <= 60, "{}", c[1]);
+    let doc = c[2]["text"].as_str().unwrap();
+    assert_eq!(c[2]["is_error"], false, "{doc}");
+    assert!(
+        doc.starts_with("# graphctx context · Format E") && tok.count(doc) <= 800,
+        "{doc}"
+    );
+    let empty: Value = serde_json::from_str(c[3]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(empty["results"].as_array().unwrap().len(), 0);
+    assert_eq!(c[4]["is_error"], true);
+    assert!(
+        c[4]["text"].as_str().unwrap().contains("no words"),
+        "{}",
+        c[4]
+    );
+}
