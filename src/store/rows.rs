@@ -559,16 +559,38 @@ pub fn decode_first<'a, R: StoredRow<'a>>(
     rows.rows.first().map(|r| R::decode(r)).transpose()
 }
 
+/// Decode `R` from the columns of every row starting at `offset`: for a
+/// query whose columns are those of several row types in a row (headers
+/// checked once, as in [`decode_rows`]).
+pub fn decode_rows_at<'a, R: StoredRow<'a>>(
+    rows: &'a cozo::NamedRows,
+    offset: usize,
+) -> Result<Vec<R>, RowError> {
+    check_headers_at::<R>(rows, offset)?;
+    rows.rows
+        .iter()
+        .map(|r| R::decode(r.get(offset..).unwrap_or(&[])))
+        .collect()
+}
+
 /// A result's headers must be `R`'s columns, in order.
 pub fn check_headers<'a, R: StoredRow<'a>>(rows: &cozo::NamedRows) -> Result<(), RowError> {
+    check_headers_at::<R>(rows, 0)
+}
+
+/// The headers from `offset` on must be `R`'s columns, in order.
+pub fn check_headers_at<'a, R: StoredRow<'a>>(
+    rows: &cozo::NamedRows,
+    offset: usize,
+) -> Result<(), RowError> {
     for (i, col) in R::COLUMNS.iter().enumerate() {
-        match rows.headers.get(i) {
+        match rows.headers.get(offset + i) {
             Some(h) if h == col => {}
             other => {
                 return Err(RowError {
                     relation: R::NAME.to_string(),
                     column: col.to_string(),
-                    expected: format!("column {i} named `{col}`"),
+                    expected: format!("column {} named `{col}`", offset + i),
                     found: match other {
                         Some(h) => format!("`{h}`"),
                         None => "no such column".to_string(),
@@ -581,6 +603,10 @@ pub fn check_headers<'a, R: StoredRow<'a>>(rows: &cozo::NamedRows) -> Result<(),
 }
 
 query_rows! {
+    /// The leading column of `::relations` (the others are left alone).
+    Relations = "::relations" {
+        key { name: Str<'a> }
+    }
     /// `queries/graph_seq.cozo`.
     GraphSeq = "graph_seq" {
         key { seq: i64 }
