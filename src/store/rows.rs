@@ -226,11 +226,12 @@ pub trait WritableRow<'a>: StoredRow<'a> {}
 /// Define row types: a struct per row with a [`StoredRow`] impl whose
 /// columns are the fields, key fields first. `rows!` (below) defines the
 /// stored relations; `query_rows!` the rows of query results, named by
-/// their query.
+/// their query (with a marker field, `_row`, so a row of numbers only
+/// still has its lifetime).
 macro_rules! row_type {
     (
         $(#[$doc:meta])*
-        $ty:ident = $name:literal $(, $writable:ident)? {
+        $ty:ident = $name:literal $(, $writable:ident)? $(; $marker:ident)? {
             key { $($k:ident : $kt:ty),* $(,)? }
             $(value { $($v:ident : $vt:ty),* $(,)? })?
         }
@@ -240,6 +241,7 @@ macro_rules! row_type {
         pub struct $ty<'a> {
             $(pub $k: $kt,)*
             $($(pub $v: $vt,)*)?
+            $(#[doc(hidden)] pub $marker: std::marker::PhantomData<&'a ()>,)?
         }
 
         impl<'a> $crate::store::rows::StoredRow<'a> for $ty<'a> {
@@ -268,7 +270,7 @@ macro_rules! row_type {
                     let $v: $vt = $crate::store::rows::column(row, i, $name, stringify!($v))?;
                     i += 1;
                 )*)?
-                Ok($ty { $($k,)* $($($v,)*)? })
+                Ok($ty { $($k,)* $($($v,)*)? $($marker: std::marker::PhantomData,)? })
             }
 
             fn info() -> $crate::store::rows::RelationInfo {
@@ -303,7 +305,7 @@ macro_rules! query_rows {
     )*) => {
         $($crate::store::rows::row_type! {
             $(#[$doc])*
-            $ty = $name {
+            $ty = $name; _row {
                 key { $($k : $kt),* }
                 $(value { $($v : $vt),* })?
             }
