@@ -714,6 +714,37 @@ mod tests {
         }
     }
 
+    query_rows! {
+        /// Two columns after a [`GraphSeq`]'s, numbers only.
+        Tail = "tail" {
+            key { a: i64 }
+            value { b: Option<i64> }
+        }
+    }
+
+    #[test]
+    fn joined_rows_decode_at_an_offset_and_headers_are_checked_there() {
+        let rows = cozo::NamedRows {
+            headers: ["seq", "source", "a", "b"].map(String::from).to_vec(),
+            rows: vec![vec![
+                DataValue::from(3),
+                DataValue::from("flow"),
+                DataValue::from(7),
+                DataValue::Null,
+            ]],
+            next: None,
+        };
+        let head = decode_rows::<GraphSeq>(&rows).unwrap();
+        assert_eq!((head[0].seq, head[0].source.as_ref()), (3, "flow"));
+        let tail = decode_rows_at::<Tail>(&rows, 2).unwrap();
+        assert_eq!((tail[0].a, tail[0].b), (7, None));
+        let err = decode_rows_at::<Tail>(&rows, 1).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "tail.a: expected column 1 named `a`, found `source`"
+        );
+    }
+
     #[test]
     fn rows_round_trip_and_mismatches_name_the_column() {
         let row = CodeEntityRow {
