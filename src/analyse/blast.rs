@@ -4,8 +4,27 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::store::value::{get_int, get_str, str_list};
+use crate::store::rows::{self, query_rows, Str};
+use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
+
+query_rows! {
+    /// `queries/blast_radius.cozo`.
+    BlastRadius = "blast_radius" {
+        key { node: Str<'a> }
+        value { d: i64, dir: Str<'a>, rel: Str<'a>, prev: Str<'a> }
+    }
+    /// `queries/callers.cozo`.
+    Callers = "callers" {
+        key { src: Str<'a> }
+        value { origin: Str<'a>, weight: f64 }
+    }
+    /// `queries/callees.cozo`.
+    Callees = "callees" {
+        key { dst: Str<'a> }
+        value { origin: Str<'a>, weight: f64 }
+    }
+}
 
 /// Hop depths the engine accepts (seed 004: 0 = base only … 3 = deep).
 pub const MAX_HOPS: u32 = 3;
@@ -65,23 +84,23 @@ pub fn blast_radius(
             .with("hops", hops.min(MAX_HOPS) as i64),
     )?;
     let mut by_key: BTreeMap<String, Reached> = BTreeMap::new();
-    for r in &rows.rows {
-        let key = get_str(r, 0);
-        let distance = get_int(r, 1) as u32;
+    for r in rows::decode_rows::<BlastRadius>(&rows)? {
+        let key = r.node;
+        let distance = r.d as u32;
         let entry = by_key.entry(key.to_string()).or_insert_with(|| Reached {
-            key: key.to_string(),
+            key: key.into_owned(),
             distance,
             via: Vec::new(),
         });
-        let direction = match get_str(r, 2) {
+        let direction = match r.dir.as_ref() {
             "out" => "out",
             "in" => "in",
             _ => continue,
         };
         entry.via.push(Via {
             direction,
-            rel: get_str(r, 3).to_string(),
-            from: get_str(r, 4).to_string(),
+            rel: r.rel.into_owned(),
+            from: r.prev.into_owned(),
         });
     }
     let mut out: Vec<Reached> = by_key.into_values().collect();
@@ -103,28 +122,32 @@ pub struct CallLink {
     pub count: i64,
 }
 
-fn call_links(
-    store: &Store,
-    graph: &str,
-    key: &str,
-    script: &str,
-) -> Result<Vec<CallLink>, StoreError> {
-    let rows = store.read(script, Params::new().with("graph", graph).with("key", key))?;
-    Ok(rows
-        .rows
-        .iter()
-        .map(|r| CallLink {
-            key: get_str(r, 0).to_string(),
-            origin: get_str(r, 1).to_string(),
-            count: r.get(2).and_then(|v| v.get_float()).unwrap_or(0.0) as i64,
-        })
-        .collect())
+fn call_link(key: Str<'_>, origin: Str<'_>, weight: f64) -> CallLink {
+    CallLink {
+        key: key.into_owned(),
+        origin: origin.into_owned(),
+        count: weight as i64,
+    }
 }
 
 pub fn callers(store: &Store, graph: &str, key: &str) -> Result<Vec<CallLink>, StoreError> {
-    call_links(store, graph, key, queries::CALLERS)
+    let rows = store.read(
+        queries::CALLERS,
+        Params::new().with("graph", graph).with("key", key),
+    )?;
+    Ok(rows::decode_rows::<Callers>(&rows)?
+        .into_iter()
+        .map(|r| call_link(r.src, r.origin, r.weight))
+        .collect())
 }
 
 pub fn callees(store: &Store, graph: &str, key: &str) -> Result<Vec<CallLink>, StoreError> {
-    call_links(store, graph, key, queries::CALLEES)
+    let rows = store.read(
+        queries::CALLEES,
+        Params::new().with("graph", graph).with("key", key),
+    )?;
+    Ok(rows::decode_rows::<Callees>(&rows)?
+        .into_iter()
+        .map(|r| call_link(r.dst, r.origin, r.weight))
+        .collect())
 }

@@ -7,8 +7,26 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use serde::Serialize;
 
-use crate::store::value::{get_int, get_str, str_list};
+use crate::store::rows::{self, query_rows, Str};
+use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
+
+query_rows! {
+    /// `queries/cycle_edges.cozo` and `queries/module_cycle_edges.cozo`:
+    /// an edge `a -> b` inside strongly connected component `c`.
+    CycleEdges = "cycle_edges" {
+        key { c: i64, a: Str<'a>, b: Str<'a> }
+    }
+    /// `queries/self_loops.cozo`.
+    SelfLoops = "self_loops" {
+        key { a: Str<'a>, rel: Str<'a> }
+    }
+    /// `queries/edges_from.cozo`.
+    EdgesFrom = "edges_from" {
+        key { src: Str<'a>, rel: Str<'a>, dst: Str<'a> }
+        value { weight: f64, origin: Str<'a> }
+    }
+}
 
 pub use crate::model::rel::DEPENDENCY_RELS;
 
@@ -26,15 +44,17 @@ pub struct Cycle {
     pub rels: Vec<String>,
 }
 
-fn components(rows: &cozo::NamedRows) -> BTreeMap<i64, Vec<(String, String)>> {
-    let mut comps: BTreeMap<i64, Vec<(String, String)>> = BTreeMap::new();
-    for r in &rows.rows {
+type Components = BTreeMap<i64, Vec<(String, String)>>;
+
+fn components(rows: &cozo::NamedRows) -> Result<Components, StoreError> {
+    let mut comps = Components::new();
+    for r in rows::decode_rows::<CycleEdges>(rows)? {
         comps
-            .entry(get_int(r, 0))
+            .entry(r.c)
             .or_default()
-            .push((get_str(r, 1).to_string(), get_str(r, 2).to_string()));
+            .push((r.a.into_owned(), r.b.into_owned()));
     }
-    comps
+    Ok(comps)
 }
 
 /// All cycles of a graph: entity components (largest first), self-loops,
@@ -43,7 +63,7 @@ pub fn find_cycles(store: &Store, graph: &str) -> Result<Vec<Cycle>, StoreError>
     let params = Params::new()
         .with("graph", graph)
         .with("rels", str_list(DEPENDENCY_RELS));
-    let comps = components(&store.read(queries::CYCLE_EDGES, params.clone())?);
+    let comps = components(&store.read(queries::CYCLE_EDGES, params.clone())?)?;
     let rel_of = edge_rels(store, graph, &comps)?;
     let mut cycles: Vec<Cycle> = comps
         .into_values()
@@ -57,11 +77,11 @@ pub fn find_cycles(store: &Store, graph: &str) -> Result<Vec<Cycle>, StoreError>
     });
     let loops = store.read(queries::SELF_LOOPS, params.clone())?;
     let mut self_loops: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for r in &loops.rows {
+    for r in rows::decode_rows::<SelfLoops>(&loops)? {
         self_loops
-            .entry(get_str(r, 0).to_string())
+            .entry(r.a.into_owned())
             .or_default()
-            .insert(get_str(r, 1).to_string());
+            .insert(r.rel.into_owned());
     }
     for (key, rels) in self_loops {
         cycles.push(Cycle {
@@ -71,7 +91,7 @@ pub fn find_cycles(store: &Store, graph: &str) -> Result<Vec<Cycle>, StoreError>
             rels: rels.into_iter().collect(),
         });
     }
-    let modules = components(&store.read(queries::MODULE_CYCLE_EDGES, params)?);
+    let modules = components(&store.read(queries::MODULE_CYCLE_EDGES, params)?)?;
     let mut module_cycles: Vec<Cycle> = modules
         .into_values()
         .map(|edges| {
@@ -106,11 +126,10 @@ fn edge_rels(
             .with("graph", graph)
             .with("keys", str_list(keys)),
     )?;
-    for r in &rows.rows {
-        let rel = get_str(r, 1);
-        if DEPENDENCY_RELS.contains(&rel) {
-            out.entry((get_str(r, 0).to_string(), get_str(r, 2).to_string()))
-                .or_insert_with(|| rel.to_string());
+    for r in rows::decode_rows::<EdgesFrom>(&rows)? {
+        if DEPENDENCY_RELS.contains(&r.rel.as_ref()) {
+            out.entry((r.src.into_owned(), r.dst.into_owned()))
+                .or_insert_with(|| r.rel.into_owned());
         }
     }
     Ok(out)

@@ -8,9 +8,33 @@ use serde::Serialize;
 
 use super::blast::{self, Via};
 use super::relevance::{self, Signals, Strategy};
+use crate::graph::EntitiesNamed;
 use crate::index::history;
-use crate::store::value::{get_bool, get_int, get_str, str_list};
+use crate::store::rows::{self, query_rows, Str};
+use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
+
+query_rows! {
+    /// `queries/entity_brief.cozo`.
+    EntityBrief = "entity_brief" {
+        key { id: Str<'a> }
+        value { kind: Str<'a>, file: Str<'a>, is_test: bool, fan_in: i64 }
+    }
+    /// `queries/top_entities_of_files.cozo`.
+    TopEntitiesOfFiles = "top_entities_of_files" {
+        key { file: Str<'a>, id: Str<'a> }
+        value { kind: Str<'a>, is_test: bool, fan_in: i64 }
+    }
+    /// `queries/entities_in_file.cozo`.
+    EntitiesInFile = "entities_in_file" {
+        key { id: Str<'a> }
+        value { start_line: i64 }
+    }
+    /// `queries/similar_keys.cozo`.
+    SimilarKeys = "similar_keys" {
+        key { id: Str<'a> }
+    }
+}
 
 /// How the base entities of a context are named.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -272,17 +296,16 @@ fn briefs(store: &Store, graph: &str, keys: &[&str]) -> Result<HashMap<String, B
         .with("graph", graph)
         .with("keys", str_list(keys.iter().copied()));
     let rows = store.read(queries::ENTITY_BRIEF, params)?;
-    Ok(rows
-        .rows
-        .iter()
+    Ok(rows::decode_rows::<EntityBrief>(&rows)?
+        .into_iter()
         .map(|r| {
             (
-                get_str(r, 0).to_string(),
+                r.id.into_owned(),
                 Brief {
-                    kind: get_str(r, 1).to_string(),
-                    file: get_str(r, 2).to_string(),
-                    is_test: get_bool(r, 3),
-                    fan_in: get_int(r, 4),
+                    kind: r.kind.into_owned(),
+                    file: r.file.into_owned(),
+                    is_test: r.is_test,
+                    fan_in: r.fan_in,
                 },
             )
         })
@@ -302,15 +325,15 @@ fn representatives(
             .with("files", str_list(files.iter().copied())),
     )?;
     let mut per_file: BTreeMap<String, Vec<(String, Brief)>> = BTreeMap::new();
-    for r in &rows.rows {
-        let file = get_str(r, 0).to_string();
+    for r in rows::decode_rows::<TopEntitiesOfFiles>(&rows)? {
+        let file = r.file.into_owned();
         per_file.entry(file.clone()).or_default().push((
-            get_str(r, 1).to_string(),
+            r.id.into_owned(),
             Brief {
-                kind: get_str(r, 2).to_string(),
+                kind: r.kind.into_owned(),
                 file,
-                is_test: get_bool(r, 3),
-                fan_in: get_int(r, 4),
+                is_test: r.is_test,
+                fan_in: r.fan_in,
             },
         ));
     }
@@ -363,10 +386,10 @@ fn resolve_base(store: &Store, graph: &str, base: &BaseSpec) -> Result<Vec<Strin
                     "no entities in file '{file}' (is it indexed? paths are relative to the repository root)"
                 )));
             }
-            Ok(rows
-                .rows
-                .iter()
-                .map(|r| get_str(r, 0).to_string())
+            Ok(rows::decode_rows::<EntitiesInFile>(&rows)
+                .map_err(StoreError::from)?
+                .into_iter()
+                .map(|r| r.id.into_owned())
                 .collect())
         }
         BaseSpec::Name(name) => {
@@ -374,10 +397,10 @@ fn resolve_base(store: &Store, graph: &str, base: &BaseSpec) -> Result<Vec<Strin
             if rows.rows.is_empty() {
                 return Err(SelectError::NoEntities(format!("no entity named '{name}'")));
             }
-            Ok(rows
-                .rows
-                .iter()
-                .map(|r| get_str(r, 0).to_string())
+            Ok(rows::decode_rows::<EntitiesNamed>(&rows)
+                .map_err(StoreError::from)?
+                .into_iter()
+                .map(|r| r.id.into_owned())
                 .collect())
         }
     }
@@ -397,9 +420,8 @@ pub fn suggest(store: &Store, graph: &str, missing: &[String]) -> Result<Vec<Str
                 .with("file", file)
                 .with("name", name),
         )?;
-        for r in &rows.rows {
-            let k = get_str(r, 0);
-            scored.push((edit_distance(m, k), k.to_string()));
+        for r in rows::decode_rows::<SimilarKeys>(&rows)? {
+            scored.push((edit_distance(m, &r.id), r.id.into_owned()));
         }
     }
     scored.sort();

@@ -11,17 +11,29 @@
 //! Two people working on one graph in two canvas sessions have two
 //! conversations: a session is a separate chat.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::llm::ChatMessage;
-use crate::store::value::{get_int, get_json, get_str, json as json_value};
+use crate::store::rows::{self, query_rows, Json, OntoMessageRow, Str};
 use crate::store::{queries, Batch, Params, Store, StoreError};
 use crate::support::time::now_rfc3339;
 
 pub use crate::flow::history::HISTORY_PAIRS;
 
-const COLS: &[&str] = &["graph", "session", "idx", "role", "content", "result", "at"];
+query_rows! {
+    /// `queries/onto_messages_last.cozo`.
+    OntoMessagesLast = "onto_messages_last" {
+        key { idx: i64 }
+        value { role: Str<'a>, content: Str<'a>, result: Json<'a>, at: Str<'a> }
+    }
+    /// `queries/onto_message_ids.cozo`.
+    OntoMessageIds = "onto_message_ids" {
+        key { idx: i64 }
+    }
+}
 
 /// A stored message.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -62,15 +74,14 @@ pub fn newest(
             .with("session", session)
             .with("n", n.min(i64::MAX as usize) as i64),
     )?;
-    let mut out: Vec<StoredMessage> = rows
-        .rows
-        .iter()
+    let mut out: Vec<StoredMessage> = rows::decode_rows::<OntoMessagesLast>(&rows)?
+        .into_iter()
         .map(|r| StoredMessage {
-            idx: get_int(r, 0),
-            role: get_str(r, 1).to_string(),
-            content: get_str(r, 2).to_string(),
-            result: get_json(r, 3),
-            at: get_str(r, 4).to_string(),
+            idx: r.idx,
+            role: r.role.into_owned(),
+            content: r.content.into_owned(),
+            result: r.result.into_owned(),
+            at: r.at.into_owned(),
         })
         .collect();
     out.reverse();
@@ -118,19 +129,15 @@ pub fn queue_exchange(
     .into_iter()
     .enumerate()
     {
-        batch.put(
-            "onto_message",
-            COLS,
-            vec![
-                graph.into(),
-                session.into(),
-                (first + i as i64).into(),
-                role.into(),
-                content.into(),
-                json_value(result.clone()),
-                at.as_str().into(),
-            ],
-        );
+        batch.put_row(OntoMessageRow {
+            graph: graph.into(),
+            session: session.into(),
+            idx: first + i as i64,
+            role: role.into(),
+            content: content.into(),
+            result: Cow::Borrowed(result),
+            at: at.as_str().into(),
+        });
     }
 }
 
@@ -142,14 +149,11 @@ pub fn clear(store: &Store, graph: &str, session: &str) -> Result<usize, StoreEr
         Params::new().with("graph", graph).with("session", session),
     )?;
     let mut batch = Batch::new();
-    for r in &rows.rows {
-        batch.delete(
-            "onto_message",
-            &["graph", "session", "idx"],
-            vec![graph.into(), session.into(), get_int(r, 0).into()],
-        );
+    let ids = rows::decode_rows::<OntoMessageIds>(&rows)?;
+    for r in &ids {
+        batch.delete_key::<OntoMessageRow>(vec![graph.into(), session.into(), r.idx.into()]);
     }
-    let n = rows.rows.len();
+    let n = ids.len();
     store.apply(batch)?;
     Ok(n)
 }

@@ -48,7 +48,7 @@ use crate::llm::{
 use crate::ontology::store::load_graph;
 use crate::ontology::{OntologyGraph, ONTOLOGY_SOURCE};
 use crate::operations::{self, ApplyOptions, OperationError, Summary};
-use crate::store::value::{get_int, get_str};
+use crate::store::rows::{self, GraphSeq};
 use crate::store::{queries, Batch, Params, Store, StoreError};
 use crate::support::tokens::{Encoding, TokenCounter};
 
@@ -192,13 +192,13 @@ pub struct AskOutcome {
 /// when it is not an ontology graph.
 fn ontology_seq(store: &Store, graph: &str) -> Result<Option<i64>, AssistantError> {
     let rows = store.read(queries::GRAPH_SEQ, Params::new().with("graph", graph))?;
-    match rows.rows.first() {
+    match rows::decode_first::<GraphSeq>(&rows).map_err(StoreError::from)? {
         None => Ok(None),
-        Some(r) if get_str(r, 1) == ONTOLOGY_SOURCE => Ok(Some(get_int(r, 0))),
+        Some(r) if r.source == ONTOLOGY_SOURCE => Ok(Some(r.seq)),
         Some(r) => Err(AssistantError::Invalid(format!(
             "graph `{graph}` is not an ontology graph (its source is `{}`); pass --graph with an \
              ontology graph's name",
-            get_str(r, 1)
+            r.source
         ))),
     }
 }

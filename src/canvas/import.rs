@@ -13,6 +13,7 @@
 //! the graph's `seq` bumped: a failed import leaves the previous content.
 //! Graphs that came from something else (a code index) are refused.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -21,8 +22,18 @@ use super::frontmatter::{self, Role};
 use super::model::{Canvas, Node, NodeKind};
 use super::walk::{classify, default_vault_root, is_markdown, read_vault_file};
 use super::CanvasError;
-use crate::store::value::{get_int, get_str, json, opt_str, str_list};
-use crate::store::{queries, Batch, GraphChange, Params, Store};
+use crate::store::rows::{
+    self, query_rows, CanvasEdgeRow, CanvasNodeRow, EdgeRow, GraphSeq, NodeRow, Str,
+};
+use crate::store::{queries, Batch, GraphChange, Params, Store, StoreError};
+
+query_rows! {
+    /// `queries/canvas_graph_rows.cozo`: the key of every row a graph holds
+    /// in `r` (a relation), its key columns after `graph` in `a` to `d`.
+    CanvasGraphRows = "canvas_graph_rows" {
+        key { r: Str<'a>, a: Str<'a>, b: Str<'a>, c: Str<'a>, d: Str<'a> }
+    }
+}
 
 /// `graph.source` of an imported canvas starts with this.
 pub const SOURCE_PREFIX: &str = "canvas:";
@@ -65,12 +76,9 @@ pub fn import_canvas(
     let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let source = format!("{SOURCE_PREFIX}{}", abs.display());
 
-    let (seq, old_source) = match store
-        .read(queries::GRAPH_SEQ, Params::new().with("graph", graph))?
-        .rows
-        .first()
-    {
-        Some(r) => (get_int(r, 0), Some(get_str(r, 1).to_string())),
+    let rows = store.read(queries::GRAPH_SEQ, Params::new().with("graph", graph))?;
+    let (seq, old_source) = match rows::decode_first::<GraphSeq>(&rows).map_err(StoreError::from)? {
+        Some(r) => (r.seq, Some(r.source.into_owned())),
         None => (0, None),
     };
     let old = store.read(
@@ -92,18 +100,19 @@ pub fn import_canvas(
     }
 
     let mut batch = Batch::new();
-    for r in &old.rows {
-        let key = |i: usize| get_str(r, i).into();
-        match get_str(r, 0) {
-            "node" => batch.delete("node", &["graph", "id"], vec![graph.into(), key(1)]),
-            "edge" => batch.delete(
-                "edge",
-                &["graph", "src", "rel", "dst", "origin"],
-                vec![graph.into(), key(1), key(2), key(3), key(4)],
-            ),
-            rel @ ("canvas_node" | "canvas_edge") => {
-                batch.delete(rel, &["graph", "id"], vec![graph.into(), key(1)])
-            }
+    for r in rows::decode_rows::<CanvasGraphRows>(&old).map_err(StoreError::from)? {
+        let id = || vec![graph.into(), r.a.as_ref().into()];
+        match r.r.as_ref() {
+            "node" => batch.delete_key::<NodeRow>(id()),
+            "edge" => batch.delete_key::<EdgeRow>(vec![
+                graph.into(),
+                r.a.as_ref().into(),
+                r.b.as_ref().into(),
+                r.c.as_ref().into(),
+                r.d.as_ref().into(),
+            ]),
+            "canvas_node" => batch.delete_key::<CanvasNodeRow>(id()),
+            "canvas_edge" => batch.delete_key::<CanvasEdgeRow>(id()),
             _ => {}
         }
     }
@@ -118,39 +127,28 @@ pub fn import_canvas(
             _ => (None, None),
         };
         let rect = node.rect();
-        batch.put(
-            "node",
-            &["graph", "id", "kind", "name", "doc"],
-            vec![
-                graph.into(),
-                node.id().into(),
-                node.kind().type_name().into(),
-                name_of(node, &doc).into(),
-                doc.into(),
-            ],
-        );
-        batch.put(
-            "canvas_node",
-            &[
-                "graph", "id", "position", "x", "y", "width", "height", "color", "role", "tags",
-                "file", "url", "data",
-            ],
-            vec![
-                graph.into(),
-                node.id().into(),
-                (position as i64).into(),
-                rect.x.into(),
-                rect.y.into(),
-                rect.width.into(),
-                rect.height.into(),
-                opt_str(node.color()),
-                role.as_str().into(),
-                str_list(&tags),
-                opt_str(file),
-                opt_str(url),
-                json(serde_json::Value::Object(node.raw().clone())),
-            ],
-        );
+        batch.put_row(NodeRow {
+            graph: graph.into(),
+            id: node.id().into(),
+            kind: node.kind().type_name().into(),
+            name: name_of(node, &doc).into(),
+            doc: doc.into(),
+        });
+        batch.put_row(CanvasNodeRow {
+            graph: graph.into(),
+            id: node.id().into(),
+            position: position as i64,
+            x: rect.x,
+            y: rect.y,
+            width: rect.width,
+            height: rect.height,
+            color: node.color().map(Cow::Borrowed),
+            role: role.as_str().into(),
+            tags: tags.iter().map(|t| Cow::Borrowed(t.as_str())).collect(),
+            file: file.map(Cow::Borrowed),
+            url: url.map(Cow::Borrowed),
+            data: Cow::Owned(serde_json::Value::Object(node.raw().clone())),
+        });
     }
     let mut edges = 0;
     let mut skipped_edges = 0;
@@ -158,18 +156,14 @@ pub fn import_canvas(
         let rel = match classify(&canvas, edge) {
             Some(class) => {
                 edges += 1;
-                batch.put(
-                    "edge",
-                    &["graph", "src", "rel", "dst", "origin", "weight"],
-                    vec![
-                        graph.into(),
-                        edge.from_node().into(),
-                        class.rel().into(),
-                        edge.to_node().into(),
-                        edge.id().into(),
-                        1.0.into(),
-                    ],
-                );
+                batch.put_row(EdgeRow {
+                    graph: graph.into(),
+                    src: edge.from_node().into(),
+                    rel: class.rel().into(),
+                    dst: edge.to_node().into(),
+                    origin: edge.id().into(),
+                    weight: 1.0,
+                });
                 class.rel()
             }
             None => {
@@ -183,35 +177,19 @@ pub fn import_canvas(
                 ""
             }
         };
-        batch.put(
-            "canvas_edge",
-            &[
-                "graph",
-                "id",
-                "position",
-                "from_node",
-                "from_side",
-                "to_node",
-                "to_side",
-                "rel",
-                "label",
-                "color",
-                "data",
-            ],
-            vec![
-                graph.into(),
-                edge.id().into(),
-                (position as i64).into(),
-                edge.from_node().into(),
-                opt_str(edge.from_side().map(|s| s.as_str())),
-                edge.to_node().into(),
-                opt_str(edge.to_side().map(|s| s.as_str())),
-                rel.into(),
-                opt_str(edge.label()),
-                opt_str(edge.color()),
-                json(serde_json::Value::Object(edge.raw().clone())),
-            ],
-        );
+        batch.put_row(CanvasEdgeRow {
+            graph: graph.into(),
+            id: edge.id().into(),
+            position: position as i64,
+            from_node: edge.from_node().into(),
+            from_side: edge.from_side().map(|s| Cow::Borrowed(s.as_str())),
+            to_node: edge.to_node().into(),
+            to_side: edge.to_side().map(|s| Cow::Borrowed(s.as_str())),
+            rel: rel.into(),
+            label: edge.label().map(Cow::Borrowed),
+            color: edge.color().map(Cow::Borrowed),
+            data: Cow::Owned(serde_json::Value::Object(edge.raw().clone())),
+        });
     }
     let seq = store.apply_to_graph(&GraphChange::at(graph, seq).with_source(&source), batch)?;
     Ok(ImportSummary {

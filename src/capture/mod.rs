@@ -35,7 +35,8 @@ use crate::ontology::store::load_graph;
 use crate::ontology::{
     sanitize, NodeType, OntoEdge, OntoNode, OntologyError, OntologyGraph, RelType, ONTOLOGY_SOURCE,
 };
-use crate::store::value::{get_int, get_json, get_str, json as json_value, Params};
+use crate::store::rows::{self, query_rows, Json, StoredRow, Str};
+use crate::store::value::{json as json_value, Params};
 use crate::store::{queries, Store, StoreError};
 use crate::support::tokens::{Encoding, TokenCounter};
 use session::SessionState;
@@ -200,6 +201,45 @@ pub fn check_access(state: &SessionState, session: &str, user: Option<&str>) -> 
     }
 }
 
+query_rows! {
+    /// `queries/capture_lookup.cozo`: one row per kind of fact (`what`),
+    /// each with its own column types: the session's state...
+    LookupSession = "capture_lookup" {
+        key { what: Str<'a> }
+        value { a: Json<'a>, b: Option<Str<'a>> }
+    }
+    /// ...the graph's seq and source...
+    LookupGraph = "capture_lookup" {
+        key { what: Str<'a> }
+        value { a: i64, b: Str<'a> }
+    }
+    /// ...the session's capture mark...
+    LookupMark = "capture_lookup" {
+        key { what: Str<'a> }
+        value { a: i64, b: Option<Str<'a>> }
+    }
+    /// ...and the slot's cache entry (fingerprint, result).
+    LookupCache = "capture_lookup" {
+        key { what: Str<'a> }
+        value { a: Str<'a>, b: Json<'a> }
+    }
+    /// `queries/onto_counts.cozo`.
+    OntoCounts = "onto_counts" {
+        key { what: Str<'a>, k: Str<'a> }
+        value { n: i64 }
+    }
+    /// `queries/onto_node_names.cozo`.
+    OntoNodeNames = "onto_node_names" {
+        key { uuid: Str<'a> }
+        value { kind: Str<'a>, name: Str<'a> }
+    }
+    /// `queries/capture_stats_get.cozo`.
+    CaptureStatsGet = "capture_stats_get" {
+        key { session: Str<'a> }
+        value { hits: i64, misses: i64, n: i64 }
+    }
+}
+
 /// Capture the context of `session` on `graph`.
 ///
 /// One read answers a cache hit (session, graph seq, capture mark and the
@@ -225,12 +265,28 @@ pub fn capture(
     let mut graph_row = None;
     let mut mark = 0;
     let mut entry = None;
+    rows::check_headers::<LookupSession>(&rows).map_err(StoreError::from)?;
     for r in &rows.rows {
-        match get_str(r, 0) {
-            "session" => state = Some(get_json(r, 1)),
-            "graph" => graph_row = Some((get_int(r, 1), get_str(r, 2).to_string())),
-            "mark" => mark = get_int(r, 1),
-            "cache" => entry = Some((get_str(r, 1).to_string(), get_json(r, 2))),
+        let what: Str =
+            rows::column(r, 0, LookupSession::NAME, "what").map_err(StoreError::from)?;
+        match what.as_ref() {
+            "session" => {
+                state = Some(
+                    LookupSession::decode(r)
+                        .map_err(StoreError::from)?
+                        .a
+                        .into_owned(),
+                )
+            }
+            "graph" => {
+                let g = LookupGraph::decode(r).map_err(StoreError::from)?;
+                graph_row = Some((g.a, g.b.into_owned()))
+            }
+            "mark" => mark = LookupMark::decode(r).map_err(StoreError::from)?.a,
+            "cache" => {
+                let c = LookupCache::decode(r).map_err(StoreError::from)?;
+                entry = Some((c.a.into_owned(), c.b.into_owned()))
+            }
             _ => {}
         }
     }
@@ -336,14 +392,15 @@ fn load_minimal(
     g.seq = seq;
     let p = Params::new().with("graph", graph);
     let mut totals = Totals::default();
-    for r in store.read(queries::ONTO_COUNTS, p.clone())?.rows {
-        let n = get_int(&r, 2).max(0) as usize;
-        if get_str(&r, 0) == "node" {
-            if let Ok(t) = NodeType::parse(get_str(&r, 1)) {
+    let rows = store.read(queries::ONTO_COUNTS, p.clone())?;
+    for r in rows::decode_rows::<OntoCounts>(&rows).map_err(StoreError::from)? {
+        let n = r.n.max(0) as usize;
+        if r.what == "node" {
+            if let Ok(t) = NodeType::parse(&r.k) {
                 totals.nodes += n;
                 totals.by_type.push((t, n));
             }
-        } else if let Ok(rel) = RelType::parse(get_str(&r, 1)) {
+        } else if let Ok(rel) = RelType::parse(&r.k) {
             totals.edges += n;
             totals.by_rel.push((rel, n));
         }
@@ -354,10 +411,10 @@ fn load_minimal(
         queries::ONTO_NODE_NAMES,
         p.with("keys", crate::store::value::str_list(&state.selected_nodes)),
     )?;
-    for r in rows.rows {
-        if let Ok(t) = NodeType::parse(get_str(&r, 1)) {
-            let mut n = OntoNode::new(t, get_str(&r, 2), "");
-            n.uuid = get_str(&r, 0).to_string();
+    for r in rows::decode_rows::<OntoNodeNames>(&rows).map_err(StoreError::from)? {
+        if let Ok(t) = NodeType::parse(&r.kind) {
+            let mut n = OntoNode::new(t, &r.name, "");
+            n.uuid = r.uuid.into_owned();
             g.nodes.insert(n.uuid.clone(), n);
         }
     }
@@ -834,13 +891,13 @@ pub fn stats(store: &Store, graph: &str, session: Option<&str>) -> Result<Vec<Ca
         queries::CAPTURE_STATS_GET,
         Params::new().with("graph", graph),
     )?;
-    let mut out: Vec<CacheStats> = rows
-        .rows
-        .iter()
+    let mut out: Vec<CacheStats> = rows::decode_rows::<CaptureStatsGet>(&rows)
+        .map_err(StoreError::from)?
+        .into_iter()
         .map(|r| {
-            let (hits, misses) = (get_int(r, 1), get_int(r, 2));
+            let (hits, misses) = (r.hits, r.misses);
             CacheStats {
-                session: get_str(r, 0).to_string(),
+                session: r.session.into_owned(),
                 hits,
                 misses,
                 hit_rate: if hits + misses > 0 {
@@ -848,7 +905,7 @@ pub fn stats(store: &Store, graph: &str, session: Option<&str>) -> Result<Vec<Ca
                 } else {
                     0.0
                 },
-                entries: get_int(r, 3),
+                entries: r.n,
             }
         })
         .filter(|s| session.is_none_or(|x| x == s.session))

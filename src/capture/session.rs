@@ -6,13 +6,23 @@
 //! selection. Selected nodes are stored as UUIDs (given as UUIDs or
 //! semantic IDs), so they survive renames.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use super::{CaptureError, Result};
 use crate::ontology::format_e;
 use crate::ontology::{NodeType, OntologyGraph, RelType};
-use crate::store::value::{get_json, json as json_value, Params};
-use crate::store::{queries, Batch, Store};
+use crate::store::rows::{self, query_rows, CaptureSessionRow, Json};
+use crate::store::value::Params;
+use crate::store::{queries, Batch, Store, StoreError};
+
+query_rows! {
+    /// `queries/capture_session_get.cozo`.
+    CaptureSessionGet = "capture_session_get" {
+        key { state: Json<'a> }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -111,9 +121,9 @@ pub fn load(store: &Store, graph: &str, session: &str) -> Result<Option<SessionS
         queries::CAPTURE_SESSION_GET,
         Params::new().with("graph", graph).with("session", session),
     )?;
-    match rows.rows.first() {
+    match rows::decode_first::<CaptureSessionGet>(&rows).map_err(StoreError::from)? {
         None => Ok(None),
-        Some(row) => serde_json::from_value(get_json(row, 0))
+        Some(row) => serde_json::from_value(row.state.into_owned())
             .map(Some)
             .map_err(|e| {
                 CaptureError::Invalid(format!(
@@ -125,15 +135,11 @@ pub fn load(store: &Store, graph: &str, session: &str) -> Result<Option<SessionS
 
 pub fn save(store: &Store, graph: &str, session: &str, state: &SessionState) -> Result<()> {
     let mut batch = Batch::new();
-    batch.put(
-        "capture_session",
-        &["graph", "session", "state"],
-        vec![
-            graph.into(),
-            session.into(),
-            json_value(serde_json::to_value(state).unwrap_or_default()),
-        ],
-    );
+    batch.put_row(CaptureSessionRow {
+        graph: graph.into(),
+        session: session.into(),
+        state: Cow::Owned(serde_json::to_value(state).unwrap_or_default()),
+    });
     store.apply(batch)?;
     Ok(())
 }

@@ -10,9 +10,9 @@ use serde_json::{json, Map, Value};
 
 use crate::analyse::relevance::CRITICAL_FAN_IN;
 use crate::analyse::select::Candidate;
+pub use crate::graph::Details;
 pub use crate::index::usage::Usage;
 use crate::model::rel::name;
-use crate::store::value::{get_bool, get_int, get_json, get_opt_str, get_str, get_str_list};
 
 /// Levels of detail, in the order the fitter applies them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -32,61 +32,6 @@ pub const DETAILS: [Detail; 4] = [
     Detail::ShortDoc,
     Detail::Minimal,
 ];
-
-/// Stored facts about an entity (`queries/entity_details.cozo`).
-#[derive(Debug, Clone, Default)]
-pub struct Details {
-    pub key: String,
-    pub kind: String,
-    pub name: String,
-    pub doc: String,
-    pub file: String,
-    pub crate_name: String,
-    pub module_path: Vec<String>,
-    pub visibility: String,
-    pub start_line: i64,
-    pub end_line: i64,
-    pub signature: Value,
-    pub is_test: bool,
-    pub owner: Option<String>,
-    pub trait_name: Option<String>,
-}
-
-impl Details {
-    pub fn from_row(r: &[cozo::DataValue]) -> Details {
-        Details {
-            key: get_str(r, 0).into(),
-            kind: get_str(r, 1).into(),
-            name: get_str(r, 2).into(),
-            doc: get_str(r, 3).into(),
-            file: get_str(r, 4).into(),
-            crate_name: get_str(r, 5).into(),
-            module_path: get_str_list(r, 6),
-            visibility: get_str(r, 7).into(),
-            start_line: get_int(r, 8),
-            end_line: get_int(r, 9),
-            signature: get_json(r, 10),
-            is_test: get_bool(r, 11),
-            owner: get_opt_str(r, 12).map(str::to_string),
-            trait_name: get_opt_str(r, 13).map(str::to_string),
-        }
-    }
-
-    fn sig_bool(&self, field: &str) -> bool {
-        self.signature
-            .get(field)
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
-    }
-
-    pub fn head(&self) -> String {
-        self.signature
-            .get("text")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    }
-}
 
 /// `crate::module::item` for a key, read from the key itself.
 pub fn qualified_path(key: &str) -> String {

@@ -21,9 +21,11 @@ use serde_json::{json, Value};
 use crate::analyse::cycles;
 use crate::analyse::relevance::{rel_weight, Strategy};
 use crate::analyse::select::{self, BaseSpec, Candidate, SelectError, Selection};
+use crate::graph::{EntityDetails, EntityHead};
 use crate::index::usage;
 use crate::model::rel::name;
-use crate::store::value::{get_int, get_str, get_str_list, str_list};
+use crate::store::rows::{self, query_rows, ContextCacheRow, StoredRow, Str};
+use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
 use crate::support::tokens::{Encoding, TokenCounter};
 use entity::{Detail, Details, Usage, DETAILS};
@@ -270,8 +272,8 @@ pub fn cached_context(
             .with("graph", req.graph.as_str())
             .with("key", key.as_str()),
     )?;
-    if let Some(row) = rows.rows.first() {
-        if let Ok(mut out) = serde_json::from_str::<ContextOutput>(get_str(row, 0)) {
+    if let Some(row) = rows::decode_first::<ContextCacheGet>(&rows).map_err(StoreError::from)? {
+        if let Ok(mut out) = serde_json::from_str::<ContextOutput>(&row.output) {
             out.from_cache = true;
             return Ok(out);
         }
@@ -280,16 +282,12 @@ pub fn cached_context(
     if store_result {
         let seq = store.graph_seq(&req.graph)?;
         let mut batch = Batch::new();
-        batch.put(
-            "context_cache",
-            &["graph", "cache_key", "seq", "output"],
-            vec![
-                req.graph.as_str().into(),
-                key.as_str().into(),
-                seq.into(),
-                serde_json::to_string(&out).unwrap_or_default().into(),
-            ],
-        );
+        batch.put_row(ContextCacheRow {
+            graph: req.graph.as_str().into(),
+            cache_key: key.as_str().into(),
+            seq,
+            output: serde_json::to_string(&out).unwrap_or_default().into(),
+        });
         store.apply(batch)?;
     }
     Ok(out)
@@ -364,6 +362,19 @@ fn more_to_load(
     Some((1.25 * missing as f64 / average.max(1.0)).ceil() as usize)
 }
 
+query_rows! {
+    /// `queries/context_cache_get.cozo`.
+    ContextCacheGet = "context_cache_get" {
+        key { output: Str<'a> }
+    }
+    /// The columns of `queries/context_entities.cozo` after the entity's
+    /// ([`EntityHead`], [`EntityDetails`]): its `code_usage` row.
+    ContextUsage = "context_entities" {
+        key { references: i64 }
+        value { call_sites: Vec<Str<'a>>, tests: i64, tested_members: i64, out: Str<'a> }
+    }
+}
+
 /// Details and usage of `candidates`, in their order; candidates the store
 /// does not know (any more) are left out.
 fn load_entities(
@@ -374,19 +385,22 @@ fn load_entities(
     let params = Params::new()
         .with("graph", graph)
         .with("keys", str_list(candidates.iter().map(|c| c.key.as_str())));
-    let mut by_key: HashMap<String, (Details, Usage)> = store
-        .read(queries::CONTEXT_ENTITIES, params)?
-        .rows
-        .iter()
-        .map(|r| {
-            let d = Details::from_row(r);
+    let rows = store.read(queries::CONTEXT_ENTITIES, params)?;
+    let usages = rows::decode_rows_at::<ContextUsage>(
+        &rows,
+        EntityHead::COLUMNS.len() + EntityDetails::COLUMNS.len(),
+    )?;
+    let mut by_key: HashMap<String, (Details, Usage)> = Details::decode(&rows)?
+        .into_iter()
+        .zip(usages)
+        .map(|(d, r)| {
             let u = Usage {
                 fan_in: 0,
-                references: get_int(r, 15).max(0) as usize,
-                call_sites: get_str_list(r, 16).into_iter().collect(),
-                tests: get_int(r, 17).max(0) as usize,
-                tested_members: get_int(r, 18).max(0) as usize,
-                out: usage::decode_out(get_str(r, 19)),
+                references: r.references.max(0) as usize,
+                call_sites: r.call_sites.into_iter().map(|s| s.into_owned()).collect(),
+                tests: r.tests.max(0) as usize,
+                tested_members: r.tested_members.max(0) as usize,
+                out: usage::decode_out(&r.out),
             };
             (d.key.clone(), (d, u))
         })

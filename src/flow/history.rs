@@ -8,9 +8,20 @@
 //! the prompt growing with the conversation.
 
 use crate::llm::ChatMessage;
-use crate::store::rows::FlowMessageRow;
-use crate::store::value::{get_int, get_str};
-use crate::store::{queries, Batch, Params, Store};
+use crate::store::rows::{self, query_rows, FlowMessageRow, Str};
+use crate::store::{queries, Batch, Params, Store, StoreError};
+
+query_rows! {
+    /// `queries/flow_messages_last.cozo`.
+    FlowMessagesLast = "flow_messages_last" {
+        key { idx: i64 }
+        value { role: Str<'a>, content: Str<'a>, at: Str<'a> }
+    }
+    /// `queries/flow_message_ids.cozo`.
+    FlowMessageIds = "flow_message_ids" {
+        key { idx: i64 }
+    }
+}
 use crate::support::time::now_rfc3339;
 
 use super::FlowError;
@@ -43,14 +54,14 @@ pub fn newest(store: &Store, graph: &str, n: usize) -> Result<Vec<StoredMessage>
             .with("graph", graph)
             .with("n", n.min(i64::MAX as usize) as i64),
     )?;
-    let mut out: Vec<StoredMessage> = rows
-        .rows
-        .iter()
+    let mut out: Vec<StoredMessage> = rows::decode_rows::<FlowMessagesLast>(&rows)
+        .map_err(StoreError::from)?
+        .into_iter()
         .map(|r| StoredMessage {
-            idx: get_int(r, 0),
-            role: get_str(r, 1).to_string(),
-            content: get_str(r, 2).to_string(),
-            at: get_str(r, 3).to_string(),
+            idx: r.idx,
+            role: r.role.into_owned(),
+            content: r.content.into_owned(),
+            at: r.at.into_owned(),
         })
         .collect();
     out.reverse();
@@ -116,5 +127,9 @@ fn ids(store: &Store, graph: &str) -> Result<Vec<i64>, FlowError> {
         queries::FLOW_MESSAGE_IDS,
         Params::new().with("graph", graph),
     )?;
-    Ok(rows.rows.iter().map(|r| get_int(r, 0)).collect())
+    Ok(rows::decode_rows::<FlowMessageIds>(&rows)
+        .map_err(StoreError::from)?
+        .into_iter()
+        .map(|r| r.idx)
+        .collect())
 }

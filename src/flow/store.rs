@@ -11,10 +11,10 @@ use std::borrow::Cow;
 use cozo::DataValue;
 
 use crate::store::rows::{
-    EdgeRow, FlowEdgeRow, FlowNodeRow, FlowSnapshotRow, FlowUndoRow, FlowVisualsRow, NodeRow,
+    self, query_rows, EdgeRow, FlowEdgeRow, FlowNodeRow, FlowSnapshotRow, FlowUndoRow,
+    FlowVisualsRow, GraphSeq, Json, NodeRow, Str,
 };
-use crate::store::value::{get_float, get_int, get_json, get_str};
-use crate::store::{queries, Batch, Params, Store};
+use crate::store::{queries, Batch, Params, Store, StoreError};
 
 use super::model::{Flow, FlowEdge, FlowNode, Position, VisualSettings};
 use super::FlowError;
@@ -47,56 +47,80 @@ pub struct Stored {
     pub seq: Option<i64>,
 }
 
+query_rows! {
+    /// `queries/flow_nodes.cozo`.
+    FlowNodes = "flow_nodes" {
+        key { ord: i64, id: Str<'a> }
+        value { label: Str<'a>, description: Str<'a>, x: f64, y: f64 }
+    }
+    /// `queries/flow_edges.cozo`.
+    FlowEdges = "flow_edges" {
+        key { ord: i64, id: Str<'a> }
+        value { source: Str<'a>, target: Str<'a>, label: Str<'a> }
+    }
+    /// `queries/flow_visuals.cozo`.
+    FlowVisuals = "flow_visuals" {
+        key { settings: Json<'a> }
+    }
+    /// `queries/flow_undo.cozo`.
+    FlowUndo = "flow_undo" {
+        key { base: i64, cur: i64, top: i64 }
+    }
+    /// `queries/flow_snapshot.cozo`.
+    FlowSnapshot = "flow_snapshot" {
+        key { state: Json<'a> }
+    }
+}
+
 /// Read a flow graph (an empty one when the graph does not exist yet).
 /// Refuses graphs of other sources (a code graph is not a flow).
 pub fn load(store: &Store, graph: &str) -> Result<Stored, FlowError> {
     let p = || Params::new().with("graph", graph);
-    let seq = match store.read(queries::GRAPH_SEQ, p())?.rows.first() {
+    let rows = store.read(queries::GRAPH_SEQ, p())?;
+    let seq = match rows::decode_first::<GraphSeq>(&rows).map_err(StoreError::from)? {
         None => None,
         Some(row) => {
-            let source = get_str(row, 1);
-            if source != FLOW_SOURCE {
+            if row.source != FLOW_SOURCE {
                 return Err(FlowError::NotFlowGraph {
                     graph: graph.to_string(),
-                    holds: source.to_string(),
+                    holds: row.source.into_owned(),
                 });
             }
-            Some(get_int(row, 0))
+            Some(row.seq)
         }
     };
     let mut flow = Flow::default();
-    for row in store.read(queries::FLOW_NODES, p())?.rows {
+    let rows = store.read(queries::FLOW_NODES, p())?;
+    for row in rows::decode_rows::<FlowNodes>(&rows).map_err(StoreError::from)? {
         flow.nodes.push(FlowNode {
-            id: get_str(&row, 1).to_string(),
-            label: get_str(&row, 2).to_string(),
-            description: get_str(&row, 3).to_string(),
-            position: Position {
-                x: get_float(&row, 4),
-                y: get_float(&row, 5),
-            },
+            id: row.id.into_owned(),
+            label: row.label.into_owned(),
+            description: row.description.into_owned(),
+            position: Position { x: row.x, y: row.y },
         });
     }
-    for row in store.read(queries::FLOW_EDGES, p())?.rows {
+    let rows = store.read(queries::FLOW_EDGES, p())?;
+    for row in rows::decode_rows::<FlowEdges>(&rows).map_err(StoreError::from)? {
         flow.edges.push(FlowEdge {
-            id: get_str(&row, 1).to_string(),
-            source: get_str(&row, 2).to_string(),
-            target: get_str(&row, 3).to_string(),
-            label: get_str(&row, 4).to_string(),
+            id: row.id.into_owned(),
+            source: row.source.into_owned(),
+            target: row.target.into_owned(),
+            label: row.label.into_owned(),
         });
     }
-    let visuals = match store.read(queries::FLOW_VISUALS, p())?.rows.first() {
-        Some(row) => serde_json::from_value(get_json(row, 0))
+    let rows = store.read(queries::FLOW_VISUALS, p())?;
+    let visuals = match rows::decode_first::<FlowVisuals>(&rows).map_err(StoreError::from)? {
+        Some(row) => serde_json::from_value(row.settings.into_owned())
             .map_err(|e| FlowError::Corrupt(format!("visual settings of graph {graph}: {e}")))?,
         None => VisualSettings::default(),
     };
-    let undo = store
-        .read(queries::FLOW_UNDO, p())?
-        .rows
-        .first()
+    let rows = store.read(queries::FLOW_UNDO, p())?;
+    let undo = rows::decode_first::<FlowUndo>(&rows)
+        .map_err(StoreError::from)?
         .map(|r| UndoPos {
-            base: get_int(r, 0),
-            cur: get_int(r, 1),
-            top: get_int(r, 2),
+            base: r.base,
+            cur: r.cur,
+            top: r.top,
         });
     Ok(Stored {
         flow,
@@ -112,10 +136,12 @@ pub fn snapshot(store: &Store, graph: &str, idx: i64) -> Result<Flow, FlowError>
         queries::FLOW_SNAPSHOT,
         Params::new().with("graph", graph).with("idx", idx),
     )?;
-    let row = rows.rows.first().ok_or_else(|| {
-        FlowError::Corrupt(format!("undo snapshot {idx} of graph {graph} is missing"))
-    })?;
-    serde_json::from_value(get_json(row, 0))
+    let row = rows::decode_first::<FlowSnapshot>(&rows)
+        .map_err(StoreError::from)?
+        .ok_or_else(|| {
+            FlowError::Corrupt(format!("undo snapshot {idx} of graph {graph} is missing"))
+        })?;
+    serde_json::from_value(row.state.into_owned())
         .map_err(|e| FlowError::Corrupt(format!("undo snapshot {idx} of graph {graph}: {e}")))
 }
 

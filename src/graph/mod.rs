@@ -2,11 +2,62 @@
 //!
 //! Thin, typed wrappers over the queries in `queries/`; everything here is
 //! read-only and takes user input only as `$parameters`.
+//!
+//! An entity is its `node` row joined with its `code_entity` row. Every
+//! query that reads entities answers with the same leading columns
+//! ([`EntityHead`]); those that read everything follow them with
+//! [`EntityDetails`]. Listings ([`EntityRow`]), contexts and hovers
+//! ([`Details`]) all decode them here, once.
 
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::store::value::{get_bool, get_float, get_int, get_json, get_str};
+use crate::store::rows::{self, query_rows, Json, StoredRow, Str};
 use crate::store::{queries, Params, Store, StoreError};
+
+query_rows! {
+    /// The leading columns of every entity query: `queries/entities_list.cozo`
+    /// (all of it), `serve_entities_in_file(s)`, `serve_entities_by_keys`,
+    /// `serve_all_symbols`, `entity_details` and `context_entities`.
+    EntityHead = "entity" {
+        key { id: Str<'a> }
+        value {
+            kind: Str<'a>,
+            name: Str<'a>,
+            file: Str<'a>,
+            start_line: i64,
+            end_line: i64,
+            visibility: Str<'a>,
+            is_test: bool,
+        }
+    }
+    /// The columns of `queries/entity_details.cozo` (and
+    /// `context_entities`) after the [`EntityHead`] ones.
+    EntityDetails = "entity_details" {
+        key { doc: Str<'a> }
+        value {
+            crate_name: Str<'a>,
+            module_path: Vec<Str<'a>>,
+            signature: Json<'a>,
+            owner: Option<Str<'a>>,
+            trait_name: Option<Str<'a>>,
+            parent: Option<Str<'a>>,
+        }
+    }
+    /// `queries/edges_out.cozo` and `queries/edges_in.cozo`.
+    EdgesOf = "edges_of" {
+        key { src: Str<'a>, rel: Str<'a>, dst: Str<'a> }
+        value { weight: f64, origin: Str<'a> }
+    }
+    /// `queries/entities_named.cozo`.
+    EntitiesNamed = "entities_named" {
+        key { id: Str<'a> }
+    }
+    /// `queries/unresolved_of.cozo`.
+    UnresolvedOf = "unresolved_of" {
+        key { refs: Json<'a> }
+    }
+}
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct EntityRow {
@@ -18,6 +69,95 @@ pub struct EntityRow {
     pub end_line: i64,
     pub visibility: String,
     pub is_test: bool,
+}
+
+impl From<EntityHead<'_>> for EntityRow {
+    fn from(h: EntityHead<'_>) -> EntityRow {
+        EntityRow {
+            key: h.id.into_owned(),
+            kind: h.kind.into_owned(),
+            name: h.name.into_owned(),
+            file: h.file.into_owned(),
+            start_line: h.start_line,
+            end_line: h.end_line,
+            visibility: h.visibility.into_owned(),
+            is_test: h.is_test,
+        }
+    }
+}
+
+/// Every entity of a result whose leading columns are [`EntityHead`]'s.
+pub fn decode_entities(rows: &cozo::NamedRows) -> Result<Vec<EntityRow>, StoreError> {
+    Ok(rows::decode_rows::<EntityHead>(rows)?
+        .into_iter()
+        .map(EntityRow::from)
+        .collect())
+}
+
+/// Stored facts about an entity (`queries/entity_details.cozo`).
+#[derive(Debug, Clone, Default)]
+pub struct Details {
+    pub key: String,
+    pub kind: String,
+    pub name: String,
+    pub doc: String,
+    pub file: String,
+    pub crate_name: String,
+    pub module_path: Vec<String>,
+    pub visibility: String,
+    pub start_line: i64,
+    pub end_line: i64,
+    pub signature: Value,
+    pub is_test: bool,
+    pub owner: Option<String>,
+    pub trait_name: Option<String>,
+}
+
+impl Details {
+    /// The details of every row of a result whose columns start with
+    /// [`EntityHead`]'s, then [`EntityDetails`]' (later columns are the
+    /// caller's).
+    pub fn decode(rows: &cozo::NamedRows) -> Result<Vec<Details>, StoreError> {
+        let heads = rows::decode_rows::<EntityHead>(rows)?;
+        let details = rows::decode_rows_at::<EntityDetails>(rows, EntityHead::COLUMNS.len())?;
+        Ok(heads
+            .into_iter()
+            .zip(details)
+            .map(|(h, d)| Details {
+                key: h.id.into_owned(),
+                kind: h.kind.into_owned(),
+                name: h.name.into_owned(),
+                doc: d.doc.into_owned(),
+                file: h.file.into_owned(),
+                crate_name: d.crate_name.into_owned(),
+                // In place: a `Cow<str>` and a `String` have one layout.
+                module_path: d.module_path.into_iter().map(|s| s.into_owned()).collect(),
+                visibility: h.visibility.into_owned(),
+                start_line: h.start_line,
+                end_line: h.end_line,
+                signature: d.signature.into_owned(),
+                is_test: h.is_test,
+                owner: d.owner.map(|s| s.into_owned()),
+                trait_name: d.trait_name.map(|s| s.into_owned()),
+            })
+            .collect())
+    }
+
+    /// A boolean flag of the signature (`unsafe`, `async`), false when absent.
+    pub fn sig_bool(&self, field: &str) -> bool {
+        self.signature
+            .get(field)
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+
+    pub fn head(&self) -> String {
+        self.signature
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -38,20 +178,7 @@ pub fn list_entities(
         .with("kind", filter.kind.clone().unwrap_or_default())
         .with("name", filter.name.clone().unwrap_or_default());
     let rows = store.read(queries::ENTITIES_LIST, params)?;
-    Ok(rows
-        .rows
-        .iter()
-        .map(|r| EntityRow {
-            key: get_str(r, 0).into(),
-            kind: get_str(r, 1).into(),
-            name: get_str(r, 2).into(),
-            file: get_str(r, 3).into(),
-            start_line: get_int(r, 4),
-            end_line: get_int(r, 5),
-            visibility: get_str(r, 6).into(),
-            is_test: get_bool(r, 7),
-        })
-        .collect())
+    decode_entities(&rows)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,13 +222,14 @@ pub fn edges_of(
         scripts.push(queries::EDGES_IN);
     }
     for script in scripts {
-        for r in store.read(script, params.clone())?.rows {
+        let rows = store.read(script, params.clone())?;
+        for r in rows::decode_rows::<EdgesOf>(&rows)? {
             out.push(EdgeRow {
-                src: get_str(&r, 0).into(),
-                rel: get_str(&r, 1).into(),
-                dst: get_str(&r, 2).into(),
-                weight: get_float(&r, 3),
-                origin: get_str(&r, 4).into(),
+                src: r.src.into_owned(),
+                rel: r.rel.into_owned(),
+                dst: r.dst.into_owned(),
+                weight: r.weight,
+                origin: r.origin.into_owned(),
             });
         }
     }
@@ -126,8 +254,8 @@ pub fn unresolved_of(
         Params::new().with("graph", graph).with("key", key),
     )?;
     let mut out = Vec::new();
-    for r in &rows.rows {
-        if let serde_json::Value::Array(refs) = get_json(r, 0) {
+    for r in rows::decode_rows::<UnresolvedOf>(&rows)? {
+        if let Value::Array(refs) = r.refs.as_ref() {
             for item in refs {
                 out.push(UnresolvedRow {
                     rel: item[0].as_str().unwrap_or("").into(),

@@ -28,38 +28,67 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use cozo::DataValue;
+use std::borrow::Cow;
+
 use serde_json::{json, Map, Value};
 
 use super::{
     is_uuid_like, new_uuid, semantic, EdgeKey, NodeType, OntoEdge, OntoNode, OntologyError,
     OntologyGraph, Position, RelType, Result, Tombstone, ONTOLOGY_SOURCE,
 };
-use crate::store::value::{get_int, get_json, get_str, json as json_value, Params};
-use crate::store::{queries, Batch, GraphChange, Store};
+use crate::store::rows::{
+    self, query_rows, EdgeRow, GraphSeq, Json, NodeRow, OntoCounterRow, OntoEdgeRow, OntoNodeRow,
+    OntoSemanticRow, OntoTombstoneRow, Str,
+};
+use crate::store::value::Params;
+use crate::store::{queries, Batch, GraphChange, Store, StoreError};
 
 /// `origin` of every ontology edge row in `edge`.
 pub const EDGE_ORIGIN: &str = "ontology";
 
-const NODE_COLS: &[&str] = &["graph", "id", "kind", "name", "doc"];
-const NODE_KEY: &[&str] = &["graph", "id"];
-const ONTO_NODE_COLS: &[&str] = &[
-    "graph",
-    "uuid",
-    "semantic_id",
-    "props",
-    "position",
-    "changed_seq",
-];
-const ONTO_NODE_KEY: &[&str] = &["graph", "uuid"];
-const EDGE_COLS: &[&str] = &["graph", "src", "rel", "dst", "origin", "weight"];
-const EDGE_KEY: &[&str] = &["graph", "src", "rel", "dst", "origin"];
-const ONTO_EDGE_COLS: &[&str] = &["graph", "src", "rel", "dst", "uuid", "props", "changed_seq"];
-const ONTO_EDGE_KEY: &[&str] = &["graph", "src", "rel", "dst"];
-const SEMANTIC_COLS: &[&str] = &["graph", "semantic_id", "uuid", "retired_seq"];
-const COUNTER_COLS: &[&str] = &["graph", "node_type", "last"];
-const TOMB_COLS: &[&str] = &["graph", "kind", "id", "seq", "data"];
-const TOMB_KEY: &[&str] = &["graph", "kind", "id"];
+query_rows! {
+    /// `queries/onto_nodes.cozo`: a node's `node` and `onto_node` rows.
+    OntoNodes = "onto_nodes" {
+        key { uuid: Str<'a> }
+        value {
+            kind: Str<'a>,
+            name: Str<'a>,
+            doc: Str<'a>,
+            semantic_id: Str<'a>,
+            props: Json<'a>,
+            position: Option<Json<'a>>,
+            changed_seq: i64,
+        }
+    }
+    /// `queries/onto_edges.cozo`.
+    OntoEdges = "onto_edges" {
+        key { src: Str<'a>, rel: Str<'a>, dst: Str<'a> }
+        value { uuid: Str<'a>, props: Json<'a>, changed_seq: i64 }
+    }
+    /// `queries/onto_semantic_ids.cozo`.
+    OntoSemanticIds = "onto_semantic_ids" {
+        key { semantic_id: Str<'a> }
+        value { uuid: Str<'a>, retired_seq: Option<i64> }
+    }
+    /// `queries/onto_counters.cozo`.
+    OntoCounters = "onto_counters" {
+        key { node_type: Str<'a> }
+        value { last: i64 }
+    }
+    /// `queries/onto_tombstones.cozo`.
+    OntoTombstones = "onto_tombstones" {
+        key { kind: Str<'a>, id: Str<'a> }
+        value { seq: i64, data: Json<'a> }
+    }
+}
+
+/// A JSON object's map (anything else reads as an empty map).
+fn object(v: Json<'_>) -> Map<String, Value> {
+    match v.into_owned() {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
 
 /// Read a whole ontology graph. A graph that was never written loads as an
 /// empty graph at seq 0; a graph of another source (a code graph) is an
@@ -67,78 +96,77 @@ const TOMB_KEY: &[&str] = &["graph", "kind", "id"];
 pub fn load_graph(store: &Store, graph: &str) -> Result<OntologyGraph> {
     let p = || Params::new().with("graph", graph);
     let mut g = OntologyGraph::new(graph);
-    if let Some(row) = store.read(queries::GRAPH_SEQ, p())?.rows.first() {
-        g.seq = get_int(row, 0);
-        let source = get_str(row, 1);
-        if source != ONTOLOGY_SOURCE {
+    let rows = store.read(queries::GRAPH_SEQ, p())?;
+    if let Some(row) = rows::decode_first::<GraphSeq>(&rows).map_err(StoreError::from)? {
+        g.seq = row.seq;
+        if row.source != ONTOLOGY_SOURCE {
             return Err(OntologyError::NotOntology {
                 graph: graph.to_string(),
-                kind: source.to_string(),
+                kind: row.source.into_owned(),
             });
         }
     }
-    for row in store.read(queries::ONTO_NODES, p())?.rows {
-        let uuid = get_str(&row, 0).to_string();
+    let rows = store.read(queries::ONTO_NODES, p())?;
+    for row in rows::decode_rows::<OntoNodes>(&rows).map_err(StoreError::from)? {
         // Rows are ours; a type this version does not know is skipped
         // rather than failing every read of the graph.
-        let Ok(node_type) = NodeType::parse(get_str(&row, 1)) else {
+        let Ok(node_type) = NodeType::parse(&row.kind) else {
             continue;
         };
-        let props = match get_json(&row, 5) {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        let position = serde_json::from_value::<Position>(get_json(&row, 6)).ok();
-        g.node_seq.insert(uuid.clone(), get_int(&row, 7));
+        let uuid = row.uuid.into_owned();
+        let position = row
+            .position
+            .and_then(|p| serde_json::from_value::<Position>(p.into_owned()).ok());
+        g.node_seq.insert(uuid.clone(), row.changed_seq);
         g.nodes.insert(
             uuid.clone(),
             OntoNode {
                 uuid,
                 node_type,
-                semantic_id: get_str(&row, 4).to_string(),
-                name: get_str(&row, 2).to_string(),
-                descr: get_str(&row, 3).to_string(),
-                props,
+                semantic_id: row.semantic_id.into_owned(),
+                name: row.name.into_owned(),
+                descr: row.doc.into_owned(),
+                props: object(row.props),
                 position,
             },
         );
     }
-    for row in store.read(queries::ONTO_EDGES, p())?.rows {
-        let Ok(rel) = RelType::parse(get_str(&row, 1)) else {
+    let rows = store.read(queries::ONTO_EDGES, p())?;
+    for row in rows::decode_rows::<OntoEdges>(&rows).map_err(StoreError::from)? {
+        let Ok(rel) = RelType::parse(&row.rel) else {
             continue;
         };
-        let props = match get_json(&row, 4) {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
+        let uuid = row.uuid.into_owned();
         let edge = OntoEdge {
-            uuid: Some(get_str(&row, 3).to_string()),
-            src: get_str(&row, 0).to_string(),
+            uuid: Some(uuid.clone()),
+            src: row.src.into_owned(),
             rel,
-            dst: get_str(&row, 2).to_string(),
-            props,
+            dst: row.dst.into_owned(),
+            props: object(row.props),
         };
         let key = edge.key();
-        g.edge_seq.insert(key.clone(), get_int(&row, 5));
-        g.edge_uuids
-            .insert(get_str(&row, 3).to_string(), key.clone());
+        g.edge_seq.insert(key.clone(), row.changed_seq);
+        g.edge_uuids.insert(uuid, key.clone());
         g.edges.insert(key, edge);
     }
-    for row in store.read(queries::ONTO_SEMANTIC_IDS, p())?.rows {
+    let rows = store.read(queries::ONTO_SEMANTIC_IDS, p())?;
+    for row in rows::decode_rows::<OntoSemanticIds>(&rows).map_err(StoreError::from)? {
         g.semantic_ids
-            .insert(get_str(&row, 0).to_string(), get_str(&row, 1).to_string());
+            .insert(row.semantic_id.into_owned(), row.uuid.into_owned());
     }
-    for row in store.read(queries::ONTO_COUNTERS, p())?.rows {
-        if let Ok(t) = NodeType::parse(get_str(&row, 0)) {
-            g.counters.insert(t, get_int(&row, 1).max(0) as u32);
+    let rows = store.read(queries::ONTO_COUNTERS, p())?;
+    for row in rows::decode_rows::<OntoCounters>(&rows).map_err(StoreError::from)? {
+        if let Ok(t) = NodeType::parse(&row.node_type) {
+            g.counters.insert(t, row.last.max(0) as u32);
         }
     }
-    for row in store.read(queries::ONTO_TOMBSTONES, p())?.rows {
+    let rows = store.read(queries::ONTO_TOMBSTONES, p())?;
+    for row in rows::decode_rows::<OntoTombstones>(&rows).map_err(StoreError::from)? {
         g.tombstones.push(Tombstone {
-            kind: get_str(&row, 0).to_string(),
-            id: get_str(&row, 1).to_string(),
-            seq: get_int(&row, 2),
-            data: get_json(&row, 3),
+            kind: row.kind.into_owned(),
+            id: row.id.into_owned(),
+            seq: row.seq,
+            data: row.data.into_owned(),
         });
     }
     g.tombstones
@@ -493,7 +521,7 @@ impl OntoTx {
     /// seq bump, when anything changed) and report it.
     pub fn finish(self, batch: &mut Batch) -> Changes {
         let seq = self.seq();
-        let g = DataValue::from(self.work.name.as_str());
+        let g = self.work.name.as_str();
         let mut ch = Changes::default();
 
         for uuid in &self.touched_nodes {
@@ -506,74 +534,52 @@ impl OntoTx {
                     } else {
                         ch.nodes_created.push(uuid.clone());
                     }
-                    batch.put(
-                        "node",
-                        NODE_COLS,
-                        vec![
-                            g.clone(),
-                            uuid.as_str().into(),
-                            n.node_type.name().into(),
-                            n.name.as_str().into(),
-                            n.descr.as_str().into(),
-                        ],
-                    );
-                    batch.put(
-                        "onto_node",
-                        ONTO_NODE_COLS,
-                        vec![
-                            g.clone(),
-                            uuid.as_str().into(),
-                            n.semantic_id.as_str().into(),
-                            json_value(Value::Object(n.props.clone())),
-                            n.position
-                                .map(|p| json_value(json!({"x": p.x, "y": p.y})))
-                                .unwrap_or(DataValue::Null),
-                            seq.into(),
-                        ],
-                    );
+                    batch.put_row(NodeRow {
+                        graph: g.into(),
+                        id: uuid.as_str().into(),
+                        kind: n.node_type.name().into(),
+                        name: n.name.as_str().into(),
+                        doc: n.descr.as_str().into(),
+                    });
+                    batch.put_row(OntoNodeRow {
+                        graph: g.into(),
+                        uuid: uuid.as_str().into(),
+                        semantic_id: n.semantic_id.as_str().into(),
+                        props: Cow::Owned(Value::Object(n.props.clone())),
+                        position: n.position.map(|p| Cow::Owned(json!({"x": p.x, "y": p.y}))),
+                        changed_seq: seq,
+                    });
                     if old.is_none() {
-                        batch.put(
-                            "onto_semantic",
-                            SEMANTIC_COLS,
-                            vec![
-                                g.clone(),
-                                n.semantic_id.as_str().into(),
-                                uuid.as_str().into(),
-                                DataValue::Null,
-                            ],
-                        );
+                        batch.put_row(OntoSemanticRow {
+                            graph: g.into(),
+                            semantic_id: n.semantic_id.as_str().into(),
+                            uuid: uuid.as_str().into(),
+                            retired_seq: None,
+                        });
                         if self
                             .base
                             .tombstones
                             .iter()
                             .any(|t| t.kind == "node" && t.id == *uuid)
                         {
-                            batch.delete(
-                                "onto_tombstone",
-                                TOMB_KEY,
-                                vec![g.clone(), "node".into(), uuid.as_str().into()],
-                            );
+                            batch.delete_key::<OntoTombstoneRow>(vec![
+                                g.into(),
+                                "node".into(),
+                                uuid.as_str().into(),
+                            ]);
                         }
                     }
                 }
                 (Some(o), None) => {
                     ch.nodes_deleted.push(uuid.clone());
-                    batch.delete("node", NODE_KEY, vec![g.clone(), uuid.as_str().into()]);
-                    batch.delete(
-                        "onto_node",
-                        ONTO_NODE_KEY,
-                        vec![g.clone(), uuid.as_str().into()],
-                    );
-                    batch.put(
-                        "onto_semantic",
-                        SEMANTIC_COLS,
-                        vec![
-                            g.clone(),
-                            o.semantic_id.as_str().into(),
-                            uuid.as_str().into(),
-                            seq.into(),
-                        ],
-                    );
+                    batch.delete_key::<NodeRow>(vec![g.into(), uuid.as_str().into()]);
+                    batch.delete_key::<OntoNodeRow>(vec![g.into(), uuid.as_str().into()]);
+                    batch.put_row(OntoSemanticRow {
+                        graph: g.into(),
+                        semantic_id: o.semantic_id.as_str().into(),
+                        uuid: uuid.as_str().into(),
+                        retired_seq: Some(seq),
+                    });
                     self.stage_tombstone(batch, "node", uuid);
                 }
                 (None, None) => {}
@@ -583,7 +589,7 @@ impl OntoTx {
         for key in &self.touched_edges {
             let key_row = || {
                 vec![
-                    g.clone(),
+                    g.into(),
                     key.0.as_str().into(),
                     key.1.name().into(),
                     key.2.as_str().into(),
@@ -598,15 +604,23 @@ impl OntoTx {
                     } else {
                         ch.edges_created.push(key.clone());
                     }
-                    let mut row = key_row();
-                    row.push(EDGE_ORIGIN.into());
-                    row.push(1.0.into());
-                    batch.put("edge", EDGE_COLS, row);
-                    let mut row = key_row();
-                    row.push(e.uuid.as_deref().unwrap_or("").into());
-                    row.push(json_value(Value::Object(e.props.clone())));
-                    row.push(seq.into());
-                    batch.put("onto_edge", ONTO_EDGE_COLS, row);
+                    batch.put_row(EdgeRow {
+                        graph: g.into(),
+                        src: key.0.as_str().into(),
+                        rel: key.1.name().into(),
+                        dst: key.2.as_str().into(),
+                        origin: EDGE_ORIGIN.into(),
+                        weight: 1.0,
+                    });
+                    batch.put_row(OntoEdgeRow {
+                        graph: g.into(),
+                        src: key.0.as_str().into(),
+                        rel: key.1.name().into(),
+                        dst: key.2.as_str().into(),
+                        uuid: e.uuid.as_deref().unwrap_or("").into(),
+                        props: Cow::Owned(Value::Object(e.props.clone())),
+                        changed_seq: seq,
+                    });
                     let id = tomb_edge_id(key);
                     if self
                         .base
@@ -614,19 +628,19 @@ impl OntoTx {
                         .iter()
                         .any(|t| t.kind == "edge" && t.id == id)
                     {
-                        batch.delete(
-                            "onto_tombstone",
-                            TOMB_KEY,
-                            vec![g.clone(), "edge".into(), id.into()],
-                        );
+                        batch.delete_key::<OntoTombstoneRow>(vec![
+                            g.into(),
+                            "edge".into(),
+                            id.into(),
+                        ]);
                     }
                 }
                 (Some(_), None) => {
                     ch.edges_deleted.push(key.clone());
                     let mut row = key_row();
                     row.push(EDGE_ORIGIN.into());
-                    batch.delete("edge", EDGE_KEY, row);
-                    batch.delete("onto_edge", ONTO_EDGE_KEY, key_row());
+                    batch.delete_key::<EdgeRow>(row);
+                    batch.delete_key::<OntoEdgeRow>(key_row());
                     self.stage_tombstone(batch, "edge", &tomb_edge_id(key));
                 }
                 (None, None) => {}
@@ -647,11 +661,11 @@ impl OntoTx {
         }
         if changed || !counters.is_empty() {
             for (t, n) in counters {
-                batch.put(
-                    "onto_counter",
-                    COUNTER_COLS,
-                    vec![g.clone(), t.name().into(), (n as i64).into()],
-                );
+                batch.put_row(OntoCounterRow {
+                    graph: g.into(),
+                    node_type: t.name().into(),
+                    last: n as i64,
+                });
             }
             batch.lands_as(
                 GraphChange::at(&self.work.name, self.base.seq).with_source(ONTOLOGY_SOURCE),
@@ -671,17 +685,13 @@ impl OntoTx {
             .rev()
             .find(|t| t.kind == kind && t.id == id)
         {
-            batch.put(
-                "onto_tombstone",
-                TOMB_COLS,
-                vec![
-                    self.work.name.as_str().into(),
-                    kind.into(),
-                    id.into(),
-                    t.seq.into(),
-                    json_value(t.data.clone()),
-                ],
-            );
+            batch.put_row(OntoTombstoneRow {
+                graph: self.work.name.as_str().into(),
+                kind: kind.into(),
+                id: id.into(),
+                seq: t.seq,
+                data: Cow::Borrowed(&t.data),
+            });
         }
     }
 }

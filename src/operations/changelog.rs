@@ -30,7 +30,10 @@ use serde_json::{json, Value};
 
 use super::error::OperationError;
 use super::events::{ChunkUpdates, EdgeView, NodeView};
-use crate::store::value::{get_bytes, get_int, get_json, get_str, json as json_value, Params};
+use std::borrow::Cow;
+
+use crate::store::rows::{self, query_rows, Bytes, Json, OpChangesRow, OpLogRow, StoredRow, Str};
+use crate::store::value::Params;
 use crate::store::{queries, Batch, Store, StoreError};
 use crate::support::time::now_rfc3339;
 
@@ -46,9 +49,30 @@ type After<'a> = BTreeMap<&'a str, (Vec<Key>, HashMap<Key, Option<Vec<DataValue>
 /// Relations a change-log entry never records.
 const NOT_RECORDED: &[&str] = &["graph", "op_log", "op_changes", "context_cache"];
 
-const LOG_COLS: &[&str] = &["graph", "entry", "state", "seq", "at", "summary"];
-const CHANGES_COLS: &[&str] = &["graph", "entry", "changes"];
-const LOG_KEY: &[&str] = &["graph", "entry"];
+query_rows! {
+    /// The leading columns of `::columns REL` (its `type` column is read
+    /// by [`schema_of`] on its own: a field cannot be named `type`).
+    Columns = "::columns" {
+        key { column: Str<'a>, is_key: bool, index: i64 }
+    }
+    /// `queries/ops_log_stats.cozo` (`last_entry` is null without entries).
+    OpsLogStats = "ops_log_stats" {
+        key { last_entry: Option<i64>, undo: i64, redo: i64 }
+    }
+    /// `queries/ops_log_undone.cozo`.
+    OpsLogUndone = "ops_log_undone" {
+        key { entry: i64 }
+    }
+    /// `queries/ops_log_undo_head.cozo` and `queries/ops_log_redo_head.cozo`.
+    OpsLogHead = "ops_log_head" {
+        key { entry: i64 }
+        value { state: Str<'a>, seq: i64, at: Str<'a>, summary: Json<'a> }
+    }
+    /// `queries/ops_log_changes.cozo`.
+    OpsLogChanges = "ops_log_changes" {
+        key { changes: Bytes<'a> }
+    }
+}
 
 /// One touched row: as it was and as the change left it (`None`: absent).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,20 +112,21 @@ fn schema_of(store: &Store, relation: &str) -> Result<RelSchema, StoreError> {
         )));
     }
     let rows = store.read(&format!("::columns {relation}"), Params::new())?;
-    let col = |name: &str| rows.headers.iter().position(|h| h == name).unwrap_or(0);
-    let (c_name, c_key, c_idx, c_type) = (col("column"), col("is_key"), col("index"), col("type"));
-    let mut cols: Vec<(i64, String, bool, bool)> = rows
-        .rows
-        .iter()
-        .map(|r| {
-            (
-                get_int(r, c_idx),
-                get_str(r, c_name).to_string(),
-                r.get(c_key).and_then(|v| v.get_bool()).unwrap_or(false),
-                get_str(r, c_type).trim_end_matches('?') == "Float",
-            )
-        })
-        .collect();
+    let leading = rows::decode_rows::<Columns>(&rows)?;
+    const TYPE: usize = Columns::COLUMNS.len();
+    if rows.headers.get(TYPE).map(String::as_str) != Some("type") {
+        return Err(rows::RowError::new("::columns", "type", "a column named `type`", None).into());
+    }
+    let mut cols: Vec<(i64, String, bool, bool)> = Vec::with_capacity(leading.len());
+    for (c, r) in leading.into_iter().zip(&rows.rows) {
+        let ty: Str = rows::column(r, TYPE, "::columns", "type")?;
+        cols.push((
+            c.index,
+            c.column.into_owned(),
+            c.is_key,
+            ty.trim_end_matches('?') == "Float",
+        ));
+    }
     cols.sort_by_key(|c| c.0);
     if cols.iter().any(|c| !is_ident(&c.1)) {
         return Err(StoreError::Query(format!(
@@ -245,13 +270,11 @@ pub struct LogStats {
 
 pub fn stats(store: &Store, graph: &str) -> Result<LogStats, StoreError> {
     let rows = store.read(queries::OPS_LOG_STATS, Params::new().with("graph", graph))?;
-    Ok(rows
-        .rows
-        .first()
+    Ok(rows::decode_first::<OpsLogStats>(&rows)?
         .map(|r| LogStats {
-            last_entry: get_int(r, 0),
-            undo: get_int(r, 1),
-            redo: get_int(r, 2),
+            last_entry: r.last_entry.unwrap_or(0),
+            undo: r.undo,
+            redo: r.redo,
         })
         .unwrap_or_default())
 }
@@ -268,22 +291,20 @@ pub fn record(
 ) -> Result<i64, StoreError> {
     let images = images_of(store, batch)?;
     let entry = stats(store, graph)?.last_entry + 1;
-    for row in store
-        .read(queries::OPS_LOG_UNDONE, Params::new().with("graph", graph))?
-        .rows
-    {
-        let key = vec![graph.into(), get_int(&row, 0).into()];
-        batch.delete("op_changes", LOG_KEY, key.clone());
-        batch.delete("op_log", LOG_KEY, key);
+    let undone = store.read(queries::OPS_LOG_UNDONE, Params::new().with("graph", graph))?;
+    for row in rows::decode_rows::<OpsLogUndone>(&undone)? {
+        let key = vec![graph.into(), row.entry.into()];
+        batch.delete_key::<OpChangesRow>(key.clone());
+        batch.delete_key::<OpLogRow>(key);
     }
     stage_entry(batch, graph, entry, "applied", seq, &now_rfc3339(), summary);
     let bytes = rmp_serde::to_vec(&images)
         .map_err(|e| StoreError::Query(format!("change log: cannot encode changes: {e}")))?;
-    batch.put(
-        "op_changes",
-        CHANGES_COLS,
-        vec![graph.into(), entry.into(), DataValue::Bytes(bytes)],
-    );
+    batch.put_row(OpChangesRow {
+        graph: graph.into(),
+        entry,
+        changes: Cow::Owned(bytes),
+    });
     Ok(entry)
 }
 
@@ -296,18 +317,14 @@ fn stage_entry(
     at: &str,
     summary: Value,
 ) {
-    batch.put(
-        "op_log",
-        LOG_COLS,
-        vec![
-            graph.into(),
-            entry.into(),
-            state.into(),
-            seq.into(),
-            at.into(),
-            json_value(summary),
-        ],
-    );
+    batch.put_row(OpLogRow {
+        graph: graph.into(),
+        entry,
+        state: state.into(),
+        seq,
+        at: at.into(),
+        summary: Cow::Owned(summary),
+    });
 }
 
 /// What an undo or redo did.
@@ -353,14 +370,15 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
         queries::OPS_LOG_REDO_HEAD
     };
     let rows = store.read(head, p())?;
-    let Some(row) = rows.rows.first() else {
+    let Some(row) = rows::decode_first::<OpsLogHead>(&rows).map_err(StoreError::from)? else {
         return Err(OperationError::NothingTo(action, graph.to_string()));
     };
-    let entry = get_int(row, 0);
-    let at = get_str(row, 3).to_string();
-    let summary = get_json(row, 4);
+    let entry = row.entry;
+    let at = row.at.into_owned();
+    let summary = row.summary.into_owned();
     let changes = store.read(queries::OPS_LOG_CHANGES, p().with("entry", entry))?;
-    let bytes = changes.rows.first().map(|r| get_bytes(r, 0)).unwrap_or(&[]);
+    let changes = rows::decode_first::<OpsLogChanges>(&changes).map_err(StoreError::from)?;
+    let bytes: &[u8] = changes.as_ref().map_or(&[], |r| r.changes.as_ref());
     let images: Vec<RowImage> =
         rmp_serde::from_slice(bytes).map_err(|e| OperationError::Conflict {
             action,

@@ -20,13 +20,21 @@ use serde::Serialize;
 use super::{ServeError, Workspace};
 use crate::analyse::blast;
 use crate::analyse::select::{self, BaseSpec};
-use crate::emit::entity::Details;
 use crate::emit::{self, ContextError, ContextOutput, ContextRequest, Format};
-use crate::graph::{self, Direction, EntityRow};
+use crate::graph::{self, decode_entities, Details, Direction, EntitiesNamed, EntityRow};
 use crate::model::rel::name;
 use crate::store::lock::WriteLock;
-use crate::store::value::{get_int, get_str, str_list};
-use crate::store::{queries, Params};
+use crate::store::rows::{self, query_rows, Str};
+use crate::store::value::str_list;
+use crate::store::{queries, Params, StoreError};
+
+query_rows! {
+    /// `queries/serve_dependents.cozo`.
+    ServeDependents = "serve_dependents" {
+        key { node: Str<'a> }
+        value { d: i64, file: Str<'a> }
+    }
+}
 
 /// A range in a file of the workspace (0-based lines, UTF-16 columns).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -166,19 +174,6 @@ pub fn occurrences(line: &str, word: &str) -> Vec<(u32, u32)> {
     out
 }
 
-fn row_entity(r: &[cozo::DataValue]) -> EntityRow {
-    EntityRow {
-        key: get_str(r, 0).into(),
-        kind: get_str(r, 1).into(),
-        name: get_str(r, 2).into(),
-        file: get_str(r, 3).into(),
-        start_line: get_int(r, 4),
-        end_line: get_int(r, 5),
-        visibility: String::new(),
-        is_test: false,
-    }
-}
-
 /// The span of an entity's first line (the name is searched there).
 fn decl_span(e: &EntityRow, text: Option<&str>) -> Span {
     let line0 = (e.start_line.max(1) - 1) as u32;
@@ -234,7 +229,7 @@ impl Workspace {
                 .with("graph", self.graph.as_str())
                 .with("file", rel),
         )?;
-        Ok(rows.rows.iter().map(|r| row_entity(r)).collect())
+        Ok(decode_entities(&rows)?)
     }
 
     /// Kind, name, file and lines of the given keys (missing keys are left out).
@@ -248,7 +243,7 @@ impl Workspace {
                 .with("graph", self.graph.as_str())
                 .with("keys", str_list(keys)),
         )?;
-        Ok(rows.rows.iter().map(|r| row_entity(r)).collect())
+        Ok(decode_entities(&rows)?)
     }
 
     pub fn entity(&self, key: &str) -> Result<Option<EntityRow>, ServeError> {
@@ -333,10 +328,10 @@ impl Workspace {
                 .with("graph", self.graph.as_str())
                 .with("name", word.as_str()),
         )?;
-        let keys: Vec<String> = rows
-            .rows
-            .iter()
-            .map(|r| get_str(r, 0).to_string())
+        let keys: Vec<String> = rows::decode_rows::<EntitiesNamed>(&rows)
+            .map_err(StoreError::from)?
+            .into_iter()
+            .map(|r| r.id.into_owned())
             .collect();
         let mut named = self.entities_by_keys(&keys)?;
         named.sort_by_key(|e| (e.file != rel, e.file.clone(), e.start_line));
@@ -446,10 +441,9 @@ impl Workspace {
                 .with("graph", self.graph.as_str())
                 .with("keys", str_list([key])),
         )?;
-        let Some(row) = rows.rows.first() else {
+        let Some(d) = Details::decode(&rows)?.into_iter().next() else {
             return Ok(None);
         };
-        let d = Details::from_row(row);
         let (dependents, dependent_files) = self.dependents(key, HOVER_HOPS)?;
         Ok(Some(HoverInfo {
             key: d.key.clone(),
@@ -474,9 +468,9 @@ impl Workspace {
         )?;
         let mut keys = BTreeSet::new();
         let mut files = BTreeSet::new();
-        for r in &rows.rows {
-            keys.insert(get_str(r, 0).to_string());
-            files.insert(get_str(r, 2).to_string());
+        for r in rows::decode_rows::<ServeDependents>(&rows).map_err(StoreError::from)? {
+            keys.insert(r.node.into_owned());
+            files.insert(r.file.into_owned());
         }
         Ok((keys.len(), files.len()))
     }
@@ -493,8 +487,7 @@ impl Workspace {
             queries::SERVE_ALL_SYMBOLS,
             Params::new().with("graph", self.graph.as_str()),
         )?;
-        let table: Arc<Vec<EntityRow>> =
-            Arc::new(rows.rows.iter().map(|r| row_entity(r)).collect());
+        let table: Arc<Vec<EntityRow>> = Arc::new(decode_entities(&rows)?);
         if let Ok(mut g) = self.symbols.lock() {
             *g = Some((seq, table.clone()));
         }
@@ -503,16 +496,7 @@ impl Workspace {
 
     /// The graph's change sequence number (0 before the first index run).
     pub fn seq(&self) -> Result<i64, ServeError> {
-        Ok(self
-            .store
-            .read(
-                queries::GRAPH_SEQ,
-                Params::new().with("graph", self.graph.as_str()),
-            )?
-            .rows
-            .first()
-            .and_then(|r| r.first().and_then(|v| v.get_int()))
-            .unwrap_or(0))
+        Ok(self.store.graph_seq(&self.graph)?)
     }
 
     /// Entities whose name matches `query` fuzzily (case-insensitive
@@ -703,8 +687,7 @@ impl FileCache {
         for f in &missing {
             self.entities.insert(f.to_string(), Vec::new());
         }
-        for r in &rows.rows {
-            let e = row_entity(r);
+        for e in decode_entities(&rows)? {
             if let Some(list) = self.entities.get_mut(&e.file) {
                 list.push(e);
             }

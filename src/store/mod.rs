@@ -327,10 +327,9 @@ impl Store {
     /// Names of the relations in the database.
     pub fn relations(&self) -> Result<Vec<String>> {
         let rows = self.read("::relations", Params::new())?;
-        Ok(rows
-            .rows
-            .iter()
-            .filter_map(|r| r.first().and_then(|v| v.get_str()).map(str::to_string))
+        Ok(rows::decode_rows::<rows::Relations>(&rows)?
+            .into_iter()
+            .map(|r| r.name.into_owned())
             .collect())
     }
 

@@ -226,11 +226,12 @@ pub trait WritableRow<'a>: StoredRow<'a> {}
 /// Define row types: a struct per row with a [`StoredRow`] impl whose
 /// columns are the fields, key fields first. `rows!` (below) defines the
 /// stored relations; `query_rows!` the rows of query results, named by
-/// their query.
+/// their query (with a marker field, `_row`, so a row of numbers only
+/// still has its lifetime).
 macro_rules! row_type {
     (
         $(#[$doc:meta])*
-        $ty:ident = $name:literal $(, $writable:ident)? {
+        $ty:ident = $name:literal $(, $writable:ident)? $(; $marker:ident)? {
             key { $($k:ident : $kt:ty),* $(,)? }
             $(value { $($v:ident : $vt:ty),* $(,)? })?
         }
@@ -240,6 +241,7 @@ macro_rules! row_type {
         pub struct $ty<'a> {
             $(pub $k: $kt,)*
             $($(pub $v: $vt,)*)?
+            $(#[doc(hidden)] pub $marker: std::marker::PhantomData<&'a ()>,)?
         }
 
         impl<'a> $crate::store::rows::StoredRow<'a> for $ty<'a> {
@@ -268,7 +270,7 @@ macro_rules! row_type {
                     let $v: $vt = $crate::store::rows::column(row, i, $name, stringify!($v))?;
                     i += 1;
                 )*)?
-                Ok($ty { $($k,)* $($($v,)*)? })
+                Ok($ty { $($k,)* $($($v,)*)? $($marker: std::marker::PhantomData,)? })
             }
 
             fn info() -> $crate::store::rows::RelationInfo {
@@ -303,7 +305,7 @@ macro_rules! query_rows {
     )*) => {
         $($crate::store::rows::row_type! {
             $(#[$doc])*
-            $ty = $name {
+            $ty = $name; _row {
                 key { $($k : $kt),* }
                 $(value { $($v : $vt),* })?
             }
@@ -578,16 +580,38 @@ pub fn decode_first<'a, R: StoredRow<'a>>(
     rows.rows.first().map(|r| R::decode(r)).transpose()
 }
 
+/// Decode `R` from the columns of every row starting at `offset`: for a
+/// query whose columns are those of several row types in a row (headers
+/// checked once, as in [`decode_rows`]).
+pub fn decode_rows_at<'a, R: StoredRow<'a>>(
+    rows: &'a cozo::NamedRows,
+    offset: usize,
+) -> Result<Vec<R>, RowError> {
+    check_headers_at::<R>(rows, offset)?;
+    rows.rows
+        .iter()
+        .map(|r| R::decode(r.get(offset..).unwrap_or(&[])))
+        .collect()
+}
+
 /// A result's headers must be `R`'s columns, in order.
 pub fn check_headers<'a, R: StoredRow<'a>>(rows: &cozo::NamedRows) -> Result<(), RowError> {
+    check_headers_at::<R>(rows, 0)
+}
+
+/// The headers from `offset` on must be `R`'s columns, in order.
+pub fn check_headers_at<'a, R: StoredRow<'a>>(
+    rows: &cozo::NamedRows,
+    offset: usize,
+) -> Result<(), RowError> {
     for (i, col) in R::COLUMNS.iter().enumerate() {
-        match rows.headers.get(i) {
+        match rows.headers.get(offset + i) {
             Some(h) if h == col => {}
             other => {
                 return Err(RowError {
                     relation: R::NAME.to_string(),
                     column: col.to_string(),
-                    expected: format!("column {i} named `{col}`"),
+                    expected: format!("column {} named `{col}`", offset + i),
                     found: match other {
                         Some(h) => format!("`{h}`"),
                         None => "no such column".to_string(),
@@ -600,6 +624,10 @@ pub fn check_headers<'a, R: StoredRow<'a>>(rows: &cozo::NamedRows) -> Result<(),
 }
 
 query_rows! {
+    /// The leading column of `::relations` (the others are left alone).
+    Relations = "::relations" {
+        key { name: Str<'a> }
+    }
     /// `queries/graph_seq.cozo`.
     GraphSeq = "graph_seq" {
         key { seq: i64 }
@@ -703,6 +731,37 @@ mod tests {
         for name in declared.keys() {
             assert!(seen.contains(name.as_str()), "{name} has no row type");
         }
+    }
+
+    query_rows! {
+        /// Two columns after a [`GraphSeq`]'s, numbers only.
+        Tail = "tail" {
+            key { a: i64 }
+            value { b: Option<i64> }
+        }
+    }
+
+    #[test]
+    fn joined_rows_decode_at_an_offset_and_headers_are_checked_there() {
+        let rows = cozo::NamedRows {
+            headers: ["seq", "source", "a", "b"].map(String::from).to_vec(),
+            rows: vec![vec![
+                DataValue::from(3),
+                DataValue::from("flow"),
+                DataValue::from(7),
+                DataValue::Null,
+            ]],
+            next: None,
+        };
+        let head = decode_rows::<GraphSeq>(&rows).unwrap();
+        assert_eq!((head[0].seq, head[0].source.as_ref()), (3, "flow"));
+        let tail = decode_rows_at::<Tail>(&rows, 2).unwrap();
+        assert_eq!((tail[0].a, tail[0].b), (7, None));
+        let err = decode_rows_at::<Tail>(&rows, 1).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "tail.a: expected column 1 named `a`, found `source`"
+        );
     }
 
     #[test]

@@ -59,10 +59,10 @@ pub fn current_version(store: &Store) -> Result<i64> {
         return Ok(0);
     }
     let rows = store.read(
-        "?[v] := *schema_version{version: v}\n:order -v\n:limit 1",
+        "?[version, name] := *schema_version{version, name}\n:order -version\n:limit 1",
         Params::new(),
     )?;
-    Ok(super::value::first_int(&rows))
+    Ok(super::rows::decode_first::<super::rows::SchemaVersionRow>(&rows)?.map_or(0, |r| r.version))
 }
 
 /// Bring the database to [`latest_version`].

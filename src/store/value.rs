@@ -46,9 +46,13 @@ pub fn opt_str(s: Option<&str>) -> DataValue {
     s.map(DataValue::from).unwrap_or(DataValue::Null)
 }
 
-/// Column accessors that turn a missing or mistyped value into a default
-/// rather than a panic: stored rows are ours, but a database written by a
-/// different version must not crash a reader.
+/// Legacy, for `src/index/` only (until it decodes with row types): column
+/// accessors that turn a missing or mistyped value into a default rather
+/// than a panic, so a column added or moved reads as zero or empty instead
+/// of failing. Every other reader decodes with the row types of
+/// [`super::rows`] (`query_rows!`, `decode_rows`), which never default;
+/// new code must too. The same holds for the other `get_*` functions and
+/// [`first_int`] below.
 pub fn get_str(row: &[DataValue], i: usize) -> &str {
     row.get(i).and_then(|v| v.get_str()).unwrap_or("")
 }
@@ -61,8 +65,8 @@ pub fn get_int(row: &[DataValue], i: usize) -> i64 {
     row.get(i).and_then(|v| v.get_int()).unwrap_or(0)
 }
 
-/// The first column of the first row as an integer (0 when there is none):
-/// for scripts that answer with one number.
+/// Legacy, for `src/index/` only (see [`get_str`]): the first column of the
+/// first row as an integer (0 when there is none).
 pub fn first_int(rows: &cozo::NamedRows) -> i64 {
     rows.rows.first().map(|r| get_int(r, 0)).unwrap_or(0)
 }
