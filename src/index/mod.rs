@@ -6,9 +6,11 @@ pub mod history;
 pub mod keys;
 pub mod pipeline;
 pub mod rust;
+mod state;
 pub mod text;
 pub mod usage;
 pub mod walk;
+mod write;
 
 pub use pipeline::{
     index_repository, index_repository_cached, IndexError, IndexOptions, IndexSummary,

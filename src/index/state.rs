@@ -1,0 +1,237 @@
+//! What an index run knows of the stored index before it writes: file
+//! states (hash, status, link digest), stat rows, stored interfaces and
+//! references, totals — read through typed rows — and the stat shortcut
+//! that lets a run skip reading settled files.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rayon::prelude::*;
+
+use super::rust::interface;
+use super::walk::SourceFile;
+use crate::model::FileExtract;
+use crate::store::rows::{
+    check_headers, decode_first, decode_rows, query_rows, CodeFileStatRow, StoredRow, Str,
+};
+use crate::store::value::str_list;
+use crate::store::{queries, Batch, Params, Store, StoreError};
+
+query_rows! {
+    /// `queries/file_stats.cozo`.
+    FileStatsRow = "file_stats" {
+        key { path: Str<'a> }
+        value { bytes: i64, mtime_ns: i64, layout: Str<'a>, hash: Str<'a> }
+    }
+    /// `queries/file_states.cozo`.
+    FileStatesRow = "file_states" {
+        key { path: Str<'a> }
+        value { hash: Str<'a>, status: Str<'a>, edge_digest: Str<'a> }
+    }
+    /// `queries/interfaces.cozo`, `queries/extracts.cozo`.
+    BlobRow = "stored_blobs" {
+        key { path: Str<'a> }
+        value { data: crate::store::rows::Bytes<'a> }
+    }
+    /// `queries/code_counts.cozo`.
+    CodeCountsRow = "code_counts" {
+        key { files: i64 }
+        value { entities: i64, edges: i64, unresolved: i64, ambiguous: i64 }
+    }
+}
+
+/// A file's row in `code_file` as a run needs it.
+pub(super) struct StoredFile {
+    pub hash: String,
+    pub status: String,
+    pub edge_digest: String,
+}
+
+/// A file's size and modification time when its hash was computed, and the
+/// layout digest the hash covered (`code_file_stat`, schema 11).
+#[derive(PartialEq)]
+pub(super) struct FileStat {
+    bytes: i64,
+    mtime_ns: i64,
+    layout: String,
+    hash: String,
+}
+
+/// A file modified this long before a run started is recorded in
+/// `code_file_stat`: later edits are sure to give it another time, even on
+/// file systems with coarse timestamps.
+pub(super) const STAT_SETTLED_NS: i64 = 2_000_000_000;
+
+/// Whether the stat snapshot says the file is as it was when its stored
+/// hash was computed: same size, same modification time, same layout,
+/// and that hash is still the stored one.
+pub(super) fn stat_vouches(
+    file: &SourceFile,
+    stored: Option<&StoredFile>,
+    stat: Option<&FileStat>,
+    layout_digest: &str,
+) -> bool {
+    let (Some(stored), Some(stat)) = (stored, stat) else {
+        return false;
+    };
+    stored.status != "skipped"
+        && file.mtime_ns != 0
+        && stat.bytes == file.bytes as i64
+        && stat.mtime_ns == file.mtime_ns
+        && stat.layout == layout_digest
+        && stat.hash == stored.hash
+}
+
+pub(super) fn load_file_stats(
+    store: &Store,
+    graph: &str,
+) -> Result<BTreeMap<String, FileStat>, StoreError> {
+    let rows = store.read(queries::FILE_STATS, Params::new().with("graph", graph))?;
+    Ok(decode_rows::<FileStatsRow>(&rows)?
+        .into_iter()
+        .map(|r| {
+            (
+                r.path.into_owned(),
+                FileStat {
+                    bytes: r.bytes,
+                    mtime_ns: r.mtime_ns,
+                    layout: r.layout.into_owned(),
+                    hash: r.hash.into_owned(),
+                },
+            )
+        })
+        .collect())
+}
+
+/// Bring `code_file_stat` in line with the files as this run left them
+/// (`states`: the stored file rows after the run):
+/// a row for every indexed file whose modification time is settled (see
+/// [`STAT_SETTLED_NS`]), none for files gone, skipped or still settling.
+/// Its own small write: the stat rows are a cache, not graph content, so
+/// they move no `seq`.
+pub(super) fn record_stats(
+    store: &Store,
+    graph: &str,
+    files: &[SourceFile],
+    states: &BTreeMap<String, StoredFile>,
+    layout_digest: &str,
+    old: &BTreeMap<String, FileStat>,
+    run_started_ns: i64,
+) -> Result<(), StoreError> {
+    let mut batch = Batch::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    for file in files {
+        let path = file.ctx.path.as_str();
+        seen.insert(path);
+        let wanted = states.get(path).and_then(|s| {
+            let settled = file.mtime_ns != 0 && file.mtime_ns < run_started_ns - STAT_SETTLED_NS;
+            (settled && s.status != "skipped" && !s.hash.is_empty()).then(|| FileStat {
+                bytes: file.bytes as i64,
+                mtime_ns: file.mtime_ns,
+                layout: layout_digest.to_string(),
+                hash: s.hash.clone(),
+            })
+        });
+        match (wanted, old.get(path)) {
+            (Some(w), o) if o != Some(&w) => batch.put_row(CodeFileStatRow {
+                graph: graph.into(),
+                path: path.into(),
+                bytes: w.bytes,
+                mtime_ns: w.mtime_ns,
+                layout: w.layout.into(),
+                hash: w.hash.into(),
+            }),
+            (None, Some(_)) => batch.delete_key::<CodeFileStatRow>(vec![graph.into(), path.into()]),
+            _ => {}
+        }
+    }
+    for path in old.keys().filter(|p| !seen.contains(p.as_str())) {
+        batch.delete_key::<CodeFileStatRow>(vec![graph.into(), path.as_str().into()]);
+    }
+    if !batch.is_empty() {
+        store.apply(batch)?;
+    }
+    Ok(())
+}
+
+pub(super) fn load_file_states(
+    store: &Store,
+    graph: &str,
+) -> Result<BTreeMap<String, StoredFile>, StoreError> {
+    let rows = store.read(queries::FILE_STATES, Params::new().with("graph", graph))?;
+    Ok(decode_rows::<FileStatesRow>(&rows)?
+        .into_iter()
+        .map(|r| {
+            (
+                r.path.into_owned(),
+                StoredFile {
+                    hash: r.hash.into_owned(),
+                    status: r.status.into_owned(),
+                    edge_digest: r.edge_digest.into_owned(),
+                },
+            )
+        })
+        .collect())
+}
+
+/// Every stored interface of `graph` that this version can read.
+pub(super) fn load_interfaces(
+    store: &Store,
+    graph: &str,
+) -> Result<BTreeMap<String, FileExtract>, StoreError> {
+    let rows = store.read(queries::INTERFACES, Params::new().with("graph", graph))?;
+    decode_blobs(&rows, interface::decode_interface)
+}
+
+/// The stored other references of the given files.
+pub(super) fn load_bodies(
+    store: &Store,
+    graph: &str,
+    paths: &[&str],
+) -> Result<BTreeMap<String, Vec<crate::model::RawRef>>, StoreError> {
+    if paths.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let rows = store.read(
+        queries::EXTRACTS,
+        Params::new()
+            .with("graph", graph)
+            .with("paths", str_list(paths.iter().copied())),
+    )?;
+    decode_blobs(&rows, interface::decode_body)
+}
+
+/// A graph's stored totals (`code_stats`).
+pub(super) struct CodeCounts {
+    pub entities: i64,
+    pub edges: i64,
+    pub unresolved: i64,
+    /// -1 when last written before the count was kept.
+    pub ambiguous: i64,
+}
+
+pub(super) fn read_counts(store: &Store, graph: &str) -> Result<Option<CodeCounts>, StoreError> {
+    let counts = store.read(queries::CODE_COUNTS, Params::new().with("graph", graph))?;
+    Ok(decode_first::<CodeCountsRow>(&counts)?.map(|c| CodeCounts {
+        entities: c.entities,
+        edges: c.edges,
+        unresolved: c.unresolved,
+        ambiguous: c.ambiguous,
+    }))
+}
+
+/// `(path, blob)` rows decoded in parallel; a blob this version cannot
+/// read is left out (its file is parsed again).
+pub(super) fn decode_blobs<T: Send>(
+    rows: &cozo::NamedRows,
+    decode: impl Fn(&[u8]) -> Option<T> + Sync,
+) -> Result<BTreeMap<String, T>, StoreError> {
+    check_headers::<BlobRow>(rows)?;
+    rows.rows
+        .par_iter()
+        .map(|r| {
+            let row = BlobRow::decode(r)?;
+            Ok(decode(&row.data).map(|v| (row.path.into_owned(), v)))
+        })
+        .filter_map(Result::transpose)
+        .collect()
+}

@@ -1,0 +1,565 @@
+//! The write half of an index run: the rows that differ between what is
+//! stored and what this run parsed and resolved — entities, links
+//! (edges and unresolved references), usage summaries, file rows and
+//! stored extracts — staged as typed rows in the run's one batch.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::rust::interface;
+use super::rust::resolve::FileLinks;
+use super::state::StoredFile;
+use super::usage;
+use super::walk::SourceFile;
+use crate::model::{Entity, FileContext, FileExtract};
+use crate::store::rows::{
+    decode_rows, query_rows, CodeEntityRow, CodeExtractRow, CodeFileRow, CodeInterfaceRow,
+    CodeUnresolvedRow, CodeUsageRow, CodeUsageVersionRow, EdgeRow, Json, NodeRow, Str,
+};
+use crate::store::value::str_list;
+use crate::store::{queries, Batch, Params, Store, StoreError};
+
+query_rows! {
+    /// `queries/entity_rows_in_files.cozo`.
+    EntityRowsInFiles = "entity_rows_in_files" {
+        key { id: Str<'a> }
+        value {
+            kind: Str<'a>,
+            name: Str<'a>,
+            doc: Str<'a>,
+            file: Str<'a>,
+            crate_name: Str<'a>,
+            module_path: Vec<Str<'a>>,
+            visibility: Str<'a>,
+            start_line: i64,
+            end_line: i64,
+            signature: Json<'a>,
+            is_test: bool,
+            owner: Option<Str<'a>>,
+            trait_name: Option<Str<'a>>,
+            parent: Option<Str<'a>>,
+        }
+    }
+    /// `queries/edges_from_origins.cozo`.
+    EdgesFromOrigins = "edges_from_origins" {
+        key { src: Str<'a>, rel: Str<'a>, dst: Str<'a>, origin: Str<'a> }
+        value { weight: f64 }
+    }
+    /// `queries/unresolved_from_origins.cozo`.
+    UnresolvedFromOrigins = "unresolved_from_origins" {
+        key { origin: Str<'a>, src: Str<'a> }
+        value { refs: Json<'a> }
+    }
+    /// `queries/usage_of.cozo`.
+    UsageOf = "usage_of" {
+        key { id: Str<'a> }
+        value {
+            kind: Str<'a>,
+            file: Str<'a>,
+            is_test: bool,
+            fan_in: i64,
+            references: i64,
+            call_sites: Vec<Str<'a>>,
+            tests: i64,
+            tested_members: i64,
+            out: Str<'a>,
+        }
+    }
+}
+
+/// Store an extract: its interface and its other references apart (see
+/// [`interface`]), so a run that resolves only edited files reads the
+/// interfaces of the rest and nothing else.
+pub(super) fn put_extract(batch: &mut Batch, graph: &str, path: &str, extract: &FileExtract) {
+    let (iface, body) = interface::encode(extract);
+    batch.put_row(CodeInterfaceRow {
+        graph: graph.into(),
+        path: path.into(),
+        data: iface.into(),
+    });
+    batch.put_row(CodeExtractRow {
+        graph: graph.into(),
+        path: path.into(),
+        data: body.into(),
+    });
+}
+
+/// The `node` and `code_entity` rows of an entity.
+pub(super) fn entity_rows<'a>(
+    graph: &'a str,
+    crate_name: &'a str,
+    e: &'a Entity,
+) -> (NodeRow<'a>, CodeEntityRow<'a>) {
+    (
+        NodeRow {
+            graph: graph.into(),
+            id: e.key.as_str().into(),
+            kind: e.kind.as_str().into(),
+            name: e.name.as_str().into(),
+            doc: e.doc.as_str().into(),
+        },
+        CodeEntityRow {
+            graph: graph.into(),
+            id: e.key.as_str().into(),
+            file: e.file.as_str().into(),
+            crate_name: crate_name.into(),
+            module_path: e.module_path.iter().map(|m| m.as_str().into()).collect(),
+            visibility: e.visibility.as_str().into(),
+            start_line: e.start_line as i64,
+            end_line: e.end_line as i64,
+            signature: Cow::Owned(serde_json::to_value(&e.signature).unwrap_or_default()),
+            is_test: e.is_test,
+            owner: e.owner.as_deref().map(Cow::Borrowed),
+            trait_name: e.trait_name.as_deref().map(Cow::Borrowed),
+            parent: e.parent.as_deref().map(Cow::Borrowed),
+        },
+    )
+}
+
+/// The stored rows of an entity, as `queries/entity_rows_in_files.cozo`
+/// returns them.
+pub(super) fn stored_entity_rows<'a>(
+    graph: &'a str,
+    r: EntityRowsInFiles<'a>,
+) -> (NodeRow<'a>, CodeEntityRow<'a>) {
+    (
+        NodeRow {
+            graph: graph.into(),
+            id: r.id.clone(),
+            kind: r.kind,
+            name: r.name,
+            doc: r.doc,
+        },
+        CodeEntityRow {
+            graph: graph.into(),
+            id: r.id,
+            file: r.file,
+            crate_name: r.crate_name,
+            module_path: r.module_path,
+            visibility: r.visibility,
+            start_line: r.start_line,
+            end_line: r.end_line,
+            signature: r.signature,
+            is_test: r.is_test,
+            owner: r.owner,
+            trait_name: r.trait_name,
+            parent: r.parent,
+        },
+    )
+}
+
+/// What [`write_entities`] changed.
+pub(super) struct EntitiesWritten {
+    /// Entities that appeared, changed or went.
+    pub touched: BTreeSet<String>,
+    /// Entities now minus entities before.
+    pub entities_delta: i64,
+}
+
+/// Write the entities of re-parsed, skipped and deleted files: only the
+/// rows that differ from what is stored (an edit to one function rewrites
+/// that function's rows, not its file's).
+pub(super) fn write_entities(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    replaced: &BTreeSet<String>,
+    deleted: &[String],
+    extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+) -> Result<EntitiesWritten, StoreError> {
+    let files: Vec<&str> = replaced
+        .iter()
+        .map(String::as_str)
+        .chain(deleted.iter().map(String::as_str))
+        .collect();
+    let stored_rows = match files.is_empty() {
+        true => None,
+        false => Some(
+            store.read(
+                queries::ENTITY_ROWS_IN_FILES,
+                Params::new()
+                    .with("graph", graph)
+                    .with("files", str_list(files)),
+            )?,
+        ),
+    };
+    type Rows<'a> = (NodeRow<'a>, CodeEntityRow<'a>);
+    let mut old: BTreeMap<String, Rows> = BTreeMap::new();
+    if let Some(rows) = &stored_rows {
+        for r in decode_rows::<EntityRowsInFiles>(rows)? {
+            old.insert(r.id.to_string(), stored_entity_rows(graph, r));
+        }
+    }
+    let mut new: BTreeMap<&str, Rows> = BTreeMap::new();
+    for path in replaced {
+        if let Some((ctx, ex)) = extracts.get(path) {
+            for e in &ex.entities {
+                new.insert(e.key.as_str(), entity_rows(graph, &ctx.crate_name, e));
+            }
+        }
+    }
+    // Entities that appeared, changed or went: their usage rows follow
+    // (an unchanged row keeps kind, file and test flag; edges around it
+    // are the other writer's business, see `write_links`).
+    let touched: BTreeSet<String> = old
+        .keys()
+        .filter(|k| !new.contains_key(k.as_str()))
+        .cloned()
+        .chain(
+            new.iter()
+                .filter(|(k, row)| old.get(**k) != Some(*row))
+                .map(|(k, _)| k.to_string()),
+        )
+        .collect();
+    let entities_delta = new.len() as isize - old.len() as isize;
+    for key in old.keys().filter(|k| !new.contains_key(k.as_str())) {
+        batch.delete_key::<NodeRow>(vec![graph.into(), key.as_str().into()]);
+        batch.delete_key::<CodeEntityRow>(vec![graph.into(), key.as_str().into()]);
+    }
+    for (key, rows) in new {
+        if old.get(key) == Some(&rows) {
+            continue;
+        }
+        batch.put_row(rows.0);
+        batch.put_row(rows.1);
+    }
+    for path in deleted
+        .iter()
+        .chain(replaced.iter().filter(|p| !extracts.contains_key(*p)))
+    {
+        // Gone, or skipped now: drop its stored extract too.
+        batch.delete_key::<CodeExtractRow>(vec![graph.into(), path.as_str().into()]);
+        batch.delete_key::<CodeInterfaceRow>(vec![graph.into(), path.as_str().into()]);
+    }
+    Ok(EntitiesWritten {
+        touched,
+        entities_delta: entities_delta as i64,
+    })
+}
+
+/// Edges, unresolved and ambiguous references: now minus before.
+#[derive(Default)]
+pub(super) struct LinkDelta {
+    pub edges: i64,
+    pub unresolved: i64,
+    pub ambiguous: i64,
+}
+
+/// What [`write_links`] changed.
+pub(super) struct LinksWritten {
+    /// Both ends of every edge added or removed.
+    pub endpoints: BTreeSet<String>,
+    pub delta: LinkDelta,
+}
+
+/// Write the links of files whose digest differs from the stored one (and
+/// drop those of deleted files): only the rows that changed.
+pub(super) fn write_links(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    links: &BTreeMap<String, FileLinks>,
+    digests: &BTreeMap<String, String>,
+    stored: &BTreeMap<String, StoredFile>,
+    deleted: &[String],
+) -> Result<LinksWritten, StoreError> {
+    let mut endpoints = BTreeSet::new();
+    let mut delta = LinkDelta::default();
+    let mut changed: Vec<&str> = deleted.iter().map(String::as_str).collect();
+    for (path, digest) in digests {
+        if stored.get(path).map(|s| s.edge_digest.as_str()) != Some(digest.as_str()) {
+            changed.push(path);
+        }
+    }
+    if changed.is_empty() {
+        return Ok(LinksWritten { endpoints, delta });
+    }
+    let origins = str_list(changed.iter().copied());
+    let params = Params::new().with("graph", graph).with("origins", origins);
+    // Stored rows of these origins, diffed against the new links: only
+    // what changed is deleted or written.
+    let mut old_edges: BTreeMap<(String, String, String, String), f64> = BTreeMap::new();
+    let rows = store.read(queries::EDGES_FROM_ORIGINS, params.clone())?;
+    for r in decode_rows::<EdgesFromOrigins>(&rows)? {
+        old_edges.insert(
+            (r.src.into(), r.rel.into(), r.dst.into(), r.origin.into()),
+            r.weight,
+        );
+    }
+    let mut old_unresolved: BTreeMap<(String, String), serde_json::Value> = BTreeMap::new();
+    let rows = store.read(queries::UNRESOLVED_FROM_ORIGINS, params)?;
+    for r in decode_rows::<UnresolvedFromOrigins>(&rows)? {
+        old_unresolved.insert((r.origin.into(), r.src.into()), r.refs.into_owned());
+    }
+    delta.edges -= old_edges.len() as i64;
+    for refs in old_unresolved.values() {
+        for r in refs.as_array().into_iter().flatten() {
+            delta.unresolved -= 1;
+            let text = r.get(1).and_then(|t| t.as_str()).unwrap_or_default();
+            if text.contains(crate::index::rust::resolve::AMBIGUOUS_MARK) {
+                delta.ambiguous -= 1;
+            }
+        }
+    }
+    for path in changed {
+        let Some(l) = links.get(path) else { continue };
+        delta.edges += l.edges.len() as i64;
+        delta.unresolved += l.unresolved.len() as i64;
+        delta.ambiguous += l.unresolved.values().filter(|u| u.2 > 1).count() as i64;
+        for ((src, rel, dst), weight) in &l.edges {
+            endpoints.insert(src.to_string());
+            endpoints.insert(dst.to_string());
+            let key = (
+                src.to_string(),
+                rel.to_string(),
+                dst.to_string(),
+                path.to_string(),
+            );
+            let w = *weight as f64;
+            if old_edges.remove(&key) == Some(w) {
+                continue;
+            }
+            batch.put_row(EdgeRow {
+                graph: graph.into(),
+                src: (*src).into(),
+                rel: (*rel).into(),
+                dst: (*dst).into(),
+                origin: path.into(),
+                weight: w,
+            });
+        }
+        let mut per_src: BTreeMap<&str, Vec<serde_json::Value>> = BTreeMap::new();
+        for ((src, rel, text), (line, count, candidates)) in &l.unresolved {
+            // An ambiguous reference says so in its text, with the number
+            // of entities it could have meant.
+            let text = match candidates {
+                0 | 1 => text.clone(),
+                n => format!(
+                    "{text} {}{n} candidates)",
+                    crate::index::rust::resolve::AMBIGUOUS_MARK
+                ),
+            };
+            per_src
+                .entry(*src)
+                .or_default()
+                .push(serde_json::json!([rel, text, line, count]));
+        }
+        for (src, refs) in per_src {
+            let refs = serde_json::Value::Array(refs);
+            if old_unresolved
+                .remove(&(path.to_string(), src.to_string()))
+                .as_ref()
+                == Some(&refs)
+            {
+                continue;
+            }
+            batch.put_row(CodeUnresolvedRow {
+                graph: graph.into(),
+                origin: path.into(),
+                src: src.into(),
+                refs: Cow::Owned(refs),
+            });
+        }
+    }
+    // Whatever is left of the old rows is gone.
+    for (src, rel, dst, origin) in old_edges.into_keys() {
+        endpoints.insert(src.clone());
+        endpoints.insert(dst.clone());
+        batch.delete_key::<EdgeRow>(vec![
+            graph.into(),
+            src.into(),
+            rel.into(),
+            dst.into(),
+            origin.into(),
+        ]);
+    }
+    for (origin, src) in old_unresolved.into_keys() {
+        batch.delete_key::<CodeUnresolvedRow>(vec![graph.into(), origin.into(), src.into()]);
+    }
+    Ok(LinksWritten { endpoints, delta })
+}
+
+/// Which edges `links` holds: every file's, or only those of the files a
+/// narrow run resolved (the rest are read from the store).
+pub(super) enum UsageScope<'r> {
+    AllLinks,
+    Around(&'r BTreeSet<String>),
+}
+
+/// Bring `code_usage` up to date (see [`usage`]): recompute the entities
+/// whose surroundings changed — `touched`, or every entity when `None`
+/// (no rows yet, or rows of another version) — and write the rows that
+/// differ from the stored ones.
+pub(super) fn write_usage(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    links: &BTreeMap<String, FileLinks>,
+    extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+    touched: Option<&BTreeSet<String>>,
+    scope: UsageScope,
+) -> Result<(), StoreError> {
+    if touched.is_some_and(|t| t.is_empty()) {
+        return Ok(());
+    }
+    // The entities whose facts (kind, file, test flag) this run knows:
+    // every file's, or in a narrow run those of the files it resolved
+    // (any other entity keeps the facts its stored row has).
+    let entities: rustc_hash::FxHashMap<&str, &crate::model::Entity> = extracts
+        .iter()
+        .filter(|(path, _)| match &scope {
+            UsageScope::AllLinks => true,
+            UsageScope::Around(resolved) => resolved.contains(*path),
+        })
+        .flat_map(|(_, (_, ex))| ex.entities.iter().map(|e| (e.key.as_str(), e)))
+        .collect();
+    let all: BTreeSet<String>;
+    let touched = match touched {
+        Some(t) => t,
+        None => {
+            batch.put_row(CodeUsageVersionRow {
+                graph: graph.into(),
+                version: usage::USAGE_VERSION,
+            });
+            all = entities.keys().map(|k| k.to_string()).collect();
+            &all
+        }
+    };
+    let computed = match scope {
+        UsageScope::AllLinks => usage::compute(links, touched),
+        UsageScope::Around(resolved) => {
+            usage::compute_around(store, graph, links, resolved, touched)?
+        }
+    };
+    let asked: BTreeSet<&str> = touched
+        .iter()
+        .map(String::as_str)
+        .chain(computed.keys().map(String::as_str))
+        .collect();
+    let stored_rows = store.read(
+        queries::USAGE_OF,
+        Params::new()
+            .with("graph", graph)
+            .with("keys", str_list(asked.iter().copied())),
+    )?;
+    let stored: BTreeMap<String, CodeUsageRow> = decode_rows::<UsageOf>(&stored_rows)?
+        .into_iter()
+        .map(|r| {
+            let row = CodeUsageRow {
+                graph: graph.into(),
+                id: r.id,
+                kind: r.kind,
+                file: r.file,
+                is_test: r.is_test,
+                fan_in: r.fan_in,
+                references: r.references,
+                call_sites: r.call_sites,
+                tests: r.tests,
+                tested_members: r.tested_members,
+                out: r.out,
+            };
+            (row.id.to_string(), row)
+        })
+        .collect();
+    for key in asked {
+        let facts: Option<(Cow<str>, Cow<str>, bool)> =
+            match (entities.get(key), &scope, stored.get(key)) {
+                (Some(e), ..) => Some((e.kind.as_str().into(), e.file.as_str().into(), e.is_test)),
+                // Not in a resolved file: unchanged, as stored.
+                (None, UsageScope::Around(resolved), Some(row))
+                    if !resolved.contains(row.file.as_ref()) =>
+                {
+                    Some((row.kind.clone(), row.file.clone(), row.is_test))
+                }
+                _ => None,
+            };
+        let Some((kind, file, is_test)) = facts else {
+            if stored.contains_key(key) {
+                batch.delete_key::<CodeUsageRow>(vec![graph.into(), key.into()]);
+            }
+            continue;
+        };
+        let u = computed.get(key).cloned().unwrap_or_default();
+        let row = CodeUsageRow {
+            graph: graph.into(),
+            id: key.into(),
+            kind,
+            file,
+            is_test,
+            fan_in: u.fan_in,
+            references: u.references as i64,
+            call_sites: u.call_sites.iter().map(|s| Cow::Owned(s.clone())).collect(),
+            tests: u.tests as i64,
+            tested_members: u.tested_members as i64,
+            out: usage::encode_out(&u.out).into(),
+        };
+        if stored.get(key) == Some(&row) {
+            continue;
+        }
+        batch.put_row(row);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn write_files(
+    graph: &str,
+    batch: &mut Batch,
+    new_files: &BTreeMap<String, (String, u64, String, String)>,
+    digests: &BTreeMap<String, String>,
+    stored: &BTreeMap<String, StoredFile>,
+    extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+    deleted: &[String],
+    unchanged: &[&SourceFile],
+) {
+    for path in deleted {
+        batch.delete_key::<CodeFileRow>(vec![graph.into(), path.as_str().into()]);
+    }
+    let digest_of = |p: &str| digests.get(p).cloned().unwrap_or_default();
+    let crate_of = |p: &str| {
+        extracts
+            .get(p)
+            .map(|(c, _)| c.crate_name.clone())
+            .unwrap_or_default()
+    };
+    let entities_of = |p: &str| {
+        extracts
+            .get(p)
+            .map(|(_, e)| e.entities.len() as i64)
+            .unwrap_or(0)
+    };
+    let mut put = |path: &str, hash: &str, bytes: u64, status: &str, reason: &str| {
+        batch.put_row(CodeFileRow {
+            graph: graph.into(),
+            path: path.into(),
+            hash: hash.into(),
+            bytes: bytes as i64,
+            status: status.into(),
+            reason: reason.into(),
+            crate_name: crate_of(path).into(),
+            entities: entities_of(path),
+            edge_digest: digest_of(path).into(),
+        });
+    };
+    for (path, (hash, bytes, status, reason)) in new_files {
+        put(path, hash, *bytes, status, reason);
+    }
+    // Unchanged files whose resolved links changed: refresh the digest
+    // (files not resolved in this run keep theirs).
+    for file in unchanged {
+        let path = file.ctx.path.as_str();
+        let (Some(s), Some(digest)) = (stored.get(path), digests.get(path)) else {
+            continue;
+        };
+        if &s.edge_digest != digest {
+            let reason = extracts
+                .get(path)
+                .map(|(_, e)| match e.syntax_errors {
+                    0 => String::new(),
+                    n => format!("{n} syntax error(s); kept what parsed"),
+                })
+                .unwrap_or_default();
+            put(path, &s.hash, file.bytes, &s.status, &reason);
+        }
+    }
+}
