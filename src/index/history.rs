@@ -13,9 +13,24 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
 
-use crate::store::rows::{CodeCochangeRow, CodeHistoryRow};
-use crate::store::value::{get_float, get_str, str_list};
+use crate::store::rows::{
+    decode_first, decode_rows, query_rows, CodeCochangeRow, CodeHistoryRow, Str,
+};
+use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
+
+query_rows! {
+    /// `queries/history_head.cozo`.
+    HistoryHead = "history_head" {
+        key { head: Str<'a> }
+        value { pairs: i64 }
+    }
+    /// `queries/cochange_of.cozo`.
+    CochangeOf = "cochange_of" {
+        key { other: Str<'a> }
+        value { weight: f64 }
+    }
+}
 
 /// Commits read from history, newest first.
 pub const MAX_COMMITS: usize = 2000;
@@ -97,7 +112,7 @@ pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
 pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreError> {
     let head = git_head(root).unwrap_or_default();
     let stored = store.read(queries::HISTORY_HEAD, Params::new().with("graph", graph))?;
-    let stored_head = stored.rows.first().map(|r| get_str(r, 0).to_string());
+    let stored_head = decode_first::<HistoryHead>(&stored)?.map(|r| r.head.into_owned());
     if stored_head.as_deref() == Some(head.as_str()) {
         return Ok(false);
     }
@@ -147,12 +162,11 @@ pub fn cochanged_with(
             .with("files", str_list(files)),
     )?;
     let mut out: HashMap<String, f64> = HashMap::new();
-    for r in &rows.rows {
-        let other = get_str(r, 0);
-        if files.iter().any(|f| f == other) {
+    for r in decode_rows::<CochangeOf>(&rows)? {
+        if files.iter().any(|f| f == r.other.as_ref()) {
             continue;
         }
-        *out.entry(other.to_string()).or_insert(0.0) += get_float(r, 1);
+        *out.entry(r.other.into_owned()).or_insert(0.0) += r.weight;
     }
     Ok(out)
 }

@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 use super::rust::resolve::FileLinks;
 use crate::model::rel::name::{CALLS, CONTAINS, TESTS};
 use crate::model::rel::DEPENDENCY_RELS;
-use crate::store::value::{first_int, get_float, get_str, str_list};
+use crate::store::rows::{decode_first, decode_rows, query_rows, Str};
+use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
 
 /// Version of what `code_usage` rows hold; a database whose rows were
@@ -35,7 +36,19 @@ pub const USAGE_VERSION: i64 = 1;
 /// Whether `graph`'s `code_usage` rows are of [`USAGE_VERSION`].
 pub fn is_current(store: &Store, graph: &str) -> Result<bool, StoreError> {
     let rows = store.read(queries::USAGE_VERSION, Params::new().with("graph", graph))?;
-    Ok(first_int(&rows) == USAGE_VERSION)
+    Ok(decode_first::<UsageVersionRow>(&rows)?.is_some_and(|r| r.version == USAGE_VERSION))
+}
+
+query_rows! {
+    /// `queries/usage_version.cozo`.
+    UsageVersionRow = "usage_version" {
+        key { version: i64 }
+    }
+    /// `queries/edges_touching.cozo`, `queries/edges_into_by_rel.cozo`.
+    EdgeWithOrigin = "edges_touching" {
+        key { src: Str<'a>, rel: Str<'a>, dst: Str<'a>, origin: Str<'a> }
+        value { weight: f64 }
+    }
 }
 
 /// An edge leaving an entity: `(rel, dst, weight, origin)`.
@@ -134,18 +147,13 @@ pub fn compute_around(
     type Stored = BTreeMap<(String, String, String, String), f64>;
     let mut edges: Stored = BTreeMap::new();
     let read = |edges: &mut Stored, query: &str, params: Params| -> Result<(), StoreError> {
-        for r in store.read(query, params)?.rows {
-            let origin = get_str(&r, 3);
-            if resolved.contains(origin) {
+        let rows = store.read(query, params)?;
+        for r in decode_rows::<EdgeWithOrigin>(&rows)? {
+            if resolved.contains(r.origin.as_ref()) {
                 continue;
             }
-            let key = (
-                get_str(&r, 0).to_string(),
-                get_str(&r, 1).to_string(),
-                get_str(&r, 2).to_string(),
-                origin.to_string(),
-            );
-            edges.insert(key, get_float(&r, 4));
+            let key = (r.src.into(), r.rel.into(), r.dst.into(), r.origin.into());
+            edges.insert(key, r.weight);
         }
         Ok(())
     };
