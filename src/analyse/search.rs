@@ -464,10 +464,10 @@ fn spread(
 
 /// Raise files that changed together with the best files; returns, per
 /// raised file, the file it changed with most.
-fn history<'a>(
+fn history(
     store: &Store,
     graph: &str,
-    file_score: &mut HashMap<&'a str, f64>,
+    file_score: &mut HashMap<&str, f64>,
 ) -> Result<HashMap<String, String>, StoreError> {
     let mut top: Vec<(&str, f64)> = file_score.iter().map(|(f, s)| (*f, *s)).collect();
     top.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
