@@ -88,6 +88,15 @@ const FILE_DEPTH: usize = 4;
 /// Files considered for the history boost, and its share.
 const HISTORY_FILES: usize = 10;
 const HISTORY: f64 = 0.4;
+/// Weight of a file's path match (the lexical score of its module entity,
+/// whose text holds the path) in the file's score: a query naming a
+/// component (`serde_derive: …`, `the lexer …`) means that component's
+/// files, however few of their entities' own words it uses.
+const PATH: f64 = 2.0;
+/// An entity the query names as code (`generics_with_de_lifetime`) passes
+/// this share of the usual spread to each neighbour, undivided by its
+/// degree: a change to it reaches every user (a rename, a new argument).
+const NAMED: f64 = 3.0;
 /// Each further entity of a file counts this much less in the order.
 const SAME_FILE_DECAY: f64 = 0.7;
 
@@ -167,7 +176,8 @@ pub fn search(
     if cands.is_empty() {
         return Ok(Vec::new());
     }
-    spread(store, graph, &mut cands)?;
+    let named = named_entities(query, &cands);
+    spread(store, graph, &mut cands, &named)?;
 
     // The strongest candidates, with what a hit shows.
     let mut ranked: Vec<(&String, f64)> = cands
@@ -200,11 +210,22 @@ pub fn search(
     for (r, s) in &scored {
         per_file.entry(r.file.as_ref()).or_default().push(*s);
     }
+    // A file's module entity holds its path: a query naming a component
+    // names its files.
+    let mut path_score: HashMap<&str, f64> = HashMap::new();
+    for (r, _) in &scored {
+        if r.kind == "module" {
+            let l = cands[r.id.as_ref()].lexical;
+            let e = path_score.entry(r.file.as_ref()).or_insert(0.0);
+            *e = e.max(l);
+        }
+    }
     let mut file_score: HashMap<&str, f64> = per_file
         .iter()
         .map(|(f, ss)| {
             let rest: f64 = ss.iter().skip(1).take(FILE_DEPTH).sum();
-            (*f, ss[0] + FILE_REST * rest)
+            let p = path_score.get(f).copied().unwrap_or(0.0);
+            (*f, ss[0] + FILE_REST * rest + PATH * p)
         })
         .collect();
     let cochanged = history(store, graph, &mut file_score)?;
@@ -340,12 +361,57 @@ fn lexical(
     Ok(out)
 }
 
+/// The identifiers a query names as code (`generics_with_de_lifetime`,
+/// `Parameters::generics`, `deserializeAny`): tokens with `_`, `::` or an
+/// inner capital, lowercased.
+fn query_identifiers(query: &str) -> Vec<String> {
+    query
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .map(|t| t.trim_matches(|c| c == ':' || c == '_'))
+        .filter(|t| {
+            t.contains('_') || t.contains("::") || t.chars().skip(1).any(|c| c.is_uppercase())
+        })
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Lexical hits whose key ends with an identifier the query names: the
+/// entity the query is about by name, whose users (callers, implementors)
+/// a change to it touches too.
+fn named_entities(query: &str, cands: &HashMap<String, Cand>) -> BTreeSet<String> {
+    let idents = query_identifiers(query);
+    if idents.is_empty() {
+        return BTreeSet::new();
+    }
+    cands
+        .keys()
+        .filter(|k| {
+            let k = k.to_lowercase();
+            idents.iter().any(|i| {
+                k.strip_suffix(i.as_str())
+                    .is_some_and(|head| head.ends_with('-') || head.ends_with("::"))
+            })
+        })
+        .cloned()
+        .collect()
+}
+
 /// One hop of the best lexical hits' scores along their edges.
-fn spread(store: &Store, graph: &str, cands: &mut HashMap<String, Cand>) -> Result<(), StoreError> {
+fn spread(
+    store: &Store,
+    graph: &str,
+    cands: &mut HashMap<String, Cand>,
+    named: &BTreeSet<String>,
+) -> Result<(), StoreError> {
     let mut seeds: Vec<(&String, f64)> = cands.iter().map(|(k, c)| (k, c.lexical)).collect();
     seeds.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     seeds.truncate(SEEDS);
-    let seed_score: HashMap<String, f64> = seeds.iter().map(|(k, s)| ((*k).clone(), *s)).collect();
+    let mut seed_score: HashMap<String, f64> =
+        seeds.iter().map(|(k, s)| ((*k).clone(), *s)).collect();
+    for k in named {
+        seed_score.insert(k.clone(), cands[k].lexical);
+    }
+
     let keys: Vec<&str> = seed_score.keys().map(String::as_str).collect();
     let rows = store.read(
         queries::SEARCH_NEIGHBOURS,
@@ -365,7 +431,14 @@ fn spread(store: &Store, graph: &str, cands: &mut HashMap<String, Cand>) -> Resu
             continue;
         }
         let s = seed_score[e.key.as_ref()];
-        let share = SPREAD * s * rel_weight(&e.rel) / (degree[e.key.as_ref()] as f64).sqrt();
+        // A hub passes less to each neighbour, except an entity the query
+        // names: every user of it is a place the change may reach.
+        let fan = if named.contains(e.key.as_ref()) {
+            1.0 / NAMED
+        } else {
+            (degree[e.key.as_ref()] as f64).sqrt()
+        };
+        let share = SPREAD * s * rel_weight(&e.rel) / fan;
         let rel = if e.dir == "out" {
             e.rel.to_string()
         } else {
@@ -410,13 +483,13 @@ fn history(
             .with("files", str_list(files)),
     )?;
     let pairs = decode_rows::<CochangeRow>(&rows)?;
+    let top_score: HashMap<&str, f64> = top.iter().cloned().collect();
     // Normalise each top file's weights to its strongest partner.
     let mut strongest: HashMap<&str, f64> = HashMap::new();
     for p in &pairs {
         let e = strongest.entry(p.file.as_ref()).or_insert(0.0);
         *e = e.max(p.weight);
     }
-    let top_score: HashMap<&str, f64> = top.iter().cloned().collect();
     let mut boost: HashMap<String, (f64, f64, String)> = HashMap::new();
     for p in &pairs {
         let w = p.weight / strongest[p.file.as_ref()].max(1e-9);

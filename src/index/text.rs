@@ -1,10 +1,11 @@
 //! The text index of a code graph (schema 12): `code_text` (an entity's
-//! name, key, doc and signature head) and `code_word` (its postings), kept
-//! in step with the entities by every index run, in the same transaction.
+//! words, see `support::words::search_text` and `word_list`) and
+//! `code_word` (its postings), kept in step with the entities by every
+//! index run, in the same transaction.
 //!
 //! An entity that appeared, changed or went (what `write_entities`
-//! reports) and whose text is not the stored one has its old postings
-//! deleted — its stored text tokenised again — and its new ones put. A graph whose rows are of another
+//! reports) and whose words are not the stored ones has its old postings
+//! deleted — read from its stored word list — and its new ones put. A graph whose rows are of another
 //! [`TEXT_VERSION`], or have none (indexed before schema 12), gets every
 //! entity's rows written anew, as `code_usage` does.
 
@@ -16,10 +17,13 @@ use crate::store::rows::{
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
-use crate::support::words::{index_words, search_text};
+use crate::support::words::{index_words, search_text, stored_words, word_list};
 
 /// Version of what the text rows hold (the text and the tokeniser).
-pub const TEXT_VERSION: i64 = 1;
+///
+/// 2: `code_text.text` holds the word list, not the text; the file path is
+/// in the text of the file's module entity only.
+pub const TEXT_VERSION: i64 = 2;
 
 query_rows! {
     /// `queries/text_of.cozo`.
@@ -97,12 +101,12 @@ pub fn write(
             });
         }
     }
-    let delete_words = |batch: &mut Batch, id: &str, text: &str| {
-        for (word, _) in index_words(text).0 {
+    let delete_words = |batch: &mut Batch, id: &str, list: &str| {
+        for word in stored_words(list) {
             batch.delete_key::<CodeWordRow>(vec![graph.into(), word.into(), id.into()]);
         }
     };
-    // Entities whose text is as stored (a body edit moves lines, not
+    // Entities whose words are as stored (a body edit moves lines, not
     // words) keep their rows.
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     for e in extracts.values().flat_map(|(_, ex)| ex.entities.iter()) {
@@ -110,14 +114,14 @@ pub fn write(
             continue;
         }
         seen.insert(&e.key);
-        let text = search_text(&e.key, &e.name, &e.doc, &e.signature.text);
+        let (words, len) = index_words(&search_text(e));
+        let list = word_list(&words);
         if let Some(before) = old.get(&e.key) {
-            if *before == text {
+            if *before == list {
                 continue;
             }
             delete_words(batch, &e.key, before);
         }
-        let (words, len) = index_words(&text);
         for (word, tf) in words {
             batch.put_row(CodeWordRow {
                 graph: graph.into(),
@@ -130,7 +134,7 @@ pub fn write(
         batch.put_row(CodeTextRow {
             graph: graph.into(),
             id: e.key.as_str().into(),
-            text: text.into(),
+            text: list.into(),
         });
     }
     for (id, text) in old.iter().filter(|(id, _)| !seen.contains(id.as_str())) {

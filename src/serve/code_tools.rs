@@ -74,7 +74,8 @@ pub fn specs() -> Vec<ToolSpec> {
                 by the words of their names, docs, signatures and paths, spread over the graph and \
                 the repository's co-change history, each with its signature, score and why it \
                 ranked. A single word is matched against names (fuzzy: exact, prefix, substring, \
-                then subsequence). Returns ISGL1 keys.",
+                then subsequence); a plain lowercase word that no name contains is searched as \
+                text instead (mode \"text\") when the text finds it. Returns ISGL1 keys.",
             properties: || {
                 json!({
                     "query": {"type": "string", "description": "A name or part of it, or a sentence describing the change"},
@@ -260,6 +261,18 @@ fn tool_search(ws: &Workspace, a: &Args, _: usize) -> Result<Answer, ToolError> 
             .then_with(|| x.1.name.len().cmp(&y.1.name.len()))
             .then_with(|| x.1.key.cmp(&y.1.key))
     });
+    // A single word no name contains (only scattered-letter matches, or
+    // none) is a word of the domain — `retry`, `timeout` — rather than a
+    // name half remembered: what the code says about it answers better.
+    if scored.first().is_none_or(|(s, _)| *s > NAME_PART) && is_plain_word(query) {
+        if let Ok(text) = text_search(ws, query, kind, file.clone(), limit) {
+            if let Answer::Json { value, .. } = &text {
+                if value["matched"].as_u64().unwrap_or(0) > 0 {
+                    return Ok(text);
+                }
+            }
+        }
+    }
     let matched = scored.len();
     let results: Vec<Value> = scored
         .into_iter()
@@ -272,6 +285,19 @@ fn tool_search(ws: &Workspace, a: &Args, _: usize) -> Result<Answer, ToolError> 
         value: json!({"query": query, "matched": matched, "results": results}),
         list: Some("results"),
     })
+}
+
+/// The worst `nav::fuzzy_score` of a name that contains the query (exact,
+/// prefix or substring); worse scores are scattered-letter matches.
+const NAME_PART: u32 = 2;
+
+/// A word of prose: letters only, lowercase after the first, no `_` or
+/// `::` — a name-like token (`HashMap`, `read_to`) keeps the name match.
+fn is_plain_word(q: &str) -> bool {
+    let q = q.trim();
+    let mut chars = q.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic())
+        && chars.all(|c| c.is_alphabetic() && !c.is_uppercase())
 }
 
 fn search_error(e: SearchError) -> ToolError {

@@ -1,8 +1,8 @@
 //! Words of code and of free text, the same way on both sides of the text
 //! index (`code_text`, `code_word`; schema 12).
 //!
-//! An entity's text is its name, key (path, module, owner type), doc
-//! comment and signature head. Its words: `camelCase` split apart, split
+//! An entity's text is its name, owner type, doc comment and signature
+//! head, and for a file's module entity the file's path. Its words: `camelCase` split apart, split
 //! at anything that is not a letter or digit (so `snake_case`, `::`, `/`
 //! and `-` too), lowercased, stop words and Rust's ubiquitous keywords
 //! dropped, English-stemmed (the Snowball stemmer CozoDB's full-text
@@ -10,6 +10,8 @@
 //! the index holds, and no character of it is ever query syntax.
 
 use rust_stemmers::{Algorithm, Stemmer};
+
+use crate::model::Entity;
 
 /// `fooBar9Baz` → `foo Bar9 Baz`: a space between an ASCII lowercase letter
 /// or digit and the ASCII uppercase letter after it — what
@@ -27,16 +29,31 @@ pub fn split_camel(s: &str) -> String {
     out
 }
 
-/// The text of an entity (the `text` column of `code_text`).
-/// Long doc comments count with their first [`MAX_DOC`] bytes: the summary
-/// says what the entity is about, the examples below it mostly repeat
+/// The text of an entity: what its postings are made from.
+///
+/// Its name, owner type and trait (for methods and impl blocks), the first
+/// [`MAX_DOC`] bytes of its doc comment and its signature head. The file's
+/// path is part of the text of the file's module entity only: every entity
+/// of a file would otherwise hold the same path words (a posting each, and
+/// a file with many entities would match a path word many times over),
+/// while a query naming a component (`serde_derive: …`, `the lexer …`)
+/// means the file, which search reads from the module entity. Long doc
+/// comments count with their summary: the examples below it mostly repeat
 /// other entities' names.
-pub fn search_text(key: &str, name: &str, doc: &str, signature_head: &str) -> String {
+pub fn search_text(e: &Entity) -> String {
+    let doc = &e.doc;
     let mut end = doc.len().min(MAX_DOC);
     while !doc.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{name} {key} {} {signature_head}", &doc[..end])
+    let doc = &doc[..end];
+    let head = &e.signature.text;
+    if e.parent.is_none() {
+        return format!("{} {} {doc} {head}", e.name, e.file);
+    }
+    let owner = e.owner.as_deref().unwrap_or("");
+    let tr = e.trait_name.as_deref().unwrap_or("");
+    format!("{} {owner} {tr} {doc} {head}", e.name)
 }
 
 /// See [`search_text`].
@@ -78,7 +95,9 @@ fn words(text: &str, stemmer: &Stemmer) -> Vec<(String, String)> {
     let split = split_camel(text);
     split
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty() && w.len() <= MAX_WORD)
+        // One letter (`T`, `'a`, `x`) names a generic, a lifetime or a
+        // local: no query means it, and nearly every signature has one.
+        .filter(|w| w.len() > 1 && w.len() <= MAX_WORD)
         .filter_map(|w| {
             let lower = w.to_lowercase();
             if STOP.contains(&lower.as_str()) {
@@ -100,6 +119,33 @@ pub fn index_words(text: &str) -> (Vec<(String, i64)>, i64) {
         *counts.entry(stem.clone()).or_default() += 1;
     }
     (counts.into_iter().collect(), all.len() as i64)
+}
+
+/// The stored form of an entity's words (`code_text.text`): each word as
+/// often as it occurs, in word order, separated by spaces. Two texts with
+/// the same word list have the same postings, and the postings of a stored
+/// list are read back by [`stored_words`] without tokenising again.
+pub fn word_list(words: &[(String, i64)]) -> String {
+    let mut out = String::new();
+    for (w, n) in words {
+        for _ in 0..*n {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(w);
+        }
+    }
+    out
+}
+
+/// The distinct words of a stored [`word_list`].
+pub fn stored_words(list: &str) -> impl Iterator<Item = &str> {
+    let mut prev = "";
+    list.split(' ').filter(move |w| {
+        let new = !w.is_empty() && *w != prev;
+        prev = w;
+        new
+    })
 }
 
 /// Whether free text has any word at all (letters or digits), stop words
@@ -148,15 +194,25 @@ mod tests {
                 .into_iter()
                 .map(|t| t.stem)
                 .collect();
-        assert_eq!(
-            terms,
-            // `OR` is a stop word; `NOT` is a plain word here, not an
-            // operator; `deserializeAny` repeats a stem and a stop word.
-            ["fix", "deseri", "untag", "enum", "not", "x"]
-        );
+        // `OR` is a stop word; `NOT` is a plain word here, not an operator;
+        // `x` is too short to mean anything; `deserializeAny` repeats a
+        // stem and a stop word.
+        assert_eq!(terms, ["fix", "deseri", "untag", "enum", "not"]);
         assert!(query_terms("  ~!@#$%^&*()  ").is_empty());
         assert!(query_terms("the of and").is_empty());
         assert!(has_words("the of and") && !has_words(" *() "));
+    }
+
+    #[test]
+    fn word_lists_round_trip() {
+        let (words, _) = index_words("Rect Rect::scale the scaleFactor");
+        let list = word_list(&words);
+        assert_eq!(list, "factor rect rect scale scale");
+        assert_eq!(
+            stored_words(&list).collect::<Vec<_>>(),
+            ["factor", "rect", "scale"]
+        );
+        assert_eq!(stored_words("").count(), 0);
     }
 
     #[test]
