@@ -12,12 +12,15 @@
 //! still fit are added back, so a document that had to be cut uses as much
 //! of the budget as it can.
 //!
-//! Detail is then handed out priority-major ([`refill`]): every
-//! entity starts from its minimal form and excluded ones come back in it;
-//! priority 1 (base entities and their direct dependencies) gets its full
-//! form first, then the relationships, then priority 2 and 3 in turn — no
-//! entity of a priority gets more than its minimal form while one of a
-//! higher priority lacks its full form.
+//! Detail is then handed out tier-major ([`refill`]): every entity
+//! starts from its minimal form; priority 1 (base entities and their
+//! direct dependencies) gets detail first, level by level so every one of
+//! them shows location and signature before any shows its doc, and
+//! farther entities make room for it (up to [`DETAIL_SHARE`] of the
+//! budget, so a cut document still covers what else the change touches);
+//! then excluded entities come back minimal, then the relationships, then
+//! priority 2 and 3 in turn — no entity of a priority gets more than its
+//! minimal form while one of a higher priority lacks its full form.
 //!
 //! The fitter works on estimates — the sum of per-piece token counts, each
 //! counted once and cached — and the emitter then counts the assembled
