@@ -392,13 +392,12 @@ fn upgrade_with_room(
         .filter(|&i| plan.included[i] && items[i].class > 1 && !items[i].protected)
         .collect();
     for level in [Detail::ShortDoc, Detail::CompressedSignature, Detail::Full] {
-        for i in 0..items.len() {
-            if !plan.included[i] || items[i].class != 1 || plan.detail[i] <= level {
+        for (i, item) in items.iter().enumerate() {
+            if !plan.included[i] || item.class != 1 || plan.detail[i] <= level {
                 continue;
             }
             let was = plan.detail[i];
-            let extra =
-                items[i].tokens[level as usize].saturating_sub(items[i].tokens[was as usize]);
+            let extra = item.tokens[level as usize].saturating_sub(item.tokens[was as usize]);
             if spent + extra > share {
                 continue;
             }
