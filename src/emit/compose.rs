@@ -4,6 +4,8 @@
 //! relationships, fit, then assemble and count exactly — trimming or
 //! topping up until the exact count is within the budget.
 
+use std::collections::HashSet;
+
 use super::*;
 use crate::analyse::cycles::Cycle;
 
@@ -398,6 +400,29 @@ struct Assembler<'a> {
 }
 
 impl Assembler<'_> {
+    /// Files of excluded entities that no included entity is in, best
+    /// first, at most [`EXCLUDED_LISTED`]: where else to look.
+    fn files_left_out(&self, plan: &Plan) -> Vec<&str> {
+        let loaded = self.loaded;
+        let shown: HashSet<&str> = (0..self.pieces.len())
+            .filter(|&i| plan.included[i])
+            .map(|i| loaded.candidates[i].file.as_str())
+            .collect();
+        let mut seen: HashSet<&str> = HashSet::new();
+        plan.excluded()
+            .map(|i| loaded.candidates[i].file.as_str())
+            .chain(
+                self.selection
+                    .candidates
+                    .iter()
+                    .filter(|c| !self.index_of.contains_key(c.key.as_str()))
+                    .map(|c| c.file.as_str()),
+            )
+            .filter(|f| !shown.contains(f) && seen.insert(f))
+            .take(EXCLUDED_LISTED)
+            .collect()
+    }
+
     /// The document of `plan`, stating `token_count` as its size.
     fn assemble(&self, plan: &Plan, token_count: usize) -> String {
         let loaded = self.loaded;
@@ -441,6 +466,7 @@ impl Assembler<'_> {
                     (0..self.pieces.len()).filter(|&i| plan.included[i]),
                 );
                 let edges = format_e::edge_lines(loaded, &legend, &kept);
+                let more_in = self.files_left_out(plan);
                 format_e::assemble(
                     self.req,
                     self.selection,
@@ -448,6 +474,7 @@ impl Assembler<'_> {
                     &edges,
                     plan,
                     &excluded,
+                    &more_in,
                     token_count,
                 )
             }

@@ -12,12 +12,15 @@
 //! still fit are added back, so a document that had to be cut uses as much
 //! of the budget as it can.
 //!
-//! Detail is then handed out priority-major ([`refill`]): every
-//! entity starts from its minimal form and excluded ones come back in it;
-//! priority 1 (base entities and their direct dependencies) gets its full
-//! form first, then the relationships, then priority 2 and 3 in turn — no
-//! entity of a priority gets more than its minimal form while one of a
-//! higher priority lacks its full form.
+//! Detail is then handed out tier-major ([`refill`]): every entity
+//! starts from its minimal form; priority 1 (base entities and their
+//! direct dependencies) gets detail first, level by level so every one of
+//! them shows location and signature before any shows its doc, and
+//! farther entities make room for it (up to [`DETAIL_SHARE`] of the
+//! budget, so a cut document still covers what else the change touches);
+//! then excluded entities come back minimal, then the relationships, then
+//! priority 2 and 3 in turn — no entity of a priority gets more than its
+//! minimal form while one of a higher priority lacks its full form.
 //!
 //! The fitter works on estimates — the sum of per-piece token counts, each
 //! counted once and cached — and the emitter then counts the assembled
@@ -313,16 +316,27 @@ pub fn fit(
     Ok(plan)
 }
 
-/// Spend the room the cuts left, priority-major. Every included entity
+/// Share of the budget priority-1 detail may take before the entities
+/// the cuts left out come back: the rest keeps room for breadth (what
+/// else the change touches), and detail gets what is left after that.
+pub const DETAIL_SHARE: f64 = 0.5;
+
+/// Spend the room the cuts left, tier-major. Every included entity
 /// starts from its minimal form; then, each step only while it fits:
 ///
-/// 1. excluded entities come back (minimal), best first, so a cut
-///    document keeps as many entities as it can;
-/// 2. priority-1 entities get their most detailed form that fits, in
-///    inclusion order;
-/// 3. relationships come back, strongest first;
-/// 4. priority 2, then 3, get detail — each only once every entity of
-///    the priority before has its full form.
+/// 1. priority-1 entities (base entities and direct dependencies) left
+///    out by the cuts come back, minimal;
+/// 2. priority-1 entities get detail level by level — location and
+///    compressed signature for all of them, then the doc's first words,
+///    then the full signature and doc — in inclusion order, up to
+///    [`DETAIL_SHARE`] of the budget, dropping lower-priority entities
+///    (lowest first) to make that room;
+/// 3. the other excluded entities come back (minimal), best first, so a
+///    cut document keeps as many entities as it can;
+/// 4. priority 1 gets the rest of its detail;
+/// 5. relationships come back, strongest first;
+/// 6. priority 2, then 3, get detail the same way — each only once every
+///    entity of the priority before has its full form.
 ///
 /// Base entities cut by the base share (`base_last`) come back last, only
 /// into room that nothing else could use.
@@ -342,9 +356,14 @@ pub fn refill(
             plan.detail[i] = Detail::Minimal;
         }
     }
-    let (last, first): (Vec<usize>, Vec<usize>) =
+    let (last, rest): (Vec<usize>, Vec<usize>) =
         plan.excluded().partition(|&i| base_last && items[i].base);
-    add_back_all(&mut t, budget, plan, &first);
+    let (near, far): (Vec<usize>, Vec<usize>) =
+        rest.into_iter().partition(|&i| items[i].class == 1);
+    add_back_all(&mut t, budget, plan, &near);
+    let share = (budget as f64 * DETAIL_SHARE) as usize;
+    upgrade_with_room(&mut t, items, budget, share, plan);
+    add_back_all(&mut t, budget, plan, &far);
     let mut all_full = true;
     for class in 1..=3u8 {
         if !all_full {
@@ -356,6 +375,76 @@ pub fn refill(
         }
     }
     add_back_all(&mut t, budget, plan, &last);
+}
+
+/// Priority-1 detail up to `share` tokens more than the minimal forms,
+/// level by level; when an upgrade does not fit, included entities of
+/// lower priority go (lowest first) to make room for it.
+fn upgrade_with_room(
+    t: &mut Tally,
+    items: &[FitItem],
+    budget: usize,
+    share: usize,
+    plan: &mut Plan,
+) {
+    let mut spent = 0usize;
+    let mut victims: Vec<usize> = (0..items.len())
+        .filter(|&i| plan.included[i] && items[i].class > 1 && !items[i].protected)
+        .collect();
+    for level in [Detail::ShortDoc, Detail::CompressedSignature, Detail::Full] {
+        for (i, item) in items.iter().enumerate() {
+            if !plan.included[i] || item.class != 1 || plan.detail[i] <= level {
+                continue;
+            }
+            let was = plan.detail[i];
+            let extra = item.tokens[level as usize].saturating_sub(item.tokens[was as usize]);
+            if spent + extra > share {
+                continue;
+            }
+            t.set_detail(plan, i, level);
+            let mut dropped = Vec::new();
+            while t.total > budget {
+                let Some(v) = victims.pop() else { break };
+                t.set_included(plan, v, false);
+                dropped.push(v);
+            }
+            if t.total > budget {
+                // Nothing left to make room with: undo.
+                for &v in dropped.iter().rev() {
+                    t.set_included(plan, v, true);
+                    victims.push(v);
+                }
+                t.set_detail(plan, i, was);
+                continue;
+            }
+            if !dropped.is_empty() && !plan.steps.contains(&FitStep::DroppedLowRelevanceEntities) {
+                plan.steps.push(FitStep::DroppedLowRelevanceEntities);
+            }
+            spent += extra;
+        }
+    }
+}
+
+/// Give each included item of `class` its most detailed form that fits,
+/// level by level (every item one level up before any goes further);
+/// true when all of them got the full form.
+fn upgrade(t: &mut Tally, items: &[FitItem], budget: usize, plan: &mut Plan, class: u8) -> bool {
+    for level in [Detail::ShortDoc, Detail::CompressedSignature, Detail::Full] {
+        for (i, item) in items.iter().enumerate() {
+            if !plan.included[i] || item.class != class || plan.detail[i] <= level {
+                continue;
+            }
+            let was = plan.detail[i];
+            t.set_detail(plan, i, level);
+            if t.total > budget {
+                t.set_detail(plan, i, was);
+            }
+        }
+    }
+    items
+        .iter()
+        .enumerate()
+        .all(|(i, it)| !plan.included[i] || it.class != class || plan.detail[i] == Detail::Full)
 }
 
 /// Include the given excluded items (in order, minimal) while they fit;
@@ -389,27 +478,6 @@ fn add_back_all(t: &mut Tally, budget: usize, plan: &mut Plan, order: &[usize]) 
             }
         }
     }
-}
-
-/// Give each included item of `class` (in inclusion order) its most
-/// detailed form that fits; true when all of them got the full form.
-fn upgrade(t: &mut Tally, items: &[FitItem], budget: usize, plan: &mut Plan, class: u8) -> bool {
-    let mut all_full = true;
-    for (i, item) in items.iter().enumerate() {
-        if !plan.included[i] || item.class != class {
-            continue;
-        }
-        let was = plan.detail[i];
-        for &d in DETAILS.iter().filter(|&&d| d < was) {
-            t.set_detail(plan, i, d);
-            if t.total <= budget {
-                break;
-            }
-            t.set_detail(plan, i, was);
-        }
-        all_full &= plan.detail[i] == Detail::Full;
-    }
-    all_full
 }
 
 /// Relationships back into the plan, strongest first, while they fit.
@@ -536,6 +604,42 @@ mod tests {
         // With room for more, the 2-hop entity gets its detail too.
         let plan = fit(&items, &[], 120, 0, None).unwrap();
         assert_eq!(plan.detail, vec![Detail::Full; 3]);
+    }
+
+    #[test]
+    fn priority_one_detail_goes_level_by_level_and_displaces_farther_entities() {
+        // Two direct dependencies and a far entity: room for both near
+        // lines at a compressed level rather than one in full and one
+        // minimal, and the far entity goes to make that room.
+        let items = vec![
+            item([30, 20, 15, 5], 1, true),
+            FitItem {
+                tokens: [40, 20, 15, 5],
+                tier: 1,
+                class: 1,
+                base: false,
+                protected: false,
+            },
+            FitItem {
+                tokens: [40, 20, 15, 5],
+                tier: 1,
+                class: 1,
+                base: false,
+                protected: false,
+            },
+            FitItem {
+                tokens: [40, 30, 25, 20],
+                tier: 2,
+                class: 2,
+                base: false,
+                protected: false,
+            },
+        ];
+        let plan = fit(&items, &[], 60, 0, None).unwrap();
+        assert_eq!(plan.included, vec![true, true, true, false]);
+        assert_eq!(plan.detail[1], plan.detail[2]);
+        assert!(plan.detail[1] < Detail::Minimal);
+        assert!(estimate(&items, &[], &plan, 0) <= 60);
     }
 
     #[test]

@@ -334,6 +334,7 @@ pub fn planning_texts(loaded: &Loaded) -> Vec<(String, String, usize)> {
         .collect()
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn assemble(
     req: &ContextRequest,
     selection: &Selection,
@@ -341,6 +342,7 @@ pub fn assemble(
     edges: &[String],
     plan: &Plan,
     excluded: &[&str],
+    more_in: &[&str],
     token_count: usize,
 ) -> String {
     let mut out = format!(
@@ -373,6 +375,10 @@ pub fn assemble(
             super::fit::FitStep::join(&plan.steps),
             excluded.len()
         ));
+    }
+    if !more_in.is_empty() {
+        let files: Vec<String> = more_in.iter().map(|f| escape_endpoint(f)).collect();
+        out.push_str(&format!("# more in: {}\n", files.join(", ")));
     }
     out
 }
