@@ -1,5 +1,5 @@
 //! The text index of a code graph (schema 12): `code_text` (an entity's
-//! words, see `support::words::search_text` and `word_list`) and
+//! words, see [`search_text`] and `word_list`) and
 //! `code_word` (its postings), kept in step with the entities by every
 //! index run, in the same transaction.
 //!
@@ -11,13 +11,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::model::Entity;
 use crate::model::{FileContext, FileExtract};
 use crate::store::rows::{
     decode_first, decode_rows, query_rows, CodeTextRow, CodeTextVersionRow, CodeWordRow, Str,
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
-use crate::support::words::{index_words, search_text, stored_words, word_list};
+use crate::support::words::{index_words, stored_words, word_list};
 
 /// Version of what the text rows hold (the text and the tokeniser).
 ///
@@ -143,3 +144,33 @@ pub fn write(
     }
     Ok(())
 }
+
+/// The text of an entity: what its postings are made from.
+///
+/// Its name, owner type and trait (for methods and impl blocks), the first
+/// [`MAX_DOC`] bytes of its doc comment and its signature head. The file's
+/// path is part of the text of the file's module entity only: every entity
+/// of a file would otherwise hold the same path words (a posting each, and
+/// a file with many entities would match a path word many times over),
+/// while a query naming a component (`serde_derive: …`, `the lexer …`)
+/// means the file, which search reads from the module entity. Long doc
+/// comments count with their summary: the examples below it mostly repeat
+/// other entities' names.
+pub fn search_text(e: &Entity) -> String {
+    let doc = &e.doc;
+    let mut end = doc.len().min(MAX_DOC);
+    while !doc.is_char_boundary(end) {
+        end -= 1;
+    }
+    let doc = &doc[..end];
+    let head = &e.signature.text;
+    if e.parent.is_none() {
+        return format!("{} {} {doc} {head}", e.name, e.file);
+    }
+    let owner = e.owner.as_deref().unwrap_or("");
+    let tr = e.trait_name.as_deref().unwrap_or("");
+    format!("{} {owner} {tr} {doc} {head}", e.name)
+}
+
+/// See [`search_text`].
+pub const MAX_DOC: usize = 240;

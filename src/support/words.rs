@@ -11,8 +11,6 @@
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use crate::model::Entity;
-
 /// `fooBar9Baz` → `foo Bar9 Baz`: a space between an ASCII lowercase letter
 /// or digit and the ASCII uppercase letter after it — what
 /// `regex_replace_all(s, '([a-z0-9])([A-Z])', '$1 $2')` does.
@@ -28,36 +26,6 @@ pub fn split_camel(s: &str) -> String {
     }
     out
 }
-
-/// The text of an entity: what its postings are made from.
-///
-/// Its name, owner type and trait (for methods and impl blocks), the first
-/// [`MAX_DOC`] bytes of its doc comment and its signature head. The file's
-/// path is part of the text of the file's module entity only: every entity
-/// of a file would otherwise hold the same path words (a posting each, and
-/// a file with many entities would match a path word many times over),
-/// while a query naming a component (`serde_derive: …`, `the lexer …`)
-/// means the file, which search reads from the module entity. Long doc
-/// comments count with their summary: the examples below it mostly repeat
-/// other entities' names.
-pub fn search_text(e: &Entity) -> String {
-    let doc = &e.doc;
-    let mut end = doc.len().min(MAX_DOC);
-    while !doc.is_char_boundary(end) {
-        end -= 1;
-    }
-    let doc = &doc[..end];
-    let head = &e.signature.text;
-    if e.parent.is_none() {
-        return format!("{} {} {doc} {head}", e.name, e.file);
-    }
-    let owner = e.owner.as_deref().unwrap_or("");
-    let tr = e.trait_name.as_deref().unwrap_or("");
-    format!("{} {owner} {tr} {doc} {head}", e.name)
-}
-
-/// See [`search_text`].
-pub const MAX_DOC: usize = 240;
 
 /// One word of a query: the indexed form (lowercased, stemmed) and the
 /// word as written, for explaining a hit.
