@@ -232,14 +232,13 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             } else {
                 WriteLock::acquire(&location)?
             };
-            let store = Store::open(&location)?;
             let opts = IndexOptions {
                 graph: global.graph.clone(),
                 max_file_bytes: max_file_size,
                 progress: !json && std::io::stderr().is_terminal(),
                 history: !no_history,
             };
-            let summary = index::index_repository(&store, &root, &opts)?;
+            let summary = index::index_location(&location, &root, &opts)?;
             output::print_index_summary(&summary, json)?;
             Ok(if summary.files_skipped > 0 {
                 Outcome::FilesSkipped

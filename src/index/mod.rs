@@ -2,6 +2,7 @@
 //!
 //! Language-specific work lives in [`rust`]; the pipeline, the walk, the
 //! co-change history and the usage summaries are about files and edges.
+mod fresh;
 pub mod history;
 pub mod keys;
 pub mod pipeline;
@@ -12,6 +13,7 @@ pub mod usage;
 pub mod walk;
 mod write;
 
+pub use fresh::index_location;
 pub use pipeline::{
     index_repository, index_repository_cached, IndexError, IndexOptions, IndexSummary,
     InterfaceCache, CODE_GRAPH,

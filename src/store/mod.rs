@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use cozo::{DataValue, DbInstance, NamedRows, ScriptMutability};
+use rayon::prelude::*;
 
 pub use rows::{RowError, StoredRow, WritableRow};
 pub use value::{Params, Row};
@@ -26,6 +27,11 @@ pub use value::{Params, Row};
 pub const STORE_DIR: &str = ".graphctx";
 /// File name of the default SQLite database inside [`STORE_DIR`].
 pub const DB_FILE: &str = "graph.db";
+/// Suffix of a database file under construction beside its final path
+/// (see [`Store::create_building`]). Connections to such a file keep no
+/// journal: nobody else reads it, and a crash just leaves it to be thrown
+/// away.
+pub const BUILDING_SUFFIX: &str = ".building";
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -64,6 +70,9 @@ pub enum StoreError {
     /// Derived data is missing or from another version: re-index.
     #[error("{0}")]
     Outdated(String),
+    /// A database appeared at the path a new one was built for.
+    #[error("a database appeared at {0} while a new one was built for it")]
+    Occupied(String),
     #[error("I/O error on {path}: {source}")]
     Io {
         path: String,
@@ -191,6 +200,99 @@ impl Store {
         })
     }
 
+    /// Start a new database for `path` in `path.building`, which no reader
+    /// opens and which [`Store::finish_building`] moves into place whole.
+    /// A stale build file (a run killed before) is thrown away first. The
+    /// caller holds `path`'s write lock, so no other builder uses it.
+    ///
+    /// The build file keeps no journal and does not sync (see
+    /// [`BUILDING_SUFFIX`]): a large first index then writes each page
+    /// once, instead of once to the write-ahead log, once more at the
+    /// checkpoint, and with every page of an uncommitted multi-gigabyte
+    /// transaction looked up in the log's index.
+    pub fn create_building(path: &Path) -> Result<Store> {
+        let building = building_path(path);
+        for stale in [building.clone(), sidecar(&building, "-journal")] {
+            match std::fs::remove_file(&stale) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(StoreError::Io {
+                        path: stale.display().to_string(),
+                        source: e,
+                    })
+                }
+            }
+        }
+        if let Some(dir) = building.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
+                path: dir.display().to_string(),
+                source: e,
+            })?;
+        }
+        configure_sqlite_library();
+        let db = DbInstance::new("sqlite", &building, "").map_err(|e| StoreError::Open {
+            path: building.display().to_string(),
+            message: e.to_string(),
+        })?;
+        let store = Store {
+            db,
+            // Locks are taken on the final path's lock files (no reader
+            // opens the build file; its writer holds the write lock).
+            location: Location::Sqlite(path.to_path_buf()),
+            graph_commits: Arc::default(),
+        };
+        schema::migrate(&store)?;
+        Ok(store)
+    }
+
+    /// Move a database made by [`Store::create_building`] to `path`: the
+    /// file is switched to write-ahead logging (as every database is),
+    /// synced, and linked into place in one step, so a reader finds either
+    /// no database or the complete one. Fails with [`StoreError::Occupied`]
+    /// (and leaves `path` alone) when a database appeared at `path`
+    /// meanwhile; the build file is then removed.
+    pub fn finish_building(self, path: &Path) -> Result<()> {
+        let building = building_path(path);
+        drop(self);
+        let io = |p: &Path, e: std::io::Error| StoreError::Io {
+            path: p.display().to_string(),
+            source: e,
+        };
+        prepare_sqlite_file(&building)?;
+        std::fs::File::open(&building)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| io(&building, e))?;
+        // Logs of a database deleted by hand would be replayed into this
+        // one: no database is at `path`, so they belong to none.
+        if !path.exists() {
+            for stale in [sidecar(path, "-wal"), sidecar(path, "-shm")] {
+                match std::fs::remove_file(&stale) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(io(&stale, e)),
+                }
+            }
+        }
+        let linked = std::fs::hard_link(&building, path);
+        let removed = std::fs::remove_file(&building);
+        match linked {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(StoreError::Occupied(path.display().to_string()))
+            }
+            Err(e) => return Err(io(path, e)),
+        }
+        removed.map_err(|e| io(&building, e))?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            // The new name is durable once the directory is.
+            std::fs::File::open(dir)
+                .and_then(|d| d.sync_all())
+                .map_err(|e| io(dir, e))?;
+        }
+        Ok(())
+    }
+
     /// An in-memory store, for tests and `--db mem`.
     pub fn memory() -> Result<Store> {
         Store::open(&Location::Memory)
@@ -289,8 +391,16 @@ impl Store {
     }
 
     fn import(&self, batch: Batch) -> Result<()> {
+        let mut relations = batch.into_map();
+        // In key order (key columns come first in every row, and CozoDB's
+        // key encoding sorts as the values do), rows land on neighbouring
+        // pages one after another instead of on random pages of a large
+        // database.
+        relations
+            .par_iter_mut()
+            .for_each(|(_, named)| named.rows.par_sort_unstable());
         self.db
-            .import_relations(batch.into_map())
+            .import_relations(relations)
             .map_err(|e| StoreError::Query(e.to_string()))
     }
 
@@ -402,6 +512,12 @@ fn configure_sqlite_library() {
 /// map), so small databases never pay for it.
 const CONNECTION_CACHE_PRAGMA: &std::ffi::CStr = c"PRAGMA cache_size=-131072";
 
+/// Connections to a database under construction (see
+/// [`Store::create_building`]): no rollback journal, no syncs. If the
+/// build fails or is killed the file is discarded; it is synced once,
+/// complete, before it is moved into place.
+const BUILDING_PRAGMAS: &std::ffi::CStr = c"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF";
+
 /// Called by SQLite for every new connection (registered with
 /// `sqlite3_auto_extension`), including those CozoDB opens itself.
 unsafe extern "C" fn size_connection_cache(
@@ -410,15 +526,27 @@ unsafe extern "C" fn size_connection_cache(
     _api: *const std::ffi::c_void,
 ) -> std::ffi::c_int {
     // SAFETY: `db` is the open connection SQLite hands the entry point;
-    // a failed pragma leaves the default cache, which is harmless.
+    // a failed pragma leaves the default cache, which is harmless. The
+    // file name SQLite returns lives as long as the connection.
     unsafe {
-        sqlite3_sys::sqlite3_exec(
-            db,
-            CONNECTION_CACHE_PRAGMA.as_ptr(),
-            None,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-        );
+        let exec = |sql: &std::ffi::CStr| {
+            sqlite3_sys::sqlite3_exec(
+                db,
+                sql.as_ptr(),
+                None,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        };
+        exec(CONNECTION_CACHE_PRAGMA);
+        let name = sqlite3_sys::sqlite3_db_filename(db, c"main".as_ptr());
+        if !name.is_null()
+            && std::ffi::CStr::from_ptr(name)
+                .to_bytes()
+                .ends_with(BUILDING_SUFFIX.as_bytes())
+        {
+            exec(BUILDING_PRAGMAS);
+        }
     }
     sqlite3_sys::SQLITE_OK
 }
@@ -443,6 +571,21 @@ fn prepare_sqlite_file(path: &Path) -> Result<()> {
         conn.execute("PRAGMA journal_mode=WAL").map_err(err)?;
     }
     Ok(())
+}
+
+/// `path` with `suffix` appended to its file name.
+fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
+/// Where the database for `path` is built (see [`Store::create_building`]).
+pub fn building_path(path: &Path) -> PathBuf {
+    sidecar(path, BUILDING_SUFFIX)
 }
 
 fn is_write_rejection(debug: &str) -> bool {

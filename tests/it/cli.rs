@@ -262,6 +262,15 @@ fn killing_an_index_run_leaves_a_database_the_next_run_completes() {
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
+        // A first index is built aside: what a reader finds at the
+        // database's path is no index or the whole one.
+        if db_path.exists() {
+            assert_eq!(
+                stored_counts(repo.path(), &db_path),
+                expected,
+                "a reader after a kill at {delay_ms} ms found half an index"
+            );
+        }
         let out = graphctx(
             repo.path(),
             &["--db", db_path.to_str().unwrap(), "index", "--json"],
@@ -282,6 +291,106 @@ fn killing_an_index_run_leaves_a_database_the_next_run_completes() {
             expected,
             "after kill at {delay_ms} ms"
         );
+        let left: Vec<_> = std::fs::read_dir(db.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".building"))
+            .collect();
+        assert!(left.is_empty(), "build files left behind: {left:?}");
+    }
+}
+
+/// Entities, edges and unresolved references as the stored totals say,
+/// read without bringing the index current.
+fn stored_counts(
+    repo: &Path,
+    db: &Path,
+) -> (serde_json::Value, serde_json::Value, serde_json::Value) {
+    let out = graphctx(
+        repo,
+        &[
+            "--db",
+            db.to_str().unwrap(),
+            "query",
+            "--json",
+            "?[e, d, u] := *code_stats{graph: 'code', entities: e, edges: d, unresolved: u}",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let row = &v["rows"][0];
+    (row[0].clone(), row[1].clone(), row[2].clone())
+}
+
+#[test]
+fn killing_a_run_over_an_existing_index_leaves_the_old_index_readable() {
+    // An index of a tree of real sources, then an edit to every file: the
+    // run that rewrites them all is killed at several moments of its
+    // course. Readers after each kill find the old index or the new one,
+    // whole.
+    let repo = shapes_copy();
+    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for i in 0..8 {
+        let dst = repo.path().join(format!("src/copy{i}"));
+        std::fs::create_dir_all(&dst).unwrap();
+        copy_dir(&own, &dst);
+    }
+    let db = tempfile::tempdir().unwrap();
+    let db_path = db.path().join("g.db");
+    let db_arg = db_path.to_str().unwrap();
+    let out = graphctx(repo.path(), &["--db", db_arg, "index", "--no-history"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let before = stored_counts(repo.path(), &db_path);
+    let mut rs_files = Vec::new();
+    collect_rs(&repo.path().join("src"), &mut rs_files);
+    for f in &rs_files {
+        let mut text = std::fs::read_to_string(f).unwrap();
+        text.push_str("\npub fn appended_for_the_kill_test() {}\n");
+        std::fs::write(f, text).unwrap();
+    }
+    let (after, full_run) = {
+        let fresh = tempfile::tempdir().unwrap();
+        let fresh_db = fresh.path().join("g.db");
+        let started = std::time::Instant::now();
+        graphctx(
+            repo.path(),
+            &["--db", fresh_db.to_str().unwrap(), "index", "--no-history"],
+        );
+        (stored_counts(repo.path(), &fresh_db), started.elapsed())
+    };
+    assert_ne!(before, after);
+    // Kills spread over the run: parsing, resolving, writing.
+    for share in [0.2, 0.5, 0.8, 0.95] {
+        let delay = full_run.mul_f64(share);
+        let delay_ms = delay.as_millis();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_graphctx"))
+            .args(["--db", db_arg, "index", "--no-history"])
+            .current_dir(repo.path())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let found = stored_counts(repo.path(), &db_path);
+        assert!(
+            found == before || found == after,
+            "a reader after a kill at {delay_ms} ms found {found:?}, neither {before:?} nor {after:?}"
+        );
+    }
+    let out = graphctx(repo.path(), &["--db", db_arg, "index", "--no-history"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stored_counts(repo.path(), &db_path), after);
+}
+
+fn collect_rs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_rs(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
     }
 }
 
