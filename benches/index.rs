@@ -3,10 +3,12 @@
 //!
 //! For each tree it measures, in the same run and with the same rayon
 //! threads: parse-only time (tree-sitter alone over the same files, read
-//! into memory beforehand), a cold full index into a fresh SQLite database,
-//! a no-change re-index, and a one-file edit → index current. It prints the
-//! index ÷ parse ratio, entities/s and edges/s, and the peak RSS of a child
-//! process that does only the cold index.
+//! into memory beforehand), a cold full index into a new SQLite database
+//! (as `graphctx index` makes it), a no-change re-index, and one-file edits
+//! → index current: a body edit as the CLI and as a server run it, and a
+//! new `pub fn` (an interface change). It prints the index ÷ parse ratio,
+//! entities/s and edges/s, and the peak RSS of a child process that does
+//! only the cold index.
 //!
 //! Run: `cargo bench --bench index` (add crate directory names or paths as
 //! arguments to choose the trees; default: regex-automata, syn, serde_json,
@@ -18,12 +20,19 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use graphctx::index::rust::extract::{new_rust_parser, parse_only};
-use graphctx::index::{index_repository, walk, IndexOptions};
+use graphctx::index::{
+    index_location, index_repository, index_repository_cached, walk, IndexOptions, InterfaceCache,
+};
 use graphctx::store::{Location, Store};
 use rayon::prelude::*;
 
 mod common;
 use common::{copy_tree, find_crate};
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
 
 fn ms(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1000.0
@@ -41,8 +50,8 @@ fn peak_rss_kb() -> Option<u64> {
 /// Child mode: cold-index one tree into a fresh database and print peak RSS.
 fn child(root: &Path) {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&Location::Sqlite(dir.path().join("graph.db"))).unwrap();
-    index_repository(&store, root, &IndexOptions::default()).unwrap();
+    let location = Location::Sqlite(dir.path().join("graph.db"));
+    index_location(&location, root, &IndexOptions::default()).unwrap();
     println!("{}", peak_rss_kb().unwrap_or(0));
 }
 
@@ -74,58 +83,96 @@ fn bench_tree(label: &str, root: &Path) {
     // trees of thousands of files, where a run takes minutes).
     let mut cold = f64::MAX;
     let mut summary = None;
+    let mut kept = None;
     let runs = if files.len() > 3000 { 1 } else { 3 };
     for _ in 0..runs {
         let db = tempfile::tempdir().unwrap();
-        let store = Store::open(&Location::Sqlite(db.path().join("graph.db"))).unwrap();
+        let location = Location::Sqlite(db.path().join("graph.db"));
         let t = Instant::now();
-        let s = index_repository(&store, root, &IndexOptions::default()).unwrap();
+        let s = index_location(&location, root, &IndexOptions::default()).unwrap();
         cold = cold.min(ms(t.elapsed()));
         summary = Some(s);
+        kept = Some((db, location));
     }
     let s = summary.unwrap();
 
-    // Re-index with nothing changed, and a one-file edit.
-    let db = tempfile::tempdir().unwrap();
-    let store = Store::open(&Location::Sqlite(db.path().join("graph.db"))).unwrap();
-    index_repository(&store, root, &IndexOptions::default()).unwrap();
+    // Re-index with nothing changed, then one-file edits: a file at each
+    // size quartile and the largest one. A body edit (a comment line at
+    // the top: every line moves, no interface changes) as the CLI runs it
+    // (interfaces read from the store) and as a server runs it (interfaces
+    // and symbol table kept between runs); an interface edit (a new `pub
+    // fn`: every file is resolved again). Typical figure: the median over
+    // the files; worst: the largest file.
+    let (_db, location) = kept.expect("one cold run at least");
+    let store = Store::open(&location).unwrap();
     let t = Instant::now();
     index_repository(&store, root, &IndexOptions::default()).unwrap();
     let noop = ms(t.elapsed());
-    // One-file edits: a file at each size quartile and the largest one;
-    // the typical figure is the median, the worst is the largest file.
+    let mut cache = InterfaceCache::with_symbol_table();
+    index_repository_cached(&store, root, &IndexOptions::default(), &mut cache).unwrap();
     let mut by_size: Vec<&walk::SourceFile> = files.iter().collect();
     by_size.sort_by_key(|f| f.bytes);
-    let picks: Vec<PathBuf> = [0.25, 0.5, 0.75, 0.9, 1.0]
+    // Trees of thousands of files: the median and the largest file, one
+    // interface edit each (a run resolves every file, for minutes).
+    let large = files.len() > 3000;
+    let quantiles: &[f64] = if large {
+        &[0.5, 1.0]
+    } else {
+        &[0.25, 0.5, 0.75, 0.9, 1.0]
+    };
+    let picks: Vec<PathBuf> = quantiles
         .iter()
         .map(|q| {
             let i = ((by_size.len() - 1) as f64 * q).round() as usize;
             by_size[i].abs_path.clone()
         })
         .collect();
-    let mut edits = Vec::new();
-    let mut worst = 0.0;
-    for (n, target) in picks.iter().enumerate() {
+    let (mut body_cli, mut body_server, mut iface) = (Vec::new(), Vec::new(), Vec::new());
+    for target in &picks {
         let original = std::fs::read_to_string(target).unwrap_or_default();
-        let mut times = Vec::new();
-        for i in 0..3 {
-            let edited = format!("{original}\npub fn graphctx_bench_edit_{i}() -> u32 {{ {i} }}\n");
-            std::fs::write(target, edited).unwrap();
+        let timed = |text: String, cache: Option<&mut InterfaceCache>| {
+            std::fs::write(target, text).unwrap();
             let t = Instant::now();
-            index_repository(&store, root, &IndexOptions::default()).unwrap();
-            times.push(ms(t.elapsed()));
+            match cache {
+                Some(c) => {
+                    index_repository_cached(&store, root, &IndexOptions::default(), c).unwrap()
+                }
+                None => index_repository(&store, root, &IndexOptions::default()).unwrap(),
+            };
+            ms(t.elapsed())
+        };
+        let mut cli = Vec::new();
+        let mut server = Vec::new();
+        let mut new_fn = Vec::new();
+        for i in 0..3 {
+            cli.push(timed(
+                format!("// graphctx bench edit {i}\n{original}"),
+                None,
+            ));
         }
-        std::fs::write(target, &original).unwrap();
-        index_repository(&store, root, &IndexOptions::default()).unwrap();
-        times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        let t = times[1];
-        if n + 1 == picks.len() {
-            worst = t;
+        // The CLI's runs moved the graph's seq: one run to warm the cache.
+        timed(original.clone(), Some(&mut cache));
+        for i in 0..3 {
+            server.push(timed(
+                format!("// graphctx bench edit {i}.\n{original}"),
+                Some(&mut cache),
+            ));
         }
-        edits.push(t);
+        for i in 0..if large { 1 } else { 3 } {
+            new_fn.push(timed(
+                format!("{original}\npub fn graphctx_bench_edit_{i}() -> u32 {{ {i} }}\n"),
+                Some(&mut cache),
+            ));
+        }
+        timed(original, Some(&mut cache));
+        body_cli.push(median(cli));
+        body_server.push(median(server));
+        iface.push(median(new_fn));
     }
-    edits.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let edit = edits[edits.len() / 2];
+    let worst = |v: &[f64]| v.last().copied().unwrap_or(0.0);
+    let (body_cli_worst, body_server_worst, iface_worst) =
+        (worst(&body_cli), worst(&body_server), worst(&iface));
+    let (body_cli, body_server, iface) = (median(body_cli), median(body_server), median(iface));
 
     let rss = std::process::Command::new(std::env::current_exe().unwrap())
         .arg("--child")
@@ -138,15 +185,20 @@ fn bench_tree(label: &str, root: &Path) {
 
     println!(
         "{label:<22} {:>5} files {:>6} KiB | parse {:>7.1} ms | cold index {:>7.1} ms = {:>4.2}x parse | \
-         no-op {:>6.1} ms | 1-file edit {:>6.1} ms (largest file {:>6.1}) | {:>6} entities {:>6} edges | {:>8.0} entities/s {:>8.0} edges/s | peak RSS {:>5.1} MiB",
+         no-op {:>6.1} ms | body edit: CLI {:>6.1} ms (largest file {:>6.1}), server {:>6.1} ms ({:>6.1}) | \
+         new pub fn {:>6.1} ms ({:>6.1}) | {:>6} entities {:>6} edges | {:>8.0} entities/s {:>8.0} edges/s | peak RSS {:>5.1} MiB",
         files.len(),
         bytes / 1024,
         parse,
         cold,
         cold / parse,
         noop,
-        edit,
-        worst,
+        body_cli,
+        body_cli_worst,
+        body_server,
+        body_server_worst,
+        iface,
+        iface_worst,
         s.entities,
         s.edges,
         s.entities as f64 / (cold / 1000.0),

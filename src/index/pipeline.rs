@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::rust::interface;
-use super::rust::resolve::{self, FileLinks};
+use super::rust::resolve::{self, FileLinks, ResidentTable};
 use super::rust::RustExtractor;
 use super::state::{
     load_bodies, load_file_states, load_file_stats, load_interfaces, read_counts, record_stats,
@@ -143,9 +143,28 @@ pub struct InterfaceCache {
     graph: String,
     seq: i64,
     interfaces: BTreeMap<String, FileExtract>,
+    /// Whether to keep the symbol table between runs too (see
+    /// [`InterfaceCache::with_symbol_table`]).
+    keep_table: bool,
+    /// Built from the interfaces as they were at `seq` or before: every
+    /// run since then changed no interface (see [`ResidentTable`]).
+    table: Option<ResidentTable>,
 }
 
 impl InterfaceCache {
+    /// A cache that also keeps the symbol table of every file between
+    /// runs, so a run that changes no interface resolves the edited files
+    /// against it instead of building the table of the whole repository.
+    /// It holds a second copy of the interfaces and takes a table build
+    /// after each run that changed one: for servers, which answer after
+    /// every save.
+    pub fn with_symbol_table() -> InterfaceCache {
+        InterfaceCache {
+            keep_table: true,
+            ..InterfaceCache::default()
+        }
+    }
+
     /// Files held.
     pub fn len(&self) -> usize {
         self.interfaces.len()
@@ -169,14 +188,14 @@ pub fn index_repository_cached(
     }
     let graph = opts.graph.as_str();
     let run_started_ns = walk::unix_nanos(std::time::SystemTime::now());
-    let mut phases = Phases::new();
+    let mut phases = Phases::new(opts.progress);
     let walked = walk::walk(root);
     let layout_digest = layout_key(&walked);
     let stored = load_file_states(store, graph)?;
     let stats = load_file_stats(store, graph)?;
     phases.lap("walk");
 
-    let bar = progress_bar(opts.progress, walked.files.len() as u64);
+    let bar = phases.counted("parse", walked.files.len() as u64);
     let outcomes: Vec<Outcome> = walked
         .files
         .par_iter()
@@ -191,7 +210,6 @@ pub fn index_repository_cached(
             o
         })
         .collect();
-    bar.finish_and_clear();
     phases.lap("parse");
 
     let mut summary = IndexSummary {
@@ -272,12 +290,17 @@ pub fn index_repository_cached(
         // the stored ones of the files parsed now, to see what changed.
         let mut old_interfaces: BTreeMap<String, FileExtract> = BTreeMap::new();
         let mut reparse: Vec<&SourceFile> = Vec::new();
+        let mut resident: Option<ResidentTable> = None;
         {
             let cached =
                 cache.graph == graph && cache.seq > 0 && cache.seq == store.graph_seq(graph)?;
             // Taken either way: a run that fails leaves no cache behind.
             let held = std::mem::take(&mut cache.interfaces);
+            let held_table = cache.table.take();
             cache.seq = 0;
+            if cached {
+                resident = held_table;
+            }
             let mut loaded = if cached {
                 held
             } else {
@@ -355,10 +378,25 @@ pub fn index_repository_cached(
         }
 
         phases.lap("load");
+        phases.show("resolve");
         let inputs: Vec<(&FileContext, &FileExtract)> =
             extracts.values().map(|(c, e)| (c, e)).collect();
+        if !narrow {
+            // Some interface changed (or might have): the table is stale.
+            resident = None;
+        }
         let links = if narrow {
-            resolve::resolve_files(&inputs, |p| replaced.contains(p))
+            match &resident {
+                Some(table) => {
+                    let picked: Vec<(&FileContext, &FileExtract)> = inputs
+                        .iter()
+                        .filter(|(_, e)| replaced.contains(&e.path))
+                        .copied()
+                        .collect();
+                    table.resolve_files(&picked)
+                }
+                None => resolve::resolve_files(&inputs, |p| replaced.contains(p)),
+            }
         } else {
             resolve::resolve(&inputs)
         };
@@ -367,6 +405,7 @@ pub fn index_repository_cached(
             .map(|(p, l)| (p.clone(), l.digest()))
             .collect();
         phases.lap("resolve");
+        phases.show("diff");
 
         let written = write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
         let mut touched = written.touched;
@@ -397,6 +436,7 @@ pub fn index_repository_cached(
             usage_scope,
         )?;
         phases.lap("usage");
+        phases.show("diff");
         write_files(
             graph, &mut batch, &new_files, &digests, &stored, &extracts, &deleted, &unchanged,
         );
@@ -436,16 +476,33 @@ pub fn index_repository_cached(
         summary.rows_written = batch.len();
         summary.files_resolved = links.len();
         phases.lap("diff");
+        phases.show("write");
         store.apply(batch)?;
         phases.lap("write");
         drop(links);
         cache.graph = graph.to_string();
-        cache.interfaces = extracts
+        let interfaces: Vec<(String, FileContext, FileExtract)> = extracts
             .into_iter()
-            .map(|(path, (_, ex))| (path, interface::split(ex).0))
+            .map(|(path, (ctx, ex))| (path, ctx, interface::split(ex).0))
+            .collect();
+        if cache.keep_table {
+            cache.table = resident.or_else(|| {
+                let copies = interfaces
+                    .iter()
+                    .map(|(_, ctx, ex)| (ctx.clone(), ex.clone()))
+                    .collect();
+                Some(ResidentTable::build(copies))
+            });
+        }
+        cache.interfaces = interfaces
+            .into_iter()
+            .map(|(path, _, ex)| (path, ex))
             .collect();
     }
 
+    if opts.history {
+        phases.show("history");
+    }
     if opts.history && super::history::refresh(store, graph, root)? {
         phases.lap("history");
     }
@@ -487,22 +544,59 @@ pub fn index_repository_cached(
     }
     summary.seq = store.graph_seq(graph)?;
     summary.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
-    summary.phases_ms = phases.done;
+    summary.phases_ms = std::mem::take(&mut phases.done);
     Ok(summary)
 }
 
-/// Wall-clock time per pipeline phase, reported in the summary.
+/// Wall-clock time per pipeline phase, reported in the summary, and the
+/// terminal's progress line: it names the phase running and keeps moving
+/// during it (counting files while they are parsed).
 struct Phases {
     last: Instant,
     done: BTreeMap<&'static str, f64>,
+    bar: indicatif::ProgressBar,
 }
 
 impl Phases {
-    fn new() -> Phases {
+    fn new(progress: bool) -> Phases {
+        let bar = if progress {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_style(Phases::style("{spinner} indexing: {msg} {elapsed}"));
+            bar.set_message("walk");
+            bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
         Phases {
             last: Instant::now(),
             done: BTreeMap::new(),
+            bar,
         }
+    }
+
+    fn style(template: &str) -> indicatif::ProgressStyle {
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner())
+    }
+
+    /// Show `name` as the phase running.
+    fn show(&self, name: &'static str) {
+        self.bar
+            .set_style(Phases::style("{spinner} indexing: {msg} {elapsed}"));
+        self.bar.set_message(name);
+    }
+
+    /// Show `name` as the phase running, counting `len` files: the bar
+    /// returned moves with each `inc`.
+    fn counted(&self, name: &'static str, len: u64) -> indicatif::ProgressBar {
+        self.bar.set_style(Phases::style(
+            "{spinner} indexing: {msg} {pos}/{len} files {wide_bar}",
+        ));
+        self.bar.set_length(len);
+        self.bar.set_position(0);
+        self.bar.set_message(name);
+        self.bar.clone()
     }
 
     fn lap(&mut self, name: &'static str) {
@@ -512,16 +606,10 @@ impl Phases {
     }
 }
 
-fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
-    if !enabled {
-        return indicatif::ProgressBar::hidden();
+impl Drop for Phases {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
     }
-    let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} indexing {pos}/{len} files {wide_bar}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar
 }
 
 /// Changes whenever the extractor or the `FileExtract` format changes, so

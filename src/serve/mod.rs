@@ -119,7 +119,7 @@ impl Workspace {
             graph: graph.to_string(),
             store,
             counter: TokenCounter::new(Encoding::O200k),
-            refreshing: Mutex::new(InterfaceCache::default()),
+            refreshing: Mutex::new(InterfaceCache::with_symbol_table()),
             progress: Mutex::new(Progress::default()),
             progressed: Condvar::new(),
             symbols: Mutex::new(None),

@@ -286,9 +286,10 @@ proptest! {
         let tree = initial_tree();
         let db = tempfile::tempdir().unwrap();
         let store = Store::open(&Location::Sqlite(db.path().join("graph.db"))).unwrap();
-        // Most runs keep the interfaces between runs as a server does;
-        // every third is another process's, which the cache must notice.
-        let mut cache = graphctx::index::InterfaceCache::default();
+        // Most runs keep the interfaces and the symbol table between runs
+        // as a server does; every third is another process's, which the
+        // cache must notice.
+        let mut cache = graphctx::index::InterfaceCache::with_symbol_table();
         let mut run = |step: usize| {
             if step % 3 == 2 {
                 index(&store, tree.path());
@@ -406,6 +407,52 @@ fn an_edit_that_keeps_every_interface_resolves_only_the_edited_file() {
     let iface = index(&store, tree.path());
     assert_eq!(iface.files_parsed, 1);
     assert_eq!(iface.files_resolved, first.files_seen);
+    assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
+}
+
+#[test]
+fn a_kept_symbol_table_follows_every_interface_change() {
+    // As a server runs: the interfaces and the symbol table kept between
+    // runs. A body edit resolves against the kept table; after a run that
+    // renamed a function, the next body edit must see the new name.
+    let tree = initial_tree();
+    let store = Store::memory().unwrap();
+    let mut cache = graphctx::index::InterfaceCache::with_symbol_table();
+    let mut run = || {
+        graphctx::index::index_repository_cached(
+            &store,
+            tree.path(),
+            &graphctx::index::IndexOptions::default(),
+            &mut cache,
+        )
+        .expect("index runs")
+    };
+    let edit = |rel: &str, from: &str, to: &str| {
+        let path = tree.path().join(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{rel} has no {from:?}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    };
+    let first = run();
+    assert_eq!(first.files_resolved, first.files_seen);
+
+    edit(
+        "src/lib.rs",
+        "clamp_scale(1.0)",
+        "clamp_scale(clamp_scale(1.0))",
+    );
+    let body = run();
+    assert_eq!((body.files_parsed, body.files_resolved), (1, 1));
+    assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
+
+    edit("src/util.rs", "fn clamp_scale(", "fn clamp_factor(");
+    let renamed = run();
+    assert_eq!(renamed.files_resolved, first.files_seen);
+    assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
+
+    edit("src/lib.rs", "clamp_scale(1.0)", "clamp_factor(1.0)");
+    let body = run();
+    assert_eq!((body.files_parsed, body.files_resolved), (1, 1));
     assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
 }
 

@@ -114,8 +114,61 @@ pub fn resolve_files<'a>(
     wanted: impl Fn(&str) -> bool,
 ) -> BTreeMap<String, FileLinks<'a>> {
     let table = SymbolTable::build(files);
+    let picked: Vec<(&'a FileContext, &'a FileExtract)> = files
+        .iter()
+        .filter(|(_, e)| wanted(&e.path))
+        .copied()
+        .collect();
+    resolve_against(&table, &picked)
+}
+
+/// A symbol table kept by a long-lived process between index runs, with
+/// the interfaces it was built from.
+///
+/// The table reads nothing of a file but its interface, so it stays right
+/// for as long as every file's interface fingerprint stays what it was
+/// (line numbers and doc comments may move: the table does not read
+/// them). A run that only edits bodies then resolves the edited files
+/// against it without building the table of the whole repository again;
+/// the owner drops it at any other change (see `InterfaceCache`).
+pub struct ResidentTable {
+    table: yoke::Yoke<SymbolTable<'static>, Box<[(FileContext, FileExtract)]>>,
+}
+
+impl ResidentTable {
+    /// Build the table of these interfaces (whole extracts are fine too:
+    /// the table reads their interface part).
+    pub fn build(files: Vec<(FileContext, FileExtract)>) -> ResidentTable {
+        let table = yoke::Yoke::attach_to_cart(files.into_boxed_slice(), |files| {
+            let refs: Vec<(&FileContext, &FileExtract)> =
+                files.iter().map(|(c, e)| (c, e)).collect();
+            SymbolTable::build(&refs)
+        });
+        ResidentTable { table }
+    }
+
+    /// Resolve `files` (whole extracts of files whose interfaces the
+    /// table holds) against the table: what [`resolve_files`] would give
+    /// them with the table built from every file now.
+    pub fn resolve_files<'s>(
+        &'s self,
+        files: &[(&'s FileContext, &'s FileExtract)],
+    ) -> BTreeMap<String, FileLinks<'s>> {
+        resolve_against(self.table.get(), files)
+    }
+
+    /// Files the table was built from.
+    pub fn files(&self) -> usize {
+        self.table.backing_cart().len()
+    }
+}
+
+fn resolve_against<'a>(
+    table: &SymbolTable<'a>,
+    files: &[(&'a FileContext, &'a FileExtract)],
+) -> BTreeMap<String, FileLinks<'a>> {
     let mut out: BTreeMap<String, FileLinks<'a>> = BTreeMap::new();
-    for (ctx, extract) in files.iter().filter(|(_, e)| wanted(&e.path)) {
+    for (ctx, extract) in files {
         let mut links = FileLinks::default();
         let krate = ctx.crate_name.as_str();
         // Containment from the syntax tree, and of a file's module by the
@@ -185,6 +238,7 @@ enum Res {
     Items(Vec<EntId>),
 }
 
+#[derive(yoke::Yokeable)]
 struct SymbolTable<'a> {
     entities: Vec<(&'a Entity, &'a str)>, // entity, crate
     key_to_ent: HashMap<&'a str, EntId>,
