@@ -378,6 +378,9 @@ pub fn index_repository_cached(
         }
 
         phases.lap("load");
+        // A database being built lands each stage's rows as it goes (no
+        // stage below reads what an earlier one wrote).
+        let mut landed = land_early(store, &mut batch, &mut phases, "load")?;
         phases.show("resolve");
         let inputs: Vec<(&FileContext, &FileExtract)> =
             extracts.values().map(|(c, e)| (c, e)).collect();
@@ -416,9 +419,11 @@ pub fn index_repository_cached(
             &extracts,
             text_current.then_some(&touched),
         )?;
+        landed += land_early(store, &mut batch, &mut phases, "diff")?;
         let linked = write_links(
             store, graph, &mut batch, &links, &digests, &stored, &deleted,
         )?;
+        landed += land_early(store, &mut batch, &mut phases, "diff")?;
         touched.extend(linked.endpoints);
         phases.lap("diff");
         let usage_scope = if narrow {
@@ -435,6 +440,7 @@ pub fn index_repository_cached(
             usage_current.then_some(&touched),
             usage_scope,
         )?;
+        landed += land_early(store, &mut batch, &mut phases, "usage")?;
         phases.lap("usage");
         phases.show("diff");
         write_files(
@@ -473,7 +479,7 @@ pub fn index_repository_cached(
             .begin_graph_change(graph)?
             .with_source(root.display().to_string());
         batch.lands_as(change);
-        summary.rows_written = batch.len();
+        summary.rows_written = landed + batch.len();
         summary.files_resolved = links.len();
         phases.lap("diff");
         phases.show("write");
@@ -546,6 +552,19 @@ pub fn index_repository_cached(
     summary.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     summary.phases_ms = std::mem::take(&mut phases.done);
     Ok(summary)
+}
+
+/// [`Store::land_early`], its time counted as writing.
+fn land_early(
+    store: &Store,
+    batch: &mut Batch,
+    phases: &mut Phases,
+    running: &'static str,
+) -> Result<usize, StoreError> {
+    phases.lap(running);
+    let rows = store.land_early(batch)?;
+    phases.lap("write");
+    Ok(rows)
 }
 
 /// Wall-clock time per pipeline phase, reported in the summary, and the

@@ -120,6 +120,9 @@ pub struct Store {
     /// Graph changes of this process land one at a time (the commit lock
     /// does not exclude threads of an in-memory database).
     graph_commits: Arc<Mutex<()>>,
+    /// A database under construction ([`Store::create_building`]): no
+    /// reader sees it before it is complete.
+    building: bool,
 }
 
 /// A change to one graph, prepared against the seq the graph had (see
@@ -197,6 +200,7 @@ impl Store {
             db,
             location: location.clone(),
             graph_commits: Arc::default(),
+            building: false,
         })
     }
 
@@ -241,6 +245,7 @@ impl Store {
             // opens the build file; its writer holds the write lock).
             location: Location::Sqlite(path.to_path_buf()),
             graph_commits: Arc::default(),
+            building: true,
         };
         schema::migrate(&store)?;
         Ok(store)
@@ -402,6 +407,22 @@ impl Store {
         self.db
             .import_relations(relations)
             .map_err(|e| StoreError::Query(e.to_string()))
+    }
+
+    /// Land what `batch` holds so far when no reader can see this
+    /// database before it is complete (one being built, see
+    /// [`Store::create_building`]), and empty the batch: a writer of
+    /// millions of rows then holds them a stage at a time. Elsewhere it
+    /// does nothing, and the batch lands whole with the rest.
+    /// Returns the number of rows landed.
+    pub fn land_early(&self, batch: &mut Batch) -> Result<usize> {
+        if !self.building || batch.graph_change.is_some() {
+            return Ok(0);
+        }
+        let staged = std::mem::take(batch);
+        let rows = staged.len();
+        self.apply(staged)?;
+        Ok(rows)
     }
 
     /// Start a change to `graph` at its current seq: a batch that

@@ -500,3 +500,30 @@ fn usage_rows_missing_or_outdated_are_rebuilt_by_the_next_run() {
     assert_eq!(dump(&store), dump(&fresh));
     assert!(graphctx::emit::build_context(&store, &req, &counter).is_ok());
 }
+
+#[test]
+fn a_first_index_built_aside_equals_one_landed_in_place() {
+    // `graphctx index` builds a new database aside, landing stage by
+    // stage; into an existing one a run lands in one batch. Every
+    // relation must come out the same.
+    use graphctx::index::{index_location, IndexOptions};
+    let tree = initial_tree();
+    let dir = tempfile::tempdir().unwrap();
+    let aside = Location::Sqlite(dir.path().join("aside.db"));
+    let in_place = Location::Sqlite(dir.path().join("in_place.db"));
+    drop(Store::open(&in_place).unwrap());
+    let opts = IndexOptions::default();
+    let a = index_location(&aside, tree.path(), &opts).unwrap();
+    let b = index_location(&in_place, tree.path(), &opts).unwrap();
+    assert_eq!(a.rows_written, b.rows_written);
+    assert!(!dir.path().join("aside.db.building").exists());
+    let (a, b) = (
+        Store::open(&aside).unwrap(),
+        Store::open(&in_place).unwrap(),
+    );
+    let relations = a.relations().unwrap();
+    assert_eq!(relations, b.relations().unwrap());
+    for r in relations.iter().filter(|r| !r.contains(':')) {
+        assert_eq!(a.dump(r).unwrap(), b.dump(r).unwrap(), "relation {r}");
+    }
+}
