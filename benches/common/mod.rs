@@ -77,14 +77,27 @@ pub fn find_crate(name: &str) -> Option<PathBuf> {
 
 /// Copy the `.rs` files the walker would index, and the top manifest.
 pub fn copy_tree(from: &Path, to: &Path) {
+    // The sources, and the manifest of every directory above one: the
+    // Cargo layout (crate names, targets) decides what resolves.
+    let mut dirs = std::collections::BTreeSet::new();
     for f in walk::walk(from).files {
         let dst = to.join(&f.ctx.path);
         std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
         std::fs::copy(&f.abs_path, &dst).unwrap();
+        let mut dir = Path::new(&f.ctx.path).parent();
+        while let Some(d) = dir {
+            if !dirs.insert(d.to_path_buf()) {
+                break;
+            }
+            dir = d.parent();
+        }
     }
-    let manifest = from.join("Cargo.toml");
-    if manifest.is_file() {
-        std::fs::copy(manifest, to.join("Cargo.toml")).unwrap();
+    dirs.insert(PathBuf::new());
+    for d in dirs {
+        let manifest = from.join(&d).join("Cargo.toml");
+        if manifest.is_file() {
+            std::fs::copy(manifest, to.join(&d).join("Cargo.toml")).unwrap();
+        }
     }
 }
 
