@@ -6,10 +6,16 @@
 //! commit message describes code), and measures warm in-process
 //! `analyse::search::search` (limit 50) p50/p95. Baseline in the same run:
 //! the postings lookup alone (`queries/search_postings.cozo` for the
-//! query's words, no ranking, spread or history). Also prints how often the
-//! entity whose doc the query came from is among the first 10 hits.
+//! query's words, no ranking, spread or history). Also prints the search's
+//! CPU time (the wall time less the waits for a core, on a shared machine)
+//! and how often the entity whose doc the query came from is among the
+//! first 10 hits.
 //!
 //! Run: `cargo bench --bench search` (optional arguments: crate names).
+//! With `GRAPHCTX_BENCH_DB=PATH` the index is kept in that SQLite file and
+//! reused by the next run (when comparing search changes, not index ones);
+//! with `GRAPHCTX_BENCH_HITS=PATH` every query's hits are written to PATH
+//! (to compare rankings before and after a change).
 
 use std::time::Instant;
 
@@ -20,7 +26,7 @@ use graphctx::store::{queries, Location, Params, Store};
 use graphctx::support::words::query_terms;
 
 mod common;
-use common::{copy_crates, crate_names_from_args, ms, stats};
+use common::{copy_crates, crate_names_from_args, ms, stats, thread_cpu_ms};
 
 /// The first sentence of a doc comment, if it is a sentence of words.
 fn first_sentence(doc: &str) -> Option<String> {
@@ -31,28 +37,44 @@ fn first_sentence(doc: &str) -> Option<String> {
 }
 
 fn main() {
-    let work = tempfile::tempdir().unwrap();
-    let used = copy_crates(&crate_names_from_args(), work.path());
     let db = tempfile::tempdir().unwrap();
-    let store = Store::open(&Location::Sqlite(db.path().join("graph.db"))).unwrap();
-    let t = Instant::now();
-    let s = index_repository(
-        &store,
-        work.path(),
-        &IndexOptions {
-            history: false,
-            ..IndexOptions::default()
-        },
-    )
-    .unwrap();
-    println!(
-        "index of {} crates: {} files, {} entities, {} edges in {:.1} s",
-        used.len(),
-        s.files_seen,
-        s.entities,
-        s.edges,
-        t.elapsed().as_secs_f64()
-    );
+    let kept = std::env::var_os("GRAPHCTX_BENCH_DB").map(std::path::PathBuf::from);
+    let reuse = kept.as_ref().is_some_and(|p| p.is_file());
+    let path = kept.unwrap_or_else(|| db.path().join("graph.db"));
+    let store = Store::open(&Location::Sqlite(path.clone())).unwrap();
+    let entities = if reuse {
+        let rows = store
+            .read(
+                "?[n] := *code_stats{graph: 'code', entities: n}",
+                Params::new(),
+            )
+            .unwrap();
+        let n = rows.rows[0][0].get_int().unwrap();
+        println!("index reused from {}: {n} entities", path.display());
+        n
+    } else {
+        let work = tempfile::tempdir().unwrap();
+        let used = copy_crates(&crate_names_from_args(), work.path());
+        let t = Instant::now();
+        let s = index_repository(
+            &store,
+            work.path(),
+            &IndexOptions {
+                history: false,
+                ..IndexOptions::default()
+            },
+        )
+        .unwrap();
+        println!(
+            "index of {} crates: {} files, {} entities, {} edges in {:.1} s",
+            used.len(),
+            s.files_seen,
+            s.entities,
+            s.edges,
+            t.elapsed().as_secs_f64()
+        );
+        s.entities
+    };
 
     // Queries: doc sentences of every k-th documented fn, method or type.
     let rows = store
@@ -95,25 +117,38 @@ fn main() {
     }
     let mut base_ms = vec![];
     let mut search_ms = vec![];
+    let mut search_cpu = vec![];
     let mut found = 0;
+    let mut dump = std::env::var_os("GRAPHCTX_BENCH_HITS")
+        .map(|p| std::io::BufWriter::new(std::fs::File::create(p).unwrap()));
     for (id, q) in &sample {
         let t = Instant::now();
         std::hint::black_box(postings(q));
         base_ms.push(ms(t));
         let t = Instant::now();
+        let cpu = thread_cpu_ms();
         let hits = search::search(&store, "code", q, &opts).unwrap();
+        search_cpu.push(thread_cpu_ms() - cpu);
         search_ms.push(ms(t));
         if hits.iter().take(10).any(|h| &h.key == id) {
             found += 1;
         }
+        if let Some(out) = dump.as_mut() {
+            use std::io::Write;
+            writeln!(out, "# {q}").unwrap();
+            for h in &hits {
+                writeln!(out, "{:.3} {} {:?}", h.score, h.key, h.why).unwrap();
+            }
+        }
     }
     println!(
         "search DOC-SENTENCE --limit 50 on {} entities, {} queries:",
-        s.entities,
+        entities,
         sample.len()
     );
     let (b50, b95) = stats("  postings lookup alone (baseline)", base_ms);
     let (s50, s95) = stats("  ranked search (warm)", search_ms);
+    stats("  ranked search (warm), CPU time of the thread", search_cpu);
     println!(
         "  search p50 = {:.1}x, p95 = {:.1}x the postings lookup; the query's own entity in the first 10 hits: {:.0} %",
         s50 / b50.max(1e-9),

@@ -123,6 +123,18 @@ pub fn stats(label: &str, mut v: Vec<f64>) -> (f64, f64) {
     (p50, p95)
 }
 
+/// CPU time of the calling thread, in milliseconds: on a machine shared
+/// with other work, wall time counts the waits for a core, this does not.
+pub fn thread_cpu_ms() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for the call to fill in.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1000.0 + ts.tv_nsec as f64 / 1e6
+}
+
 /// Milliseconds since `t`.
 pub fn ms(t: std::time::Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0

@@ -3,12 +3,13 @@
 //!
 //! Three signals, each from the store:
 //!
-//! 1. **Words.** BM25 over the text index (`code_text:fts`, schema 12:
-//!    name, key, doc comment and signature head of every entity, camelCase
-//!    split, stemmed). The postings are read directly, so a hit's score sums
-//!    over the query's words (CozoDB's own `~` operator keeps the best word
-//!    of an OR instead) and the query never passes through a query
-//!    language: it is split into words here and bound as `$words`.
+//! 1. **Words.** BM25 over the text index (`code_word`, schemas 12 and
+//!    14: the words of every entity's name, owner, doc comment and
+//!    signature head, camelCase split, stemmed; one posting list per
+//!    word). The lists are read directly, so a hit's score sums over the
+//!    query's words (CozoDB's own `~` operator keeps the best word of an
+//!    OR instead) and the query never passes through a query language: it
+//!    is split into words here and bound as `$words`.
 //! 2. **Graph.** The lexical hits are seeds whose scores spread one hop
 //!    along the edges around them (both directions, weighted by the
 //!    relationship as the context's relevance weighs it), so a function
@@ -25,21 +26,24 @@
 //! different places. All weights are fixed constants, the same for every
 //! repository.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use rustc_hash::FxHashMap;
+
 use super::relevance::rel_weight;
-use crate::store::rows::{decode_first, decode_rows, query_rows, Str};
+use super::select::EntityBrief;
+use crate::store::rows::{decode_first, decode_rows, query_rows, RowError, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
-use crate::support::words::{has_words, query_terms, Term};
+use crate::support::words::{decode_postings, has_words, query_terms, Posting, Term};
 
 query_rows! {
     /// `queries/search_postings.cozo`.
-    PostingRow = "search_postings" {
-        key { word: Str<'a>, id: Str<'a> }
-        value { tf: i64, len: i64 }
+    PostingsRow = "search_postings" {
+        key { word: Str<'a> }
+        value { postings: Str<'a> }
     }
     /// `queries/search_entities.cozo`.
     HitRow = "search_entities" {
@@ -51,7 +55,6 @@ query_rows! {
             start_line: i64,
             end_line: i64,
             head: Str<'a>,
-            is_test: bool,
         }
     }
     /// `queries/search_neighbours.cozo`.
@@ -179,7 +182,8 @@ pub fn search(
     let named = named_entities(query, &cands);
     spread(store, graph, &mut cands, &named)?;
 
-    // The strongest candidates, with what a hit shows.
+    // The strongest candidates, with what ranking needs of them (kind,
+    // file, test flag: one `code_usage` row each).
     let mut ranked: Vec<(&String, f64)> = cands
         .iter()
         .map(|(k, c)| (k, c.lexical + c.spread))
@@ -188,15 +192,15 @@ pub fn search(
     ranked.truncate(CANDIDATES);
     let keys: Vec<&str> = ranked.iter().map(|(k, _)| k.as_str()).collect();
     let rows = store.read(
-        queries::SEARCH_ENTITIES,
+        queries::ENTITY_BRIEF,
         Params::new()
             .with("graph", graph)
             .with("keys", str_list(keys)),
     )?;
-    let infos = decode_rows::<HitRow>(&rows).map_err(StoreError::from)?;
-    let info: HashMap<&str, &HitRow> = infos.iter().map(|r| (r.id.as_ref(), r)).collect();
+    let briefs = decode_rows::<EntityBrief>(&rows).map_err(StoreError::from)?;
+    let info: FxHashMap<&str, &EntityBrief> = briefs.iter().map(|r| (r.id.as_ref(), r)).collect();
 
-    let mut scored: Vec<(&HitRow, f64)> = ranked
+    let mut scored: Vec<(&EntityBrief, f64)> = ranked
         .iter()
         .filter_map(|(k, s)| {
             let r = info.get(k.as_str())?;
@@ -206,13 +210,13 @@ pub fn search(
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
 
     // Files: the best entity plus a share of the next ones.
-    let mut per_file: HashMap<&str, Vec<f64>> = HashMap::new();
+    let mut per_file: FxHashMap<&str, Vec<f64>> = FxHashMap::default();
     for (r, s) in &scored {
         per_file.entry(r.file.as_ref()).or_default().push(*s);
     }
     // A file's module entity holds its path: a query naming a component
     // names its files.
-    let mut path_score: HashMap<&str, f64> = HashMap::new();
+    let mut path_score: FxHashMap<&str, f64> = FxHashMap::default();
     for (r, _) in &scored {
         if r.kind == "module" {
             let l = cands[r.id.as_ref()].lexical;
@@ -220,7 +224,7 @@ pub fn search(
             *e = e.max(l);
         }
     }
-    let mut file_score: HashMap<&str, f64> = per_file
+    let mut file_score: FxHashMap<&str, f64> = per_file
         .iter()
         .map(|(f, ss)| {
             let rest: f64 = ss.iter().skip(1).take(FILE_DEPTH).sum();
@@ -234,8 +238,8 @@ pub fn search(
     // entity of a file a little less.
     let top_file = file_score.values().cloned().fold(0.0, f64::max).max(1e-9);
     let top_entity = scored.first().map(|x| x.1).unwrap_or(0.0).max(1e-9);
-    let mut seen: HashMap<&str, i32> = HashMap::new();
-    let mut order: Vec<(&HitRow, f64)> = scored
+    let mut seen: FxHashMap<&str, i32> = FxHashMap::default();
+    let mut order: Vec<(&EntityBrief, f64)> = scored
         .iter()
         .map(|(r, s)| {
             let n = seen.entry(r.file.as_ref()).or_insert(0);
@@ -246,13 +250,32 @@ pub fn search(
         })
         .collect();
     order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+    let chosen: Vec<(&EntityBrief, f64)> = order
+        .into_iter()
+        .filter(|(r, _)| keep(r, opts))
+        .take(if opts.limit == 0 {
+            usize::MAX
+        } else {
+            opts.limit
+        })
+        .collect();
 
+    // What a hit shows, for the hits only.
+    let keys: Vec<&str> = chosen.iter().map(|(r, _)| r.id.as_ref()).collect();
+    let rows = store.read(
+        queries::SEARCH_ENTITIES,
+        Params::new()
+            .with("graph", graph)
+            .with("keys", str_list(keys)),
+    )?;
+    let shown = decode_rows::<HitRow>(&rows).map_err(StoreError::from)?;
+    let shown: FxHashMap<&str, &HitRow> = shown.iter().map(|r| (r.id.as_ref(), r)).collect();
     let mut hits = Vec::new();
-    for (r, score) in order {
-        if !keep(r, opts) {
+    for (b, score) in chosen {
+        let Some(r) = shown.get(b.id.as_ref()) else {
             continue;
-        }
-        let c = &cands[r.id.as_ref()];
+        };
+        let c = &cands[b.id.as_ref()];
         hits.push(Hit {
             key: r.id.to_string(),
             kind: r.kind.to_string(),
@@ -268,9 +291,6 @@ pub fn search(
                 cochanged_with: cochanged.get(r.file.as_ref()).map(|f| f.to_string()),
             },
         });
-        if hits.len() == opts.limit {
-            break;
-        }
     }
     Ok(hits)
 }
@@ -291,7 +311,7 @@ pub fn query_base(store: &Store, graph: &str, query: &str) -> Result<Vec<String>
         .collect())
 }
 
-fn keep(r: &HitRow, opts: &Options) -> bool {
+fn keep(r: &EntityBrief, opts: &Options) -> bool {
     if let Some(kind) = &opts.kind {
         if r.kind != kind.as_str() {
             return false;
@@ -312,7 +332,7 @@ fn lexical(
     store: &Store,
     graph: &str,
     terms: &[Term],
-) -> Result<HashMap<String, Cand>, StoreError> {
+) -> Result<FxHashMap<String, Cand>, StoreError> {
     let words: Vec<&str> = terms.iter().map(|t| t.stem.as_str()).collect();
     let rows = store.read(
         queries::SEARCH_POSTINGS,
@@ -320,17 +340,27 @@ fn lexical(
             .with("graph", graph)
             .with("words", str_list(words)),
     )?;
-    let postings = decode_rows::<PostingRow>(&rows)?;
-    if postings.is_empty() {
-        return Ok(HashMap::new());
+    let mut lists = decode_rows::<PostingsRow>(&rows)?;
+    // Word order, so that each entity's score sums its words in one order.
+    lists.sort_by(|a, b| a.word.cmp(&b.word));
+    let mut postings: Vec<(&str, Vec<Posting>)> = Vec::with_capacity(lists.len());
+    for l in &lists {
+        let entries = decode_postings(&l.postings).ok_or_else(|| RowError {
+            relation: "code_word".into(),
+            column: "postings".into(),
+            expected: "a posting list".into(),
+            found: format!("a malformed list for '{}'", l.word),
+        })?;
+        postings.push((l.word.as_ref(), entries));
+    }
+    let mut lens: FxHashMap<&str, i64> = FxHashMap::default();
+    for p in postings.iter().flat_map(|(_, ps)| ps) {
+        lens.insert(p.id, p.len);
+    }
+    if lens.is_empty() {
+        return Ok(FxHashMap::default());
     }
     let counts = store.read(queries::SEARCH_SIZE, Params::new().with("graph", graph))?;
-    let mut df: HashMap<&str, usize> = HashMap::new();
-    let mut lens: HashMap<&str, i64> = HashMap::new();
-    for p in &postings {
-        *df.entry(p.word.as_ref()).or_default() += 1;
-        lens.insert(p.id.as_ref(), p.len);
-    }
     let n = decode_first::<SizeRow>(&counts)?
         .map(|c| c.entities as f64)
         .unwrap_or(0.0)
@@ -338,27 +368,34 @@ fn lexical(
     // The mean length of the texts that matched stands in for the mean of
     // all (reading every length would cost a scan per query).
     let avg = (lens.values().sum::<i64>() as f64 / lens.len() as f64).max(1.0);
-    let index: HashMap<&str, usize> = terms
+    let index: FxHashMap<&str, usize> = terms
         .iter()
         .enumerate()
         .map(|(i, t)| (t.stem.as_str(), i))
         .collect();
-    let mut out: HashMap<String, Cand> = HashMap::new();
-    for p in &postings {
-        let d = df[p.word.as_ref()] as f64;
+    let mut found: FxHashMap<&str, Cand> = FxHashMap::default();
+    found.reserve(lens.len());
+    for (word, entries) in &postings {
+        let d = entries.len() as f64;
         let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln();
-        let tf = p.tf as f64;
-        let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
-        let c = out.entry(p.id.to_string()).or_default();
-        c.lexical += idf * tf * (K1 + 1.0) / (tf + norm);
-        if let Some(&i) = index.get(p.word.as_ref()) {
-            c.terms.push(i);
+        let term = index.get(word).copied();
+        for p in entries {
+            let tf = p.tf as f64;
+            let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
+            let c = found.entry(p.id).or_default();
+            c.lexical += idf * tf * (K1 + 1.0) / (tf + norm);
+            if let Some(i) = term {
+                c.terms.push(i);
+            }
         }
     }
-    for c in out.values_mut() {
-        c.terms.sort_unstable();
-    }
-    Ok(out)
+    Ok(found
+        .into_iter()
+        .map(|(id, mut c)| {
+            c.terms.sort_unstable();
+            (id.to_string(), c)
+        })
+        .collect())
 }
 
 /// The identifiers a query names as code (`generics_with_de_lifetime`,
@@ -378,7 +415,7 @@ fn query_identifiers(query: &str) -> Vec<String> {
 /// Lexical hits whose key ends with an identifier the query names: the
 /// entity the query is about by name, whose users (callers, implementors)
 /// a change to it touches too.
-fn named_entities(query: &str, cands: &HashMap<String, Cand>) -> BTreeSet<String> {
+fn named_entities(query: &str, cands: &FxHashMap<String, Cand>) -> BTreeSet<String> {
     let idents = query_identifiers(query);
     if idents.is_empty() {
         return BTreeSet::new();
@@ -400,13 +437,13 @@ fn named_entities(query: &str, cands: &HashMap<String, Cand>) -> BTreeSet<String
 fn spread(
     store: &Store,
     graph: &str,
-    cands: &mut HashMap<String, Cand>,
+    cands: &mut FxHashMap<String, Cand>,
     named: &BTreeSet<String>,
 ) -> Result<(), StoreError> {
     let mut seeds: Vec<(&String, f64)> = cands.iter().map(|(k, c)| (k, c.lexical)).collect();
     seeds.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     seeds.truncate(SEEDS);
-    let mut seed_score: HashMap<String, f64> =
+    let mut seed_score: FxHashMap<String, f64> =
         seeds.iter().map(|(k, s)| ((*k).clone(), *s)).collect();
     for k in named {
         seed_score.insert(k.clone(), cands[k].lexical);
@@ -421,11 +458,11 @@ fn spread(
     )?;
     let edges = decode_rows::<NeighbourRow>(&rows)?;
     // Degree of each seed, so a hub passes on less to each neighbour.
-    let mut degree: HashMap<&str, usize> = HashMap::new();
+    let mut degree: FxHashMap<&str, usize> = FxHashMap::default();
     for e in &edges {
         *degree.entry(e.key.as_ref()).or_default() += 1;
     }
-    let mut best: HashMap<&str, (f64, [String; 3])> = HashMap::new();
+    let mut best: FxHashMap<&str, (f64, [String; 3])> = FxHashMap::default();
     for e in &edges {
         if e.other == e.key {
             continue;
@@ -467,13 +504,13 @@ fn spread(
 fn history(
     store: &Store,
     graph: &str,
-    file_score: &mut HashMap<&str, f64>,
-) -> Result<HashMap<String, String>, StoreError> {
+    file_score: &mut FxHashMap<&str, f64>,
+) -> Result<FxHashMap<String, String>, StoreError> {
     let mut top: Vec<(&str, f64)> = file_score.iter().map(|(f, s)| (*f, *s)).collect();
     top.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     top.truncate(HISTORY_FILES);
     if top.is_empty() {
-        return Ok(HashMap::new());
+        return Ok(FxHashMap::default());
     }
     let files: Vec<&str> = top.iter().map(|(f, _)| *f).collect();
     let rows = store.read(
@@ -483,14 +520,14 @@ fn history(
             .with("files", str_list(files)),
     )?;
     let pairs = decode_rows::<CochangeRow>(&rows)?;
-    let top_score: HashMap<&str, f64> = top.iter().cloned().collect();
+    let top_score: FxHashMap<&str, f64> = top.iter().cloned().collect();
     // Normalise each top file's weights to its strongest partner.
-    let mut strongest: HashMap<&str, f64> = HashMap::new();
+    let mut strongest: FxHashMap<&str, f64> = FxHashMap::default();
     for p in &pairs {
         let e = strongest.entry(p.file.as_ref()).or_insert(0.0);
         *e = e.max(p.weight);
     }
-    let mut boost: HashMap<String, (f64, f64, String)> = HashMap::new();
+    let mut boost: FxHashMap<String, (f64, f64, String)> = FxHashMap::default();
     for p in &pairs {
         let w = p.weight / strongest[p.file.as_ref()].max(1e-9);
         let b = HISTORY * w * top_score[p.file.as_ref()];
@@ -503,7 +540,7 @@ fn history(
             e.2 = p.file.to_string();
         }
     }
-    let mut why = HashMap::new();
+    let mut why = FxHashMap::default();
     let known: BTreeSet<&str> = file_score.keys().copied().collect();
     for (file, (b, _, with)) in boost {
         // Only files that already hold a candidate: a file with no hit

@@ -237,6 +237,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                 max_file_bytes: max_file_size,
                 progress: !json && std::io::stderr().is_terminal(),
                 history: !no_history,
+                ..IndexOptions::default()
             };
             let summary = index::index_location(&location, &root, &opts)?;
             output::print_index_summary(&summary, json)?;

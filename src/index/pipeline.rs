@@ -55,6 +55,11 @@ pub struct IndexOptions {
     pub progress: bool,
     /// Read co-change history from git (when the root is in a repository).
     pub history: bool,
+    /// Write the text index (`index::text`). Off only to measure what the
+    /// text index costs an index run (`benches/text_index.rs`): a graph
+    /// indexed without it finds nothing by text until a run with it.
+    #[doc(hidden)]
+    pub text_index: bool,
 }
 
 impl Default for IndexOptions {
@@ -64,6 +69,7 @@ impl Default for IndexOptions {
             max_file_bytes: 4 * 1024 * 1024,
             progress: false,
             history: true,
+            text_index: true,
         }
     }
 }
@@ -412,13 +418,17 @@ pub fn index_repository_cached(
 
         let written = write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
         let mut touched = written.touched;
-        super::text::write(
-            store,
-            graph,
-            &mut batch,
-            &extracts,
-            text_current.then_some(&touched),
-        )?;
+        if opts.text_index {
+            super::text::write(
+                store,
+                graph,
+                &mut batch,
+                &extracts,
+                text_current.then_some(&touched),
+            )?;
+        } else {
+            super::text::invalidate(graph, &mut batch);
+        }
         landed += land_early(store, &mut batch, &mut phases, "diff")?;
         let linked = write_links(
             store, graph, &mut batch, &links, &digests, &stored, &deleted,

@@ -1,30 +1,40 @@
-//! The text index of a code graph (schema 12): `code_text` (an entity's
-//! words, see [`search_text`] and `word_list`) and
-//! `code_word` (its postings), kept in step with the entities by every
+//! The text index of a code graph (schemas 12 and 14): `code_text` (an
+//! entity's words, see [`search_text`] and `word_list`) and `code_word`
+//! (per word its posting list), kept in step with the entities by every
 //! index run, in the same transaction.
 //!
 //! An entity that appeared, changed or went (what `write_entities`
-//! reports) and whose words are not the stored ones has its old postings
-//! deleted — read from its stored word list — and its new ones put. A graph whose rows are of another
-//! [`TEXT_VERSION`], or have none (indexed before schema 12), gets every
-//! entity's rows written anew, as `code_usage` does.
+//! reports) and whose words are not the stored ones has its `code_text`
+//! row replaced, and the posting lists of its words before (read from its
+//! stored word list) and now are read, rewritten without its old entry and
+//! with its new one, and put back (or deleted when empty). A graph whose
+//! rows are of another [`TEXT_VERSION`], or have none (indexed before
+//! schema 12), gets every entity's rows written anew, as `code_usage`
+//! does. Lists are kept in id order, so a list rewritten by runs after
+//! edits is the list a fresh index writes.
 
 use std::collections::{BTreeMap, BTreeSet};
+
+use rayon::prelude::*;
 
 use crate::model::Entity;
 use crate::model::{FileContext, FileExtract};
 use crate::store::rows::{
-    decode_first, decode_rows, query_rows, CodeTextRow, CodeTextVersionRow, CodeWordRow, Str,
+    decode_first, decode_rows, query_rows, CodeTextRow, CodeTextVersionRow, CodeWordRow, RowError,
+    Str,
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
-use crate::support::words::{index_words, stored_words, word_list};
+use crate::support::words::{
+    decode_postings, encode_postings, index_words, stored_words, word_list, Posting,
+};
 
 /// Version of what the text rows hold (the text and the tokeniser).
 ///
 /// 2: `code_text.text` holds the word list, not the text; the file path is
 /// in the text of the file's module entity only.
-pub const TEXT_VERSION: i64 = 2;
+/// 3: `code_word` holds one posting list per word (schema 14).
+pub const TEXT_VERSION: i64 = 3;
 
 query_rows! {
     /// `queries/text_of.cozo`.
@@ -43,7 +53,12 @@ query_rows! {
     }
     /// `queries/word_keys.cozo`.
     WordKeyRow = "word_keys" {
-        key { graph: Str<'a>, word: Str<'a>, id: Str<'a> }
+        key { graph: Str<'a>, word: Str<'a> }
+    }
+    /// `queries/search_postings.cozo`: the stored lists of some words.
+    WordPostingsRow = "search_postings" {
+        key { word: Str<'a> }
+        value { postings: Str<'a> }
     }
 }
 
@@ -51,6 +66,20 @@ query_rows! {
 pub fn is_current(store: &Store, graph: &str) -> Result<bool, StoreError> {
     let rows = store.read(queries::TEXT_VERSION, Params::new().with("graph", graph))?;
     Ok(decode_first::<TextVersionRow>(&rows)?.is_some_and(|r| r.version == TEXT_VERSION))
+}
+
+/// Mark `graph`'s text rows as not current, so that the next run writes
+/// them all anew: for a run that changes entities without writing their
+/// text rows (`IndexOptions::text_index` off).
+pub fn invalidate(graph: &str, batch: &mut Batch) {
+    batch.delete_key::<CodeTextVersionRow>(vec![graph.into()]);
+}
+
+/// An entity's words now: (word, tf) in word order, and the text's length.
+struct Words {
+    words: Vec<(String, i64)>,
+    len: i64,
+    list: String,
 }
 
 /// Stage the text rows of the entities in `touched` (appeared, changed or
@@ -66,83 +95,166 @@ pub fn write(
         return Ok(());
     }
     let wanted = |k: &str| touched.is_none_or(|t| t.contains(k));
-    // Stored text of the entities concerned (none when all are rewritten).
-    let mut old: BTreeMap<String, String> = BTreeMap::new();
-    match touched {
-        Some(t) => {
-            let keys: Vec<&str> = t.iter().map(String::as_str).collect();
-            let rows = store.read(
-                queries::TEXT_OF,
-                Params::new()
-                    .with("graph", graph)
-                    .with("keys", str_list(keys)),
-            )?;
-            for r in decode_rows::<TextOfRow>(&rows)? {
-                old.insert(r.id.into_owned(), r.text.into_owned());
-            }
-        }
-        None => {
-            // Rows of another version: every one goes.
-            let p = Params::new().with("graph", graph);
-            let rows = store.read(queries::WORD_KEYS, p.clone())?;
-            for r in decode_rows::<WordKeyRow>(&rows)? {
-                batch.delete_key::<CodeWordRow>(vec![
-                    graph.into(),
-                    r.word.as_ref().into(),
-                    r.id.as_ref().into(),
-                ]);
-            }
-            let rows = store.read(queries::TEXT_KEYS, p)?;
-            for r in decode_rows::<TextKeyRow>(&rows)? {
-                batch.delete_key::<CodeTextRow>(vec![graph.into(), r.id.as_ref().into()]);
-            }
-            batch.put_row(CodeTextVersionRow {
-                graph: graph.into(),
-                version: TEXT_VERSION,
-            });
-        }
-    }
-    let delete_words = |batch: &mut Batch, id: &str, list: &str| {
-        for word in stored_words(list) {
-            batch.delete_key::<CodeWordRow>(vec![graph.into(), word.into(), id.into()]);
-        }
+    // The words of the entities concerned, by key (so each list below is
+    // built in id order). Tokenising and stemming is the costly part of a
+    // full rewrite: it runs on every core.
+    let entities: Vec<&Entity> = extracts
+        .values()
+        .flat_map(|(_, ex)| ex.entities.iter())
+        .filter(|e| wanted(&e.key))
+        .collect();
+    let now: BTreeMap<&str, Words> = entities
+        .par_iter()
+        .map(|e| {
+            let (words, len) = index_words(&search_text(e));
+            let list = word_list(&words);
+            (e.key.as_str(), Words { words, len, list })
+        })
+        .collect();
+    let Some(touched) = touched else {
+        return write_all(store, graph, batch, &now);
     };
+
+    // Stored word lists of the touched entities.
+    let keys: Vec<&str> = touched.iter().map(String::as_str).collect();
+    let rows = store.read(
+        queries::TEXT_OF,
+        Params::new()
+            .with("graph", graph)
+            .with("keys", str_list(keys)),
+    )?;
+    let stored = decode_rows::<TextOfRow>(&rows)?;
+    let before: BTreeMap<&str, &str> = stored
+        .iter()
+        .map(|r| (r.id.as_ref(), r.text.as_ref()))
+        .collect();
     // Entities whose words are as stored (a body edit moves lines, not
-    // words) keep their rows.
-    let mut seen: BTreeSet<&str> = BTreeSet::new();
-    for e in extracts.values().flat_map(|(_, ex)| ex.entities.iter()) {
-        if !wanted(&e.key) {
+    // words) keep their rows; the others' words before and now have their
+    // lists rewritten.
+    let mut changed: BTreeSet<&str> = BTreeSet::new();
+    let mut words: BTreeSet<&str> = BTreeSet::new();
+    for (id, w) in &now {
+        let old = before.get(id).copied();
+        if old == Some(w.list.as_str()) {
             continue;
         }
-        seen.insert(&e.key);
-        let (words, len) = index_words(&search_text(e));
-        let list = word_list(&words);
-        if let Some(before) = old.get(&e.key) {
-            if *before == list {
-                continue;
+        changed.insert(id);
+        words.extend(old.into_iter().flat_map(stored_words));
+        words.extend(w.words.iter().map(|(word, _)| word.as_str()));
+        batch.put_row(CodeTextRow {
+            graph: graph.into(),
+            id: (*id).into(),
+            text: w.list.as_str().into(),
+        });
+    }
+    for (id, old) in before.iter().filter(|(id, _)| !now.contains_key(*id)) {
+        changed.insert(id);
+        words.extend(stored_words(old));
+        batch.delete_key::<CodeTextRow>(vec![graph.into(), (*id).into()]);
+    }
+    if words.is_empty() {
+        return Ok(());
+    }
+    let rows = store.read(
+        queries::SEARCH_POSTINGS,
+        Params::new()
+            .with("graph", graph)
+            .with("words", str_list(words.iter().copied())),
+    )?;
+    let lists = decode_rows::<WordPostingsRow>(&rows)?;
+    let mut old_lists: BTreeMap<&str, Vec<Posting>> = BTreeMap::new();
+    for r in &lists {
+        let entries = decode_postings(&r.postings).ok_or_else(|| bad_list(&r.word))?;
+        old_lists.insert(r.word.as_ref(), entries);
+    }
+    for word in words {
+        let mut entries: Vec<Posting> = old_lists
+            .remove(word)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| !changed.contains(p.id))
+            .collect();
+        for &id in &changed {
+            if let Some(w) = now.get(id) {
+                if let Ok(i) = w.words.binary_search_by(|(x, _)| x.as_str().cmp(word)) {
+                    entries.push(Posting {
+                        id,
+                        tf: w.words[i].1,
+                        len: w.len,
+                    });
+                }
             }
-            delete_words(batch, &e.key, before);
         }
-        for (word, tf) in words {
-            batch.put_row(CodeWordRow {
-                graph: graph.into(),
-                word: word.into(),
-                id: e.key.as_str().into(),
-                tf,
-                len,
+        entries.sort_unstable_by(|a, b| a.id.cmp(b.id));
+        put_list(batch, graph, word, &entries);
+    }
+    Ok(())
+}
+
+/// Every text row of `graph` anew: the stored ones (of another version)
+/// deleted, the rows of `now` (every entity) put.
+fn write_all(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    now: &BTreeMap<&str, Words>,
+) -> Result<(), StoreError> {
+    let p = Params::new().with("graph", graph);
+    let rows = store.read(queries::WORD_KEYS, p.clone())?;
+    for r in decode_rows::<WordKeyRow>(&rows)? {
+        batch.delete_key::<CodeWordRow>(vec![graph.into(), r.word.as_ref().into()]);
+    }
+    let rows = store.read(queries::TEXT_KEYS, p)?;
+    for r in decode_rows::<TextKeyRow>(&rows)? {
+        batch.delete_key::<CodeTextRow>(vec![graph.into(), r.id.as_ref().into()]);
+    }
+    batch.put_row(CodeTextVersionRow {
+        graph: graph.into(),
+        version: TEXT_VERSION,
+    });
+    let mut lists: BTreeMap<&str, Vec<Posting>> = BTreeMap::new();
+    // `now` is in id order, so every list is too.
+    for (id, w) in now {
+        for (word, tf) in &w.words {
+            lists.entry(word).or_default().push(Posting {
+                id,
+                tf: *tf,
+                len: w.len,
             });
         }
         batch.put_row(CodeTextRow {
             graph: graph.into(),
-            id: e.key.as_str().into(),
-            text: list.into(),
+            id: (*id).into(),
+            text: w.list.as_str().into(),
         });
     }
-    for (id, text) in old.iter().filter(|(id, _)| !seen.contains(id.as_str())) {
-        delete_words(batch, id, text);
-        batch.delete_key::<CodeTextRow>(vec![graph.into(), id.as_str().into()]);
+    for (word, entries) in lists {
+        put_list(batch, graph, word, &entries);
     }
     Ok(())
+}
+
+/// Stage a word's list, or its deletion when no entity holds the word.
+fn put_list(batch: &mut Batch, graph: &str, word: &str, entries: &[Posting]) {
+    if entries.is_empty() {
+        batch.delete_key::<CodeWordRow>(vec![graph.into(), word.into()]);
+    } else {
+        batch.put_row(CodeWordRow {
+            graph: graph.into(),
+            word: word.into(),
+            postings: encode_postings(entries.iter().copied()).into(),
+        });
+    }
+}
+
+fn bad_list(word: &str) -> StoreError {
+    RowError {
+        relation: "code_word".into(),
+        column: "postings".into(),
+        expected: "a posting list".into(),
+        found: format!("a malformed list for '{word}'"),
+    }
+    .into()
 }
 
 /// The text of an entity: what its postings are made from.

@@ -427,10 +427,11 @@ rows! {
         key { graph: Str<'a>, id: Str<'a> }
         value { text: Str<'a> }
     }
-    /// `code_word`: the text index's postings (schema 12).
+    /// `code_word`: a word's posting list (schema 14; the format is
+    /// `support::words::encode_postings`).
     CodeWordRow = "code_word", writable {
-        key { graph: Str<'a>, word: Str<'a>, id: Str<'a> }
-        value { tf: i64, len: i64 }
+        key { graph: Str<'a>, word: Str<'a> }
+        value { postings: Str<'a> }
     }
     /// `code_text_version`: the version of a graph's text rows (schema 12).
     CodeTextVersionRow = "code_text_version", writable {

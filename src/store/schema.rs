@@ -46,6 +46,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "interface",
         include_str!("../../schema/013_interface.cozo"),
     ),
+    (
+        14,
+        "postings",
+        include_str!("../../schema/014_postings.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.

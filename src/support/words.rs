@@ -1,13 +1,15 @@
 //! Words of code and of free text, the same way on both sides of the text
-//! index (`code_text`, `code_word`; schema 12).
+//! index (`code_text`, `code_word`; schemas 12 and 14), and the stored
+//! forms of an entity's words and of a word's posting list.
 //!
 //! An entity's text is its name, owner type, doc comment and signature
-//! head, and for a file's module entity the file's path. Its words: `camelCase` split apart, split
-//! at anything that is not a letter or digit (so `snake_case`, `::`, `/`
-//! and `-` too), lowercased, stop words and Rust's ubiquitous keywords
-//! dropped, English-stemmed (the Snowball stemmer CozoDB's full-text
-//! search uses). A query is split the same way, so its terms are the words
-//! the index holds, and no character of it is ever query syntax.
+//! head, and for a file's module entity the file's path. Its words:
+//! `camelCase` split apart, split at anything that is not a letter or digit
+//! (so `snake_case`, `::`, `/` and `-` too), lowercased, stop words and
+//! Rust's ubiquitous keywords dropped, English-stemmed (the Snowball
+//! stemmer CozoDB's full-text search uses). A query is split the same way,
+//! so its terms are the words the index holds, and no character of it is
+//! ever query syntax.
 
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -40,53 +42,184 @@ pub struct Term {
 pub const MAX_TERMS: usize = 64;
 
 /// Words no query means and every text has: English stop words, and the
-/// keywords and path parts nearly every signature or key holds.
-const STOP: &[&str] = &[
-    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
-    "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by",
-    "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from",
-    "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how",
-    "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "no",
-    "nor", "of", "off", "on", "once", "only", "or", "other", "our", "out", "over", "own", "same",
-    "she", "should", "so", "some", "such", "than", "that", "the", "their", "them", "then", "there",
-    "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very",
-    "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will",
-    "with", "would", "you", "your", "fn", "pub", "crate", "self", "mut", "let", "ref", "dyn", "rs",
-    "src", "mod", "super",
-];
+/// keywords and path parts nearly every signature or key holds. A `match`
+/// over the lowercased word: the compiler dispatches on its length and
+/// bytes instead of comparing it with every stop word in turn (it runs
+/// for every word of every entity an index run writes).
+fn is_stop(w: &str) -> bool {
+    matches!(
+        w,
+        "a" | "about"
+            | "above"
+            | "after"
+            | "again"
+            | "all"
+            | "also"
+            | "am"
+            | "an"
+            | "and"
+            | "any"
+            | "are"
+            | "as"
+            | "at"
+            | "be"
+            | "because"
+            | "been"
+            | "before"
+            | "being"
+            | "below"
+            | "between"
+            | "both"
+            | "but"
+            | "by"
+            | "can"
+            | "could"
+            | "did"
+            | "do"
+            | "does"
+            | "doing"
+            | "down"
+            | "during"
+            | "each"
+            | "few"
+            | "for"
+            | "from"
+            | "further"
+            | "had"
+            | "has"
+            | "have"
+            | "having"
+            | "he"
+            | "her"
+            | "here"
+            | "hers"
+            | "him"
+            | "his"
+            | "how"
+            | "i"
+            | "if"
+            | "in"
+            | "into"
+            | "is"
+            | "it"
+            | "its"
+            | "itself"
+            | "just"
+            | "me"
+            | "more"
+            | "most"
+            | "my"
+            | "no"
+            | "nor"
+            | "of"
+            | "off"
+            | "on"
+            | "once"
+            | "only"
+            | "or"
+            | "other"
+            | "our"
+            | "out"
+            | "over"
+            | "own"
+            | "same"
+            | "she"
+            | "should"
+            | "so"
+            | "some"
+            | "such"
+            | "than"
+            | "that"
+            | "the"
+            | "their"
+            | "them"
+            | "then"
+            | "there"
+            | "these"
+            | "they"
+            | "this"
+            | "those"
+            | "through"
+            | "to"
+            | "too"
+            | "under"
+            | "until"
+            | "up"
+            | "very"
+            | "was"
+            | "we"
+            | "were"
+            | "what"
+            | "when"
+            | "where"
+            | "which"
+            | "while"
+            | "who"
+            | "whom"
+            | "why"
+            | "will"
+            | "with"
+            | "would"
+            | "you"
+            | "your"
+            | "fn"
+            | "pub"
+            | "crate"
+            | "self"
+            | "mut"
+            | "let"
+            | "ref"
+            | "dyn"
+            | "rs"
+            | "src"
+            | "mod"
+            | "super"
+    )
+}
 
 /// Longest word indexed; longer runs are hashes and data, not words.
 const MAX_WORD: usize = 40;
 
-/// The words of `text` in order (lowercased, stemmed, stop words dropped).
-fn words(text: &str, stemmer: &Stemmer) -> Vec<(String, String)> {
+/// Call `f` with each word of `text` in order: its stem and its lowercased
+/// form (stop words dropped).
+fn each_word(text: &str, mut f: impl FnMut(&str, &str)) {
+    let stemmer = Stemmer::create(Algorithm::English);
     let split = split_camel(text);
-    split
+    let mut lower = String::new();
+    // One letter (`T`, `'a`, `x`) names a generic, a lifetime or a local:
+    // no query means it, and nearly every signature has one.
+    for w in split
         .split(|c: char| !c.is_alphanumeric())
-        // One letter (`T`, `'a`, `x`) names a generic, a lifetime or a
-        // local: no query means it, and nearly every signature has one.
         .filter(|w| w.len() > 1 && w.len() <= MAX_WORD)
-        .filter_map(|w| {
-            let lower = w.to_lowercase();
-            if STOP.contains(&lower.as_str()) {
-                return None;
-            }
-            let stem = stemmer.stem(&lower).into_owned();
-            Some((stem, lower))
-        })
-        .collect()
+    {
+        lower.clear();
+        if w.is_ascii() {
+            lower.push_str(w);
+            lower.make_ascii_lowercase();
+        } else {
+            lower.push_str(&w.to_lowercase());
+        }
+        if is_stop(&lower) {
+            continue;
+        }
+        f(&stemmer.stem(&lower), &lower);
+    }
 }
 
 /// The postings of an entity's text: each distinct word with how often it
-/// occurs, and the number of words.
+/// occurs, sorted by word, and the number of words.
 pub fn index_words(text: &str) -> (Vec<(String, i64)>, i64) {
-    let stemmer = Stemmer::create(Algorithm::English);
-    let all = words(text, &stemmer);
-    let mut counts: std::collections::BTreeMap<String, i64> = Default::default();
-    for (stem, _) in &all {
-        *counts.entry(stem.clone()).or_default() += 1;
-    }
-    (counts.into_iter().collect(), all.len() as i64)
+    let mut counts: Vec<(String, i64)> = Vec::new();
+    let mut len = 0;
+    each_word(text, |stem, _| {
+        len += 1;
+        match counts.iter_mut().find(|(w, _)| w == stem) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((stem.to_string(), 1)),
+        }
+    });
+    counts.sort_unstable();
+    (counts, len)
 }
 
 /// The stored form of an entity's words (`code_text.text`): each word as
@@ -116,6 +249,50 @@ pub fn stored_words(list: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// One entry of a word's posting list: an entity whose text holds the
+/// word, how often, and the text's length in words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Posting<'a> {
+    pub id: &'a str,
+    pub tf: i64,
+    pub len: i64,
+}
+
+/// The stored form of a word's posting list (`code_word.postings`): one
+/// line per entity, in the order given (the writer sorts them by id),
+/// `{tf} {len} {bytes of id} {id}`. The id is read by its length, so any
+/// character may occur in it.
+pub fn encode_postings<'a>(entries: impl IntoIterator<Item = Posting<'a>>) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for p in entries {
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "{} {} {} {}", p.tf, p.len, p.id.len(), p.id);
+    }
+    out
+}
+
+/// The entries of a stored posting list; `None` when it is not one that
+/// [`encode_postings`] wrote.
+pub fn decode_postings(list: &str) -> Option<Vec<Posting<'_>>> {
+    let mut out = Vec::new();
+    let mut rest = list;
+    while !rest.is_empty() {
+        let mut number = || -> Option<i64> {
+            let (n, r) = rest.split_once(' ')?;
+            rest = r;
+            n.parse().ok()
+        };
+        let tf = number()?;
+        let len = number()?;
+        let n = usize::try_from(number()?).ok()?;
+        let id = rest.get(..n)?;
+        rest = rest.get(n..)?.strip_prefix('\n')?;
+        out.push(Posting { id, tf, len });
+    }
+    Some(out)
+}
+
 /// Whether free text has any word at all (letters or digits), stop words
 /// included: an empty query is an error, one of only stop words is not.
 pub fn has_words(text: &str) -> bool {
@@ -125,20 +302,16 @@ pub fn has_words(text: &str) -> bool {
 /// The distinct terms of free text, in order of first appearance, stop
 /// words dropped.
 pub fn query_terms(text: &str) -> Vec<Term> {
-    let stemmer = Stemmer::create(Algorithm::English);
     let mut out: Vec<Term> = Vec::new();
-    for (stem, lower) in words(text, &stemmer) {
-        if out.iter().any(|t| t.stem == stem) {
-            continue;
+    each_word(text, |stem, lower| {
+        if out.len() == MAX_TERMS || out.iter().any(|t| t.stem == stem) {
+            return;
         }
         out.push(Term {
-            stem,
-            surface: lower,
+            stem: stem.to_string(),
+            surface: lower.to_string(),
         });
-        if out.len() == MAX_TERMS {
-            break;
-        }
-    }
+    });
     out
 }
 
@@ -181,6 +354,29 @@ mod tests {
             ["factor", "rect", "scale"]
         );
         assert_eq!(stored_words("").count(), 0);
+    }
+
+    #[test]
+    fn posting_lists_round_trip_any_id() {
+        let entries = [
+            Posting {
+                id: "src/a.rs-a-f",
+                tf: 2,
+                len: 7,
+            },
+            Posting {
+                id: "src/odd name\n1 2 3 x.rs-x-<A as B>::c",
+                tf: 1,
+                len: 12,
+            },
+        ];
+        let list = encode_postings(entries);
+        assert!(list.starts_with("2 7 12 src/a.rs-a-f\n"));
+        assert_eq!(decode_postings(&list).unwrap(), entries);
+        assert_eq!(decode_postings("").unwrap(), []);
+        for bad in ["1 2 3 ab", "1 2 99 abc\n", "x 2 1 a\n", "1 2 1 ab\n", "1 2"] {
+            assert!(decode_postings(bad).is_none(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -12,8 +12,8 @@
 //! lines added or removed, a `#[path]` module declared, the package's
 //! Cargo targets changed (files moving between crates) — indexing
 //! incrementally after each (mostly with the interfaces kept between runs,
-//! as the servers do), and comparing every relation of the graph with a
-//! fresh index of the same tree.
+//! as the servers do), and comparing every relation of the graph (the text
+//! index's included) with a fresh index of the same tree.
 
 use crate::common;
 

@@ -433,18 +433,6 @@ fn wait_exit(child: &mut Child, limit: Duration) -> Option<std::process::ExitSta
 // ---------------------------------------------------------------------------
 // A real editor: headless Neovim.
 
-/// Whether a test client is missing and may be skipped: only outside CI,
-/// and only when GRAPHCTX_SKIP_CLIENT_TESTS is set. Otherwise a missing
-/// client fails the test.
-fn client_missing(what: &str, install: &str) -> bool {
-    if std::env::var_os("GRAPHCTX_SKIP_CLIENT_TESTS").is_some() && std::env::var_os("CI").is_none()
-    {
-        eprintln!("\n!!! SKIPPED: {what} is not installed ({install}); GRAPHCTX_SKIP_CLIENT_TESTS is set\n");
-        return true;
-    }
-    panic!("{what} is not installed: run {install} (or set GRAPHCTX_SKIP_CLIENT_TESTS=1 locally to skip)");
-}
-
 #[test]
 fn neovim_drives_the_server() {
     let nvim_ok = Command::new("nvim")
@@ -452,7 +440,7 @@ fn neovim_drives_the_server() {
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
-    if !nvim_ok && client_missing("nvim", "scripts/install-test-clients.sh") {
+    if !nvim_ok && common::client_missing("nvim", "scripts/install-test-clients.sh") {
         return;
     }
     let (d, ws) = shapes();

@@ -3,7 +3,6 @@
 
 use crate::common;
 
-use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
@@ -466,19 +465,8 @@ fn canvas_context_tool_walks_up_from_a_node() {
 /// the binary over stdio.
 #[test]
 fn python_sdk_client_lists_and_calls_every_tool() {
-    let have_sdk = Command::new("python3")
-        .args(["-c", "import mcp.client.stdio"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !have_sdk {
-        if std::env::var_os("GRAPHCTX_SKIP_CLIENT_TESTS").is_some()
-            && std::env::var_os("CI").is_none()
-        {
-            eprintln!("\n!!! SKIPPED: the MCP Python SDK is not installed (scripts/install-test-clients.sh); GRAPHCTX_SKIP_CLIENT_TESTS is set\n");
-            return;
-        }
-        panic!("the MCP Python SDK is not installed: run scripts/install-test-clients.sh (or set GRAPHCTX_SKIP_CLIENT_TESTS=1 locally to skip)");
+    if !common::mcp_client::sdk_available() {
+        return;
     }
     // Shapes, an ontology graph with a session, a canvas vault; the server
     // shares the database with this process.
@@ -500,24 +488,8 @@ fn python_sdk_client_lists_and_calls_every_tool() {
         {"tool": "apply_operations", "arguments": {"graph": "orders", "response": seed}},
         {"tool": "canvas_context", "arguments": {"canvas": "vault/conversations/ml.canvas", "node": "i-supervised-answer", "vault": "vault"}},
     ]);
-    let calls_path = dir.path().join("calls.json");
-    std::fs::write(&calls_path, calls.to_string()).unwrap();
-    let out_path = dir.path().join("mcp-results.json");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(BIN)
-        .arg(dir.path())
-        .arg(&calls_path)
-        .arg(&out_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "client failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: Value = serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
+    let session = common::mcp_client::run(dir.path(), &calls);
+    let r = &session.0;
     assert_eq!(r["server"], "graphctx");
     let listed: Vec<&str> = r["tools"]
         .as_array()

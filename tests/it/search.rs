@@ -183,7 +183,7 @@ fn an_index_from_before_schema_12_gets_its_text_index_on_the_next_run() {
             .unwrap();
         store
             .write(
-                "?[version] <- [[12], [13]] :rm schema_version {version}",
+                "?[version] <- [[12], [13], [14]] :rm schema_version {version}",
                 Params::new(),
             )
             .unwrap();
@@ -276,24 +276,11 @@ fn cli_search_and_context_query() {
 /// as text, `context` takes `query`, answers stay within `max_tokens`.
 #[test]
 fn mcp_text_search_and_context_query_through_the_python_client() {
-    let have_sdk = Command::new("python3")
-        .args(["-c", "import mcp.client.stdio"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !have_sdk {
-        if std::env::var_os("GRAPHCTX_SKIP_CLIENT_TESTS").is_some()
-            && std::env::var_os("CI").is_none()
-        {
-            eprintln!("\n!!! SKIPPED: the MCP Python SDK is not installed\n");
-            return;
-        }
-        panic!("the MCP Python SDK is not installed: run scripts/install-test-clients.sh");
+    if !common::mcp_client::sdk_available() {
+        return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    std::fs::create_dir_all(&root).unwrap();
-    common::copy_dir(&common::fixture("shapes"), &root);
+    common::copy_dir(&common::fixture("shapes"), dir.path());
     let calls = serde_json::json!([
         {"tool": "search_entities", "arguments": {"query": "scale a rectangle by a factor", "limit": 3}},
         {"tool": "search_entities", "arguments": {"query": "scale a rectangle", "max_tokens": 60}},
@@ -301,27 +288,8 @@ fn mcp_text_search_and_context_query_through_the_python_client() {
         {"tool": "search_entities", "arguments": {"query": "the of and"}},
         {"tool": "search_entities", "arguments": {"query": " \"\" (*) ~ "}},
     ]);
-    let calls_path = dir.path().join("calls.json");
-    std::fs::write(&calls_path, calls.to_string()).unwrap();
-    let out_path = dir.path().join("out.json");
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(BIN)
-        .arg(&root)
-        .arg(&calls_path)
-        .arg(&out_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: Value = serde_json::from_str(&std::fs::read_to_string(&out_path).unwrap()).unwrap();
-    let c = r["calls"].as_array().unwrap();
-    assert_eq!(c[0]["is_error"], false, "{}", c[0]);
-    let found: Value = serde_json::from_str(c[0]["text"].as_str().unwrap()).unwrap();
+    let s = common::mcp_client::run(dir.path(), &calls);
+    let found = s.ok_json(0);
     assert_eq!(found["mode"], "text");
     assert_eq!(
         found["results"][0]["key"],
@@ -330,19 +298,89 @@ fn mcp_text_search_and_context_query_through_the_python_client() {
     assert!(found["results"][0]["signature"].is_string());
     let tok =
         graphctx::support::tokens::TokenCounter::new(graphctx::support::tokens::Encoding::O200k);
-    assert!(tok.count(c[1]["text"].as_str().unwrap()) <= 60, "{}", c[1]);
-    let doc = c[2]["text"].as_str().unwrap();
-    assert_eq!(c[2]["is_error"], false, "{doc}");
+    assert!(tok.count(s.text(1)) <= 60, "{}", s.text(1));
+    let doc = s.text(2);
+    assert_eq!(s.calls()[2]["is_error"], false, "{doc}");
     assert!(
         doc.starts_with("# graphctx context · Format E") && tok.count(doc) <= 800,
         "{doc}"
     );
-    let empty: Value = serde_json::from_str(c[3]["text"].as_str().unwrap()).unwrap();
+    let empty = s.ok_json(3);
     assert_eq!(empty["results"].as_array().unwrap().len(), 0);
-    assert_eq!(c[4]["is_error"], true);
-    assert!(
-        c[4]["text"].as_str().unwrap().contains("no words"),
-        "{}",
-        c[4]
+    assert_eq!(s.calls()[4]["is_error"], true);
+    assert!(s.text(4).contains("no words"), "{}", s.text(4));
+}
+
+/// `search_entities` with a single word, through the Python SDK: a word
+/// some name contains is matched against names; a plain lowercase word no
+/// name contains is searched as text when the text finds it (with the
+/// kind filter applied), and otherwise the name matches stand.
+#[test]
+fn mcp_single_word_search_falls_back_to_text_through_the_python_client() {
+    if !common::mcp_client::sdk_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    let calls = serde_json::json!([
+        // Names: `Rect::scale` exactly, `clamp_scale` and `MAX_SCALE` contain it.
+        {"tool": "search_entities", "arguments": {"query": "scale"}},
+        // No name contains it; the docs of `Rect` and `Rect::new` do.
+        {"tool": "search_entities", "arguments": {"query": "rectangle"}},
+        {"tool": "search_entities", "arguments": {"query": "rectangle", "kind": "struct"}},
+        // Only scattered letters of names (`Rect`), and no text: names.
+        {"tool": "search_entities", "arguments": {"query": "rct"}},
+        // A name exactly, written like a word: names.
+        {"tool": "search_entities", "arguments": {"query": "Rect"}},
+        // A word neither names nor text hold.
+        {"tool": "search_entities", "arguments": {"query": "zebra"}},
+    ]);
+    let s = common::mcp_client::run(dir.path(), &calls);
+    let keys = |v: &Value| -> Vec<String> {
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["key"].as_str().unwrap().to_string())
+            .collect()
+    };
+
+    let by_name = s.ok_json(0);
+    assert!(by_name.get("mode").is_none(), "{by_name}");
+    assert_eq!(
+        keys(&by_name),
+        [
+            "src/geometry/mod.rs-geometry-Rect::scale",
+            "src/util.rs-util-MAX_SCALE",
+            "src/util.rs-util-clamp_scale"
+        ]
     );
+
+    let text = s.ok_json(1);
+    assert_eq!(text["mode"], "text", "{text}");
+    assert_eq!(keys(&text)[0], "src/geometry/mod.rs-geometry-Rect");
+    assert_eq!(text["results"][0]["why"]["terms"][0], "rectangle");
+    assert!(keys(&text).contains(&"src/geometry/mod.rs-geometry-Rect::new".to_string()));
+    assert!(text["results"][0]["signature"].is_string());
+
+    let structs = s.ok_json(2);
+    assert_eq!(structs["mode"], "text", "{structs}");
+    assert_eq!(keys(&structs)[0], "src/geometry/mod.rs-geometry-Rect");
+    assert!(structs["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["kind"] == "struct"));
+
+    let scattered = s.ok_json(3);
+    assert!(scattered.get("mode").is_none(), "{scattered}");
+    assert_eq!(keys(&scattered)[0], "src/geometry/mod.rs-geometry-Rect");
+
+    let exact = s.ok_json(4);
+    assert!(exact.get("mode").is_none(), "{exact}");
+    assert_eq!(keys(&exact)[0], "src/geometry/mod.rs-geometry-Rect");
+
+    let nothing = s.ok_json(5);
+    assert!(nothing.get("mode").is_none(), "{nothing}");
+    assert_eq!(nothing["matched"], 0);
 }
