@@ -396,14 +396,17 @@ impl Store {
     }
 
     fn import(&self, batch: Batch) -> Result<()> {
+        let key_lens = batch.key_lens.clone();
         let mut relations = batch.into_map();
-        // In key order (key columns come first in every row, and CozoDB's
-        // key encoding sorts as the values do), rows land on neighbouring
-        // pages one after another instead of on random pages of a large
-        // database.
-        relations
-            .par_iter_mut()
-            .for_each(|(_, named)| named.rows.par_sort_unstable());
+        // In key order (CozoDB's key encoding sorts as the values do), rows
+        // land on neighbouring pages one after another instead of on random
+        // pages of a large database. The sort is stable on the key alone:
+        // of two puts of one key the later still lands last, and wins.
+        relations.par_iter_mut().for_each(|(name, named)| {
+            if let Some(&k) = key_lens.get(name) {
+                named.rows.par_sort_by(|a, b| a[..k].cmp(&b[..k]));
+            }
+        });
         self.db
             .import_relations(relations)
             .map_err(|e| StoreError::Query(e.to_string()))
@@ -630,6 +633,9 @@ fn help_of(debug: &str) -> String {
 #[derive(Default)]
 pub struct Batch {
     relations: BTreeMap<String, NamedRows>,
+    /// Key columns (the leading ones) of the relations whose rows were
+    /// queued as typed rows or deletes: those land sorted by key.
+    key_lens: BTreeMap<String, usize>,
     /// The graph this batch changes, when it is one change of a graph:
     /// [`Store::apply`] then writes the graph's next seq with it.
     graph_change: Option<GraphChange>,
@@ -653,6 +659,12 @@ impl Batch {
             .expect("inserted above when missing")
     }
 
+    fn key_len(&mut self, relation: &str, len: usize) {
+        if !self.key_lens.contains_key(relation) {
+            self.key_lens.insert(relation.to_string(), len);
+        }
+    }
+
     fn push(&mut self, relation: &str, headers: &[&str], row: Row) {
         debug_assert_eq!(headers.len(), row.len());
         self.entry(relation, headers).rows.push(row);
@@ -660,6 +672,7 @@ impl Batch {
 
     /// Queue a typed row for insertion (replacing the row with its key).
     pub fn put_row<'a, R: WritableRow<'a>>(&mut self, row: R) {
+        self.key_len(R::NAME, R::KEY.len());
         self.push(R::NAME, R::COLUMNS, row.encode());
     }
 
@@ -686,6 +699,7 @@ impl Batch {
     fn delete_in(&mut self, relation: &str, key_headers: &[&str], key: Row) {
         debug_assert_eq!(key_headers.len(), key.len());
         let name = format!("-{relation}");
+        self.key_len(&name, key_headers.len());
         self.push(&name, key_headers, key);
     }
 
@@ -740,5 +754,42 @@ impl Batch {
             .into_iter()
             .filter(|(_, r)| !r.rows.is_empty())
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::rows::{decode_first, CodeStatsRow};
+
+    fn stats(entities: i64) -> CodeStatsRow<'static> {
+        CodeStatsRow {
+            graph: "code".into(),
+            files: 1,
+            entities,
+            edges: 0,
+            unresolved: 0,
+            ambiguous: 0,
+        }
+    }
+
+    /// Rows land sorted by key, and of two puts of one key in a batch the
+    /// later wins, whatever its values sort as.
+    #[test]
+    fn the_later_of_two_puts_of_a_key_wins() {
+        let store = Store::memory().unwrap();
+        let mut batch = Batch::new();
+        batch.put_row(stats(2));
+        batch.put_row(stats(1));
+        store.apply(batch).unwrap();
+        let rows = store
+            .read(
+                "?[graph, files, entities, edges, unresolved, ambiguous] := \
+                 *code_stats{graph, files, entities, edges, unresolved, ambiguous}",
+                Params::new(),
+            )
+            .unwrap();
+        let row = decode_first::<CodeStatsRow>(&rows).unwrap().unwrap();
+        assert_eq!(row.entities, 1);
     }
 }
