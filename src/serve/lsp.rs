@@ -7,11 +7,15 @@
 //! 0.20 keeps running until stdin closes).
 //!
 //! Lifecycle: `initialize` opens (or creates) the workspace root's index;
-//! `initialized` brings it current, reporting `$/progress` work-done
-//! notifications when the client supports them, then starts watching the
-//! workspace. Saves, debounced edits and file-system events trigger
+//! `initialized` starts a task that brings it current, reporting
+//! `$/progress` work-done notifications when the client supports them,
+//! then starts watching the workspace (the notification itself returns at
+//! once, so `exit` ends the process even while that run waits for another
+//! writer). Saves, debounced edits and file-system events trigger
 //! incremental runs through a [`Refresher`]. Requests read the committed
-//! state; before the first run has finished they wait for it.
+//! state; before the first run has finished they wait for it. Hover and
+//! `graphctx/context` bring the index current first, or name the files
+//! they cannot reflect while another process holds the write lock.
 //!
 //! The custom request `graphctx/context` returns a context document; see
 //! docs/serving.md (`graphctx/context`) for its parameters and result.
@@ -75,7 +79,15 @@ pub struct Backend {
     served: OnceLock<Served>,
     /// Texts of open documents by URI (full sync).
     docs: Mutex<HashMap<String, String>>,
-    watch: Mutex<Option<WorkspaceWatch>>,
+    watch: Arc<Mutex<WatchSlot>>,
+}
+
+/// The workspace watcher: started once the first index run has landed,
+/// stopped (and never started after) at `shutdown`.
+#[derive(Default)]
+struct WatchSlot {
+    watcher: Option<WorkspaceWatch>,
+    closed: bool,
 }
 
 fn err_of(e: ServeError) -> Error {
@@ -130,7 +142,7 @@ impl Backend {
             opts,
             served: OnceLock::new(),
             docs: Mutex::new(HashMap::new()),
-            watch: Mutex::new(None),
+            watch: Arc::new(Mutex::new(WatchSlot::default())),
         }
     }
 
@@ -396,42 +408,54 @@ impl LanguageServer for Backend {
         } else {
             None
         };
-        let run = {
-            let ws = ws.clone();
-            tokio::task::spawn_blocking(move || {
-                ws.refresh_waiting(true, Duration::from_millis(200))
-            })
-            .await
-        };
-        let message = match run {
-            Ok(Ok(s)) => format!(
-                "{} files, {} entities, {} edges ({:.0} ms)",
-                s.files_seen, s.entities, s.edges, s.elapsed_ms
-            ),
-            Ok(Err(e)) => {
-                ws.mark_ready();
-                format!("indexing failed: {e}")
+        // The first run goes on in its own task: this notification returns
+        // at once, so an `exit` is not held up behind the run (which waits
+        // as long as another process holds the write lock).
+        let client = self.client.clone();
+        let refresher = served.refresher.clone();
+        let watching = self.opts.watch;
+        let slot = self.watch.clone();
+        tokio::spawn(async move {
+            let run = {
+                let ws = ws.clone();
+                tokio::task::spawn_blocking(move || {
+                    ws.refresh_waiting(true, Duration::from_millis(200))
+                })
+                .await
+            };
+            let message = match run {
+                Ok(Ok(s)) => format!(
+                    "{} files, {} entities, {} edges ({:.0} ms)",
+                    s.files_seen, s.entities, s.edges, s.elapsed_ms
+                ),
+                Ok(Err(e)) => {
+                    ws.mark_ready();
+                    format!("indexing failed: {e}")
+                }
+                Err(e) => {
+                    ws.mark_ready();
+                    format!("indexing failed: {e}")
+                }
+            };
+            if let Some(p) = ongoing {
+                p.finish_with_message(message.clone()).await;
             }
-            Err(e) => {
-                ws.mark_ready();
-                format!("indexing failed: {e}")
+            client
+                .log_message(MessageType::INFO, format!("graphctx: {message}"))
+                .await;
+            if !watching {
+                return;
             }
-        };
-        if let Some(p) = ongoing {
-            p.finish_with_message(message.clone()).await;
-        }
-        self.client
-            .log_message(MessageType::INFO, format!("graphctx: {message}"))
-            .await;
-        if self.opts.watch {
-            match watch::watch_workspace(&ws, served.refresher.clone()) {
+            match watch::watch_workspace(&ws, refresher) {
                 Ok(w) => {
-                    if let Ok(mut slot) = self.watch.lock() {
-                        *slot = Some(w);
+                    if let Ok(mut slot) = slot.lock() {
+                        if !slot.closed {
+                            slot.watcher = Some(w);
+                        }
                     }
                 }
                 Err(e) => {
-                    self.client
+                    client
                         .log_message(
                             MessageType::WARNING,
                             format!("graphctx: not watching files: {e}"),
@@ -439,12 +463,13 @@ impl LanguageServer for Backend {
                         .await
                 }
             }
-        }
+        });
     }
 
     async fn shutdown(&self) -> Result<()> {
         if let Ok(mut slot) = self.watch.lock() {
-            slot.take();
+            slot.closed = true;
+            slot.watcher.take();
         }
         Ok(())
     }

@@ -540,3 +540,112 @@ fn flatten_names(syms: &[Value]) -> Vec<&str> {
     }
     out
 }
+
+/// A caller of `Point::origin` appended to src/util.rs on disk.
+const FRESH_CALLER: &str = "\npub fn fresh_caller() -> crate::geometry::point::Point {\n    crate::geometry::point::Point::origin()\n}\n";
+
+/// Headless Neovim running tests/nvim/hover_fresh.lua against `graphctx lsp
+/// --no-watch` on the indexed fixture in `d`: hover on `origin`, append
+/// [`FRESH_CALLER`] to src/util.rs on disk, hover again at once. `None`
+/// when Neovim is missing and may be skipped.
+fn hover_around_a_disk_edit(d: &Path) -> Option<Value> {
+    let nvim_ok = Command::new("nvim")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !nvim_ok && client_missing("nvim", "scripts/install-test-clients.sh") {
+        return None;
+    }
+    let (line, col) = position_of(d, POINT, "fn origin", 3);
+    let out = d.join("nvim-hover.json");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvim/hover_fresh.lua");
+    let status = Command::new("nvim")
+        .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c"])
+        .arg(format!("luafile {}", script.display()))
+        .env("GRAPHCTX_BIN", BIN)
+        .env("GRAPHCTX_ROOT", d.canonicalize().unwrap())
+        .env("GRAPHCTX_FILE", POINT)
+        .env("GRAPHCTX_LINE", line.to_string())
+        .env("GRAPHCTX_COL", col.to_string())
+        .env("GRAPHCTX_EDIT", "src/util.rs")
+        .env("GRAPHCTX_EDIT_APPEND", FRESH_CALLER)
+        .env("GRAPHCTX_OUT", &out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert!(r.get("lua_error").is_none(), "{}", r["lua_error"]);
+    assert_eq!(
+        r["steps"],
+        json!([
+            "initialized",
+            "hovered",
+            "edited",
+            "hovered again",
+            "stopped"
+        ]),
+        "{r}"
+    );
+    assert_eq!(r["exit_code"], 0, "{r}");
+    Some(r)
+}
+
+/// The hover's markdown and the dependents count of its blast line.
+fn hover_text(r: &Value, which: &str) -> (String, u64) {
+    let md = r[which]["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no {which}: {r}"))
+        .to_string();
+    assert!(md.contains("pub fn origin() -> Point"), "{md}");
+    let head = md
+        .split(" dependent")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .unwrap_or_default();
+    let n = head
+        .parse()
+        .unwrap_or_else(|_| panic!("no dependents count in {md}"));
+    (md, n)
+}
+
+/// With the watcher off, an edit made on disk just before a hover (no
+/// save, no change notification) is in the answer: the server brings the
+/// index current before answering.
+#[test]
+fn neovim_hover_reflects_a_disk_edit_made_just_before() {
+    let (d, ws) = shapes();
+    drop(ws);
+    let Some(r) = hover_around_a_disk_edit(d.path()) else {
+        return;
+    };
+    let (before, n_before) = hover_text(&r, "hover_before");
+    let (after, n_after) = hover_text(&r, "hover_after");
+    assert_eq!(n_after, n_before + 1, "{before}\n---\n{after}");
+    assert!(!after.contains("Index behind"), "{after}");
+}
+
+/// While another holder has the write lock the index cannot be brought
+/// current: the hover answers from the committed state and names the file
+/// it cannot reflect.
+#[test]
+fn neovim_hover_names_the_stale_file_while_another_writer_holds_the_lock() {
+    let (d, ws) = shapes();
+    let location = ws.store().location().clone();
+    drop(ws);
+    let lock = WriteLock::acquire(&location).unwrap();
+    let Some(r) = hover_around_a_disk_edit(d.path()) else {
+        return;
+    };
+    drop(lock);
+    let (before, n_before) = hover_text(&r, "hover_before");
+    let (after, n_after) = hover_text(&r, "hover_after");
+    assert!(!before.contains("Index behind"), "{before}");
+    assert_eq!(n_after, n_before, "{after}");
+    assert!(
+        after.contains("Index behind for: src/util.rs (another process is indexing)"),
+        "{after}"
+    );
+}
