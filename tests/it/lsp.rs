@@ -554,7 +554,7 @@ fn hover_around_a_disk_edit(d: &Path) -> Option<Value> {
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);
-    if !nvim_ok && client_missing("nvim", "scripts/install-test-clients.sh") {
+    if !nvim_ok && common::client_missing("nvim", "scripts/install-test-clients.sh") {
         return None;
     }
     let (line, col) = position_of(d, POINT, "fn origin", 3);
