@@ -20,17 +20,17 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::rust::interface;
 use super::rust::resolve::{self, FileLinks, ResidentTable};
 use super::rust::RustExtractor;
+use super::rust::{interface, names};
 use super::state::{
-    load_bodies, load_file_states, load_file_stats, load_interfaces, read_counts, record_stats,
-    stat_vouches, CodeCounts, StoredFile,
+    load_bodies, load_file_states, load_file_stats, load_interfaces, load_named_paths, load_names,
+    read_counts, record_stats, stat_vouches, CodeCounts, StoredFile,
 };
 use super::usage;
 use super::walk::{self, SourceFile};
 use super::write::{
-    put_extract, write_entities, write_files, write_links, write_usage, UsageScope,
+    put_extract, put_names, write_entities, write_files, write_links, write_usage, UsageScope,
 };
 use crate::model::{FileContext, FileExtract, ParseStatus};
 use crate::store::rows::{decode_first, query_rows, CodeStatsRow};
@@ -361,13 +361,35 @@ pub fn index_repository_cached(
                 let before = old_interfaces.get(p);
                 matches!((now, before), (Some(n), Some(b)) if interface::digest(n) == interface::digest(b))
             });
+        // Some interface changed, within what names can bound: the files
+        // that mention a touched name are resolved with the edited ones.
+        let scoped = if !narrow
+            && usage_current
+            && !reparsed_any
+            && deleted.is_empty()
+            && replaced.len() == replaced_before
+            && stored_counts.as_ref().is_some_and(|c| c.ambiguous >= 0)
+        {
+            scope_of_change(store, graph, &replaced, &old_interfaces, &extracts)?
+        } else {
+            None
+        };
         if !narrow {
-            // Every file is resolved: join the other references of the
-            // files held as interfaces.
-            let held: Vec<&str> = unchanged.iter().map(|f| f.ctx.path.as_str()).collect();
+            // Join the other references of the files held as interfaces
+            // that are resolved now: every file, or those in scope.
+            let held: Vec<&str> = unchanged
+                .iter()
+                .map(|f| f.ctx.path.as_str())
+                .filter(|p| scoped.as_ref().is_none_or(|s| s.contains(*p)))
+                .collect();
+            let named = match scoped {
+                Some(_) => None,
+                None => Some(load_named_paths(store, graph)?),
+            };
             let mut bodies = load_bodies(store, graph, &held)?;
             let mut missing: Vec<&SourceFile> = Vec::new();
-            for file in &unchanged {
+            let in_scope = |p: &str| scoped.as_ref().is_none_or(|s| s.contains(p));
+            for file in unchanged.iter().filter(|f| in_scope(&f.ctx.path)) {
                 let path = &file.ctx.path;
                 match (bodies.remove(path), extracts.remove(path)) {
                     (Some(body), Some((ctx, iface))) => {
@@ -375,6 +397,12 @@ pub fn index_repository_cached(
                     }
                     (None, Some(_)) => missing.push(file),
                     _ => {}
+                }
+                // Indexes from before names were stored get them now.
+                if let (Some(named), Some((_, ex))) = (&named, extracts.get(path)) {
+                    if !named.contains(path) {
+                        put_names(&mut batch, graph, path, ex);
+                    }
                 }
             }
             for (file, extract) in reparse_files(&missing, graph, opts, &layout_digest, &mut batch)
@@ -394,7 +422,9 @@ pub fn index_repository_cached(
             // Some interface changed (or might have): the table is stale.
             resident = None;
         }
-        let links = if narrow {
+        let links = if let Some(scope) = &scoped {
+            resolve::resolve_files(&inputs, |p| scope.contains(p))
+        } else if narrow {
             match &resident {
                 Some(table) => {
                     let picked: Vec<(&FileContext, &FileExtract)> = inputs
@@ -436,10 +466,10 @@ pub fn index_repository_cached(
         landed += land_early(store, &mut batch, &mut phases, "diff")?;
         touched.extend(linked.endpoints);
         phases.lap("diff");
-        let usage_scope = if narrow {
-            UsageScope::Around(&replaced)
-        } else {
-            UsageScope::AllLinks
+        let usage_scope = match &scoped {
+            Some(scope) => UsageScope::Around(scope),
+            None if narrow => UsageScope::Around(&replaced),
+            None => UsageScope::AllLinks,
         };
         write_usage(
             store,
@@ -456,7 +486,7 @@ pub fn index_repository_cached(
         write_files(
             graph, &mut batch, &new_files, &digests, &stored, &extracts, &deleted, &unchanged,
         );
-        let stats = match stored_counts.filter(|_| narrow) {
+        let stats = match stored_counts.filter(|_| narrow || scoped.is_some()) {
             Some(old) => CodeCounts {
                 entities: old.entities + written.entities_delta,
                 edges: old.edges + linked.delta.edges,
@@ -562,6 +592,42 @@ pub fn index_repository_cached(
     summary.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     summary.phases_ms = std::mem::take(&mut phases.done);
     Ok(summary)
+}
+
+/// The files to resolve after an edit that changed interfaces: the edited
+/// files and every file that mentions a name the change touches (see
+/// [`names`]). `None` when the change is not bounded by names
+/// or a file's names are not stored.
+fn scope_of_change(
+    store: &Store,
+    graph: &str,
+    replaced: &BTreeSet<String>,
+    old_interfaces: &BTreeMap<String, FileExtract>,
+    extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+) -> Result<Option<BTreeSet<String>>, StoreError> {
+    let mut touched = rustc_hash::FxHashSet::default();
+    for path in replaced {
+        let (Some(before), Some((_, now))) = (old_interfaces.get(path), extracts.get(path)) else {
+            return Ok(None);
+        };
+        match names::changed(before, now) {
+            Some(t) => touched.extend(t),
+            None => return Ok(None),
+        }
+    }
+    names::spread(&mut touched, extracts.values().map(|(_, e)| e));
+    let mentioned = load_names(store, graph)?;
+    let mut scope = replaced.clone();
+    for path in extracts.keys().filter(|p| !replaced.contains(*p)) {
+        match mentioned.get(path) {
+            Some(n) if names::mentions_any(n, &touched) => {
+                scope.insert(path.clone());
+            }
+            Some(_) => {}
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(scope))
 }
 
 /// [`Store::land_early`], its time counted as writing.

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 
-use super::rust::interface;
+use super::rust::{interface, names};
 use super::walk::SourceFile;
 use crate::model::FileExtract;
 use crate::store::rows::{
@@ -27,10 +27,15 @@ query_rows! {
         key { path: Str<'a> }
         value { hash: Str<'a>, status: Str<'a>, edge_digest: Str<'a> }
     }
-    /// `queries/interfaces.cozo`, `queries/extracts.cozo`.
+    /// `queries/interfaces.cozo`, `queries/extracts.cozo`,
+    /// `queries/names_all.cozo`.
     BlobRow = "stored_blobs" {
         key { path: Str<'a> }
         value { data: crate::store::rows::Bytes<'a> }
+    }
+    /// `queries/names_paths.cozo`.
+    NamedPathRow = "named_paths" {
+        key { path: Str<'a> }
     }
     /// `queries/code_counts.cozo`.
     CodeCountsRow = "code_counts" {
@@ -180,6 +185,24 @@ pub(super) fn load_interfaces(
 ) -> Result<BTreeMap<String, FileExtract>, StoreError> {
     let rows = store.read(queries::INTERFACES, Params::new().with("graph", graph))?;
     decode_blobs(&rows, interface::decode_interface)
+}
+
+/// The names every file of `graph` mentions (see [`names`]), by path.
+pub(super) fn load_names(
+    store: &Store,
+    graph: &str,
+) -> Result<BTreeMap<String, Vec<names::Name>>, StoreError> {
+    let rows = store.read(queries::NAMES_ALL, Params::new().with("graph", graph))?;
+    decode_blobs(&rows, names::decode)
+}
+
+/// The files of `graph` whose mentioned names are stored.
+pub(super) fn load_named_paths(store: &Store, graph: &str) -> Result<BTreeSet<String>, StoreError> {
+    let rows = store.read(queries::NAMES_PATHS, Params::new().with("graph", graph))?;
+    Ok(decode_rows::<NamedPathRow>(&rows)?
+        .into_iter()
+        .map(|r| r.path.into_owned())
+        .collect())
 }
 
 /// The stored other references of the given files.

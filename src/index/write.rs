@@ -6,15 +6,16 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::rust::interface;
 use super::rust::resolve::FileLinks;
+use super::rust::{interface, names};
 use super::state::StoredFile;
 use super::usage;
 use super::walk::SourceFile;
 use crate::model::{Entity, FileContext, FileExtract};
 use crate::store::rows::{
     decode_rows, query_rows, CodeEntityRow, CodeExtractRow, CodeFileRow, CodeInterfaceRow,
-    CodeUnresolvedRow, CodeUsageRow, CodeUsageVersionRow, EdgeRow, Json, NodeRow, Str,
+    CodeNamesRow, CodeUnresolvedRow, CodeUsageRow, CodeUsageVersionRow, EdgeRow, Json, NodeRow,
+    Str,
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
@@ -81,6 +82,16 @@ pub(super) fn put_extract(batch: &mut Batch, graph: &str, path: &str, extract: &
         graph: graph.into(),
         path: path.into(),
         data: body.into(),
+    });
+    put_names(batch, graph, path, extract);
+}
+
+/// Store the names a whole extract mentions (see [`names`]).
+pub(super) fn put_names(batch: &mut Batch, graph: &str, path: &str, extract: &FileExtract) {
+    batch.put_row(CodeNamesRow {
+        graph: graph.into(),
+        path: path.into(),
+        names: names::encode(&names::mentioned(extract)).into(),
     });
 }
 
@@ -230,6 +241,7 @@ pub(super) fn write_entities(
         // Gone, or skipped now: drop its stored extract too.
         batch.delete_key::<CodeExtractRow>(vec![graph.into(), path.as_str().into()]);
         batch.delete_key::<CodeInterfaceRow>(vec![graph.into(), path.as_str().into()]);
+        batch.delete_key::<CodeNamesRow>(vec![graph.into(), path.as_str().into()]);
     }
     Ok(EntitiesWritten {
         touched,

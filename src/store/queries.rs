@@ -20,6 +20,8 @@ queries! {
     EXTRACTS => "extracts.cozo",
     INTERFACES => "interfaces.cozo",
     INTERFACES_OF => "interfaces_of.cozo",
+    NAMES_ALL => "names_all.cozo",
+    NAMES_PATHS => "names_paths.cozo",
     EDGES_TOUCHING => "edges_touching.cozo",
     EDGES_INTO_BY_REL => "edges_into_by_rel.cozo",
     ENTITY_ROWS_IN_FILES => "entity_rows_in_files.cozo",

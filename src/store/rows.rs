@@ -422,6 +422,12 @@ rows! {
         key { graph: Str<'a>, path: Str<'a> }
         value { data: Bytes<'a> }
     }
+    /// `code_names`: the names a file mentions (schema 15; the format is
+    /// `encode` in src/index/rust/names.rs).
+    CodeNamesRow = "code_names", writable {
+        key { graph: Str<'a>, path: Str<'a> }
+        value { names: Bytes<'a> }
+    }
     /// `code_text`: an entity's text for the text index (schema 12).
     CodeTextRow = "code_text", writable {
         key { graph: Str<'a>, id: Str<'a> }

@@ -51,6 +51,7 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "postings",
         include_str!("../../schema/014_postings.cozo"),
     ),
+    (15, "names", include_str!("../../schema/015_names.cozo")),
 ];
 
 /// The version a fully migrated database has.

@@ -396,7 +396,8 @@ fn an_edit_that_keeps_every_interface_resolves_only_the_edited_file() {
             fresh_summary.ambiguous
         )
     );
-    // A new signature is seen by other files: every file is resolved.
+    // A new signature is seen by the files that mention it: `util.rs`
+    // itself and `lib.rs`, its one caller.
     let util = tree.path().join("src/util.rs");
     let util_text = std::fs::read_to_string(&util).unwrap();
     std::fs::write(
@@ -405,8 +406,59 @@ fn an_edit_that_keeps_every_interface_resolves_only_the_edited_file() {
     )
     .unwrap();
     let iface = index(&store, tree.path());
-    assert_eq!(iface.files_parsed, 1);
-    assert_eq!(iface.files_resolved, first.files_seen);
+    assert_eq!((iface.files_parsed, iface.files_resolved), (1, 2));
+    assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
+    // A glob re-export hands a whole module on: every file is resolved.
+    std::fs::write(&lib, format!("{edited}\npub use crate::geometry::*;\n")).unwrap();
+    let glob = index(&store, tree.path());
+    assert_eq!(glob.files_resolved, first.files_seen);
+    assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
+}
+
+#[test]
+fn an_interface_change_reaches_the_files_that_see_it_through_declared_types() {
+    // `c.rs` never names `U`: it calls `make()`, whose return type is the
+    // alias. Retargeting the alias must re-resolve `c.rs` too.
+    let tree = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = tree.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "Cargo.toml",
+        "[package]\nname = \"chain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write("src/lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\n");
+    write(
+        "src/a.rs",
+        "pub struct V;\nimpl V { pub fn poke(&self) {} }\npub struct W;\nimpl W { pub fn poke(&self) {} }\npub type U = V;\n",
+    );
+    write("src/b.rs", "pub fn make() -> crate::a::U { todo!() }\n");
+    write("src/c.rs", "fn f() { crate::b::make().poke(); }\n");
+    write("src/d.rs", "fn g() -> u8 { 0 }\n");
+    let store = Store::memory().unwrap();
+    index(&store, tree.path());
+    let callee = |store: &Store| {
+        store
+            .dump("edge")
+            .unwrap()
+            .iter()
+            .map(|r| format!("{r:?}"))
+            .filter(|r| r.contains("c.rs") && r.contains("poke"))
+            .collect::<Vec<_>>()
+    };
+    let before = callee(&store);
+    assert!(before.iter().any(|e| e.contains("a-V::poke")), "{before:?}");
+    write(
+        "src/a.rs",
+        "pub struct V;\nimpl V { pub fn poke(&self) {} }\npub struct W;\nimpl W { pub fn poke(&self) {} }\npub type U = W;\n",
+    );
+    let run = index(&store, tree.path());
+    // a.rs (edited), b.rs (names `U`), c.rs (calls `make`); not lib.rs or d.rs.
+    assert_eq!((run.files_parsed, run.files_resolved), (1, 3));
+    let after = callee(&store);
+    assert!(after.iter().any(|e| e.contains("a-W::poke")), "{after:?}");
     assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
 }
 
@@ -447,7 +499,8 @@ fn a_kept_symbol_table_follows_every_interface_change() {
 
     edit("src/util.rs", "fn clamp_scale(", "fn clamp_factor(");
     let renamed = run();
-    assert_eq!(renamed.files_resolved, first.files_seen);
+    // `util.rs` and `lib.rs`, the one file that mentions the old name.
+    assert_eq!(renamed.files_resolved, 2);
     assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
 
     edit("src/lib.rs", "clamp_scale(1.0)", "clamp_factor(1.0)");

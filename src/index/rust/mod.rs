@@ -5,6 +5,7 @@
 //! - [`extract`] — one file's tree-sitter parse into a `FileExtract`.
 //! - [`resolve`] — name resolution over all extracts into edges.
 //! - [`interface`] — what of a file other files' resolution can see.
+//! - [`names`] — which files an interface change can reach.
 //! - [`types`] — declared types parsed into structure, std's common types.
 //!
 //! The rest of `index` (walking, hashing, diffing, writing) handles files,
@@ -13,6 +14,7 @@
 pub mod extract;
 pub mod interface;
 pub mod layout;
+pub mod names;
 pub mod resolve;
 pub mod types;
 

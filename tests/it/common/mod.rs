@@ -61,6 +61,7 @@ pub const GRAPH_RELATIONS: &[&str] = &[
     "code_file",
     "code_extract",
     "code_interface",
+    "code_names",
     "code_unresolved",
     "code_stats",
     "code_usage",

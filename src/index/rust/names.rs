@@ -1,0 +1,399 @@
+//! Who can be affected by an interface change: the names a file mentions,
+//! the names an interface change touches, and the files in between.
+//!
+//! Resolution (see [`super::resolve`]) is a pure function of one symbol
+//! table (every file's interface) and the file being resolved. A file's
+//! links can only change when a lookup it makes reaches a part of the
+//! table that changed. Every lookup starts from a name the file's own
+//! extract spells — a path segment, a method or field name, a type as
+//! written, an owner, a module — and goes on only through other entities'
+//! declared types (a call's return type, a field's type, an alias), `use`
+//! bindings and impl blocks, all found by name again.
+//!
+//! So when interfaces change, the index collects the names they touch
+//! ([`changed`]: entities added, removed or changed, with their owners and
+//! traits; impl blocks placed or removed; names bound by `use`), spreads
+//! them through the table ([`spread`]: an entity whose declared types
+//! mention a touched name is touched too, as is a name a `use` binds to
+//! one), and re-resolves the edited files plus every file that mentions a
+//! touched name ([`mentioned`], stored per file). Changes this cannot
+//! bound — `mod` declarations, a file's crate or module, glob or re-export
+//! `use`s whose reach is a whole module — return `None`, and every file is
+//! resolved.
+//!
+//! Names are kept as 32-bit hashes of identifiers: a collision only adds a
+//! file to re-resolve, never leaves one out.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashSet as HashSet;
+
+use crate::model::{Entity, FileExtract, RawRef, Recv, Signature, UseDecl};
+
+use super::interface::is_interface_ref;
+
+/// A hashed identifier.
+pub type Name = u32;
+
+/// FNV-1a: stable across processes and versions (the hashes are stored).
+fn hash(ident: &str) -> Name {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in ident.as_bytes() {
+        h ^= u32::from(*b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+/// Every identifier in `text` (`Vec<Option<T>>` gives `Vec`, `Option`, `T`).
+fn idents(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|s| !s.is_empty())
+}
+
+fn add_idents(out: &mut HashSet<Name>, text: &str) {
+    out.extend(idents(text).map(hash));
+}
+
+fn signature_idents(out: &mut HashSet<Name>, s: &Signature) {
+    for f in &s.fields {
+        add_idents(out, &f.name);
+        add_idents(out, &f.ty);
+    }
+    for p in &s.parameters {
+        add_idents(out, &p.ty);
+    }
+    let texts = s
+        .return_type
+        .iter()
+        .chain(&s.generics)
+        .chain(&s.where_clause)
+        .chain(&s.traits)
+        .chain(&s.ty)
+        .chain(&s.supertraits)
+        .chain(&s.self_type)
+        .chain(&s.trait_ref);
+    for t in texts {
+        add_idents(out, t);
+    }
+}
+
+fn recv_idents(out: &mut HashSet<Name>, r: &Recv) {
+    match r {
+        Recv::Type(t) => add_idents(out, t),
+        Recv::Call(path) => out.extend(path.iter().map(|s| hash(s))),
+        Recv::Method(inner, name) | Recv::Field(inner, name) => {
+            out.insert(hash(name));
+            recv_idents(out, inner);
+        }
+        Recv::Try(inner) | Recv::Element(inner) => recv_idents(out, inner),
+    }
+}
+
+fn ref_idents(out: &mut HashSet<Name>, r: &RawRef) {
+    out.extend(r.path.iter().chain(&r.scope).map(|s| hash(s)));
+    if let Some(t) = &r.self_type {
+        add_idents(out, t);
+    }
+    if let Some(recv) = &r.receiver {
+        recv_idents(out, recv);
+    }
+}
+
+/// The names a whole extract mentions (sorted): what its resolution can
+/// look up, directly or as the start of a chain.
+pub fn mentioned(extract: &FileExtract) -> Vec<Name> {
+    let mut out = HashSet::default();
+    for e in &extract.entities {
+        add_idents(&mut out, &e.name);
+        out.extend(e.module_path.iter().map(|s| hash(s)));
+        for t in e.owner.iter().chain(&e.trait_name) {
+            add_idents(&mut out, t);
+        }
+        signature_idents(&mut out, &e.signature);
+    }
+    for r in &extract.refs {
+        ref_idents(&mut out, r);
+    }
+    for u in &extract.uses {
+        out.extend(u.path.iter().chain(&u.scope).map(|s| hash(s)));
+        if let Some(a) = &u.alias {
+            out.insert(hash(a));
+        }
+    }
+    let mut v: Vec<Name> = out.into_iter().collect();
+    v.sort_unstable();
+    v
+}
+
+/// [`mentioned`] as stored: little-endian `u32`s.
+pub fn encode(names: &[Name]) -> Vec<u8> {
+    names.iter().flat_map(|n| n.to_le_bytes()).collect()
+}
+
+/// The stored form read back; `None` for bytes of another shape.
+pub fn decode(bytes: &[u8]) -> Option<Vec<Name>> {
+    if bytes.len() % 4 != 0 {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
+}
+
+/// Whether a file that mentions `names` (sorted) can see a touched name.
+pub fn mentions_any(names: &[Name], touched: &HashSet<Name>) -> bool {
+    names.iter().any(|n| touched.contains(n))
+}
+
+/// An entity as the symbol table sees it: no lines, no doc.
+fn visible(e: &Entity) -> Entity {
+    let mut e = e.clone();
+    e.start_line = 0;
+    e.end_line = 0;
+    e.doc.clear();
+    e
+}
+
+/// What a `use` makes visible under its own name (`use a::b as c` → `c`).
+fn bound_name(u: &UseDecl) -> Option<&str> {
+    u.alias
+        .as_deref()
+        .or_else(|| u.path.last().map(String::as_str))
+}
+
+/// A `use` as the table sees it.
+fn use_key(u: &UseDecl) -> (&str, &[String], &[String], Option<&str>, bool, bool) {
+    (
+        &u.from,
+        &u.scope,
+        &u.path,
+        u.alias.as_deref(),
+        u.glob,
+        u.is_pub,
+    )
+}
+
+/// The names an edit of one file's interface touches, from its interface
+/// `before` and its extract `after`; `None` when the change reaches
+/// further than names can bound (see the module doc).
+pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name>> {
+    if before.context != after.context || before.mods != after.mods {
+        return None;
+    }
+    let mut touched = HashSet::default();
+    let old: BTreeMap<&str, &Entity> = before
+        .entities
+        .iter()
+        .map(|e| (e.key.as_str(), e))
+        .collect();
+    let new: BTreeMap<&str, &Entity> = after.entities.iter().map(|e| (e.key.as_str(), e)).collect();
+    let mut touch = |e: &Entity| {
+        add_idents(&mut touched, &e.name);
+        for t in e.owner.iter().chain(&e.trait_name) {
+            add_idents(&mut touched, t);
+        }
+    };
+    for (key, e) in &old {
+        match new.get(key) {
+            Some(n) if visible(n) == visible(e) => {}
+            Some(n) => {
+                touch(e);
+                touch(n);
+            }
+            None => touch(e),
+        }
+    }
+    for (key, e) in &new {
+        if !old.contains_key(key) {
+            touch(e);
+        }
+    }
+    // Impl blocks placed (`impl Trait for Owner`): owners and traits.
+    let placed = |x: &FileExtract| -> BTreeSet<(String, crate::model::RefKind, Vec<String>)> {
+        x.refs
+            .iter()
+            .filter(|r| is_interface_ref(r.kind))
+            .map(|r| (r.from.clone(), r.kind, r.path.clone()))
+            .collect()
+    };
+    let (placed_before, placed_after) = (placed(before), placed(after));
+    for (_, _, path) in placed_before.symmetric_difference(&placed_after) {
+        touched.extend(path.iter().map(|s| hash(s)));
+    }
+    let uses_before: BTreeSet<_> = before.uses.iter().map(use_key).collect();
+    let uses_after: BTreeSet<_> = after.uses.iter().map(use_key).collect();
+    for u in before.uses.iter().chain(&after.uses) {
+        let k = use_key(u);
+        if uses_before.contains(&k) && uses_after.contains(&k) {
+            continue;
+        }
+        // A glob brings in a whole module's names, a re-export hands its
+        // name on to whoever imports this module: unbounded by names.
+        if u.glob || u.is_pub {
+            return None;
+        }
+        if let Some(name) = bound_name(u) {
+            touched.insert(hash(name));
+        }
+    }
+    Some(touched)
+}
+
+/// Spread touched names through every file's interface until nothing
+/// more is touched: an entity whose declared types mention a touched name
+/// (a function returning a changed type, a struct with a field of one, an
+/// alias of one) is touched, and so is the name a `use` of a touched name
+/// binds.
+pub fn spread<'a>(touched: &mut HashSet<Name>, interfaces: impl Iterator<Item = &'a FileExtract>) {
+    // Each entity's name and the names its declared types mention; each
+    // use's bound name and the name it imports.
+    let mut typed: Vec<(Name, Vec<Name>)> = Vec::new();
+    let mut bindings: Vec<(Name, Name)> = Vec::new();
+    for x in interfaces {
+        for e in &x.entities {
+            let mut mentions = HashSet::default();
+            signature_idents(&mut mentions, &e.signature);
+            if !mentions.is_empty() {
+                typed.push((hash(&e.name), mentions.into_iter().collect()));
+            }
+        }
+        for u in &x.uses {
+            if let (Some(bound), Some(last)) = (bound_name(u), u.path.last()) {
+                if bound != last {
+                    bindings.push((hash(bound), hash(last)));
+                }
+            }
+        }
+    }
+    loop {
+        let before = touched.len();
+        typed.retain(|(name, mentions)| {
+            if touched.contains(name) {
+                return false;
+            }
+            if mentions.iter().any(|m| touched.contains(m)) {
+                touched.insert(*name);
+                return false;
+            }
+            true
+        });
+        bindings.retain(|(bound, imported)| {
+            if touched.contains(imported) {
+                touched.insert(*bound);
+                return false;
+            }
+            !touched.contains(bound)
+        });
+        if touched.len() == before {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::rust::RustExtractor;
+    use crate::model::FileContext;
+
+    fn extract(path: &str, module: &[&str], src: &str) -> FileExtract {
+        let ctx = FileContext {
+            path: path.into(),
+            crate_name: "demo".into(),
+            module_path: module.iter().map(|s| s.to_string()).collect(),
+            is_test_file: false,
+        };
+        RustExtractor::new().extract(&ctx, src)
+    }
+
+    fn names(list: &[&str]) -> HashSet<Name> {
+        list.iter().map(|s| hash(s)).collect()
+    }
+
+    #[test]
+    fn a_renamed_function_touches_both_names_and_nothing_else() {
+        let a = extract(
+            "src/a.rs",
+            &["a"],
+            "pub fn old_name() -> u8 { 1 }\npub fn kept() {}\n",
+        );
+        let b = extract(
+            "src/a.rs",
+            &["a"],
+            "pub fn new_name() -> u8 { 1 }\npub fn kept() {}\n",
+        );
+        let t = changed(&a, &b).unwrap();
+        assert!(t.contains(&hash("old_name")) && t.contains(&hash("new_name")));
+        assert!(!t.contains(&hash("kept")));
+    }
+
+    #[test]
+    fn a_changed_alias_reaches_callers_through_return_types() {
+        let a = extract(
+            "src/a.rs",
+            &["a"],
+            "pub struct V;\npub struct W;\npub type U = V;\n",
+        );
+        let b = extract(
+            "src/a.rs",
+            &["a"],
+            "pub struct V;\npub struct W;\npub type U = W;\n",
+        );
+        let other = extract(
+            "src/b.rs",
+            &["b"],
+            "pub fn make() -> crate::a::U { todo!() }\npub fn unrelated() -> u8 { 0 }\n",
+        );
+        let mut t = changed(&a, &b).unwrap();
+        assert_eq!(t, names(&["U"]));
+        spread(&mut t, [&b, &other].into_iter());
+        assert!(t.contains(&hash("make")));
+        assert!(!t.contains(&hash("unrelated")));
+        // A caller of `make` mentions it.
+        let caller = extract("src/c.rs", &["c"], "fn f() { crate::b::make().poke(); }\n");
+        assert!(mentions_any(&mentioned(&caller), &t));
+        let bystander = extract("src/d.rs", &["d"], "fn g() { crate::b::unrelated(); }\n");
+        assert!(!mentions_any(&mentioned(&bystander), &t));
+    }
+
+    #[test]
+    fn a_use_rename_binds_the_touched_name_on() {
+        let a = extract("src/a.rs", &["a"], "pub fn f() -> u8 { 1 }\n");
+        let b = extract("src/a.rs", &["a"], "pub fn f() -> u16 { 1 }\n");
+        let reexport = extract("src/b.rs", &["b"], "use crate::a::f as g;\n");
+        let mut t = changed(&a, &b).unwrap();
+        spread(&mut t, [&b, &reexport].into_iter());
+        assert!(t.contains(&hash("g")));
+    }
+
+    #[test]
+    fn module_glob_and_reexport_changes_are_not_bounded() {
+        let a = extract("src/a.rs", &["a"], "pub fn f() {}\n");
+        let with = |src: &str| extract("src/a.rs", &["a"], src);
+        assert!(changed(&a, &with("pub fn f() {}\nmod m;\n")).is_none());
+        assert!(changed(&a, &with("pub fn f() {}\nuse crate::b::*;\n")).is_none());
+        assert!(changed(&a, &with("pub fn f() {}\npub use crate::b::x;\n")).is_none());
+        let private = changed(&a, &with("pub fn f() {}\nuse crate::b::x as y;\n")).unwrap();
+        assert_eq!(private, names(&["y"]));
+    }
+
+    #[test]
+    fn a_body_edit_touches_nothing() {
+        let a = extract("src/a.rs", &["a"], "pub fn f() -> u8 { 1 }\n");
+        let b = extract("src/a.rs", &["a"], "\n\npub fn f() -> u8 { g(); 2 }\n");
+        assert!(changed(&a, &b).unwrap().is_empty());
+    }
+
+    #[test]
+    fn stored_names_read_back() {
+        let x = extract("src/a.rs", &["a"], "pub fn f(v: Vec<Thing>) { v.len(); }\n");
+        let m = mentioned(&x);
+        assert!(m.contains(&hash("Thing")) && m.contains(&hash("len")));
+        assert_eq!(decode(&encode(&m)).unwrap(), m);
+        assert!(decode(&[1, 2, 3]).is_none());
+    }
+}
