@@ -81,6 +81,7 @@ pub(super) fn emit_selection(
     // Exact count of the assembled document: trim if the estimate was
     // short, top up (calibrated by the measured error) if it was long.
     let mut top_ups = 0;
+    let mut trims = 0;
     loop {
         let (text, n) = settle_token_count(&assemble, &plan, counter);
         let estimate = fit::estimate(&items, &fit_rels, &plan, overhead);
@@ -133,6 +134,13 @@ pub(super) fn emit_selection(
                 attempted_size: n,
                 budget: req.budget,
             });
+        }
+        // The first time, minimal entities come back into what a whole
+        // entity's going left over (later, trimming alone, so the loop
+        // ends).
+        trims += 1;
+        if trims == 1 {
+            fit::fill(&items, &fit_rels, &mut plan, overhead, target);
         }
     }
 }

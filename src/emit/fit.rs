@@ -26,8 +26,9 @@
 //!
 //! The fitter works on estimates — the sum of per-piece token counts, each
 //! counted once and cached — and the emitter then counts the assembled
-//! document exactly and, if the estimate was short, [`trim`]s: entities
-//! whose files stay named first, then detail, then any entity.
+//! document exactly and, if the estimate was short, [`trim`]s — entities
+//! whose files stay named first, then detail, then any entity — and
+//! [`fill`]s what that freed beyond the need with minimal entities.
 
 use std::collections::BTreeSet;
 
@@ -800,6 +801,22 @@ pub fn trim(
     true
 }
 
+/// After a [`trim`], whose whole entities may have freed more than was
+/// needed: left-out entities come back minimal (best first, base
+/// entities cut by the base share last) while the estimate stays within
+/// `target`.
+pub fn fill(items: &[FitItem], rels: &[FitRel], plan: &mut Plan, overhead: usize, target: usize) {
+    let mut t = Tally::new(items, rels, plan, overhead);
+    let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
+    let (last, rest): (Vec<usize>, Vec<usize>) =
+        plan.excluded().partition(|&i| base_last && items[i].base);
+    for &i in rest.iter().chain(&last) {
+        plan.detail[i] = Detail::Minimal;
+    }
+    add_back_all(&mut t, target, plan, &rest);
+    add_back_all(&mut t, target, plan, &last);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1024,6 +1041,29 @@ mod tests {
         assert!(trim(&items, &[], &mut plan, 0, 20, &none));
         assert_eq!(plan.included, vec![true, true, false, false]);
         assert_eq!(plan.detail[0], Detail::Minimal);
+    }
+
+    #[test]
+    fn fill_brings_entities_back_minimal_into_the_room_a_trim_left() {
+        let items = base_and_far([1, 2, 3, 4]);
+        // The last far entity went whole, with its detail: its minimal
+        // form fits again; nothing else is left out.
+        let mut plan = Plan {
+            included: vec![true, true, true, true, false],
+            detail: vec![
+                Detail::Full,
+                Detail::Minimal,
+                Detail::Minimal,
+                Detail::Minimal,
+                Detail::Full,
+            ],
+            rel_kept: vec![],
+            steps: vec![FitStep::DroppedLowRelevanceEntities],
+        };
+        fill(&items, &[], &mut plan, 0, 70);
+        assert_eq!(plan.included, vec![true; 5]);
+        assert_eq!(plan.detail[4], Detail::Minimal);
+        assert_eq!(estimate(&items, &[], &plan, 0), 70);
     }
 
     #[test]
