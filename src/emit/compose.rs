@@ -23,8 +23,10 @@ pub(super) fn emit_selection(
         pieces,
         items,
         not_loaded,
+        file_ids,
     } = staged;
     let index_of = loaded_index(&loaded);
+    let listing = listing(req.format, selection, &index_of, file_ids);
     let cycles = SelectionCycles::find(&loaded, &index_of);
     if req.fail_on_cycles {
         if let Some(c) = cycles.found.first() {
@@ -56,7 +58,14 @@ pub(super) fn emit_selection(
     };
     let overhead = counter.count_lines(&assemble(&empty, req.budget)) + 8;
     let derived_base_share = (!selection.explicit).then_some(FILE_BASE_SHARE);
-    let mut plan = match fit::fit(&items, &fit_rels, req.budget, overhead, derived_base_share) {
+    let mut plan = match fit::fit(
+        &items,
+        &fit_rels,
+        req.budget,
+        overhead,
+        derived_base_share,
+        &listing,
+    ) {
         Ok(p) => p,
         Err(attempted) => {
             return Err(ContextError::SizeExceeded {
@@ -72,6 +81,7 @@ pub(super) fn emit_selection(
     // Exact count of the assembled document: trim if the estimate was
     // short, top up (calibrated by the measured error) if it was long.
     let mut top_ups = 0;
+    let mut trims = 0;
     loop {
         let (text, n) = settle_token_count(&assemble, &plan, counter);
         let estimate = fit::estimate(&items, &fit_rels, &plan, overhead);
@@ -93,7 +103,9 @@ pub(super) fn emit_selection(
                 (req.budget + (error - overhead), 0)
             };
             let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
-            fit::refill(&items, &fit_rels, budget, calibrated, &mut plan, base_last);
+            fit::refill(
+                &items, &fit_rels, budget, calibrated, &mut plan, base_last, &listing,
+            );
             if plan != before {
                 continue;
             }
@@ -111,19 +123,25 @@ pub(super) fn emit_selection(
                 from_cache: false,
             });
         }
-        // Over the budget: drop lowest-priority entities until the
-        // estimate, corrected by the error just measured, fits — one exact
-        // count per correction rather than one per dropped entity.
+        // Over the budget: take back entities (those whose files stay
+        // named first) and detail until the estimate, corrected by the
+        // error just measured, fits — one exact count per correction
+        // rather than one per step.
         let short_by = n.saturating_sub(estimate);
-        if !fit::drop_one(&items, &mut plan) {
+        let target = req.budget.saturating_sub(short_by);
+        if !fit::trim(&items, &fit_rels, &mut plan, overhead, target, &listing) {
             return Err(ContextError::SizeExceeded {
                 attempted_size: n,
                 budget: req.budget,
             });
         }
-        while fit::estimate(&items, &fit_rels, &plan, overhead) + short_by > req.budget
-            && fit::drop_one(&items, &mut plan)
-        {}
+        // The first time, minimal entities come back into what a whole
+        // entity's going left over (later, trimming alone, so the loop
+        // ends).
+        trims += 1;
+        if trims == 1 {
+            fit::fill(&items, &fit_rels, &mut plan, overhead, target);
+        }
     }
 }
 
@@ -162,6 +180,46 @@ fn choose(req: &ContextRequest, selection: &Selection) -> Vec<Candidate> {
         .collect()
 }
 
+/// How a document of `format` names what it leaves out (see
+/// [`fit::Listing`]): JSON lists excluded keys, Format E the files of
+/// excluded entities (`# more in:`), each at most [`EXCLUDED_LISTED`] —
+/// the loaded entities left out, then the candidates never loaded.
+fn listing(
+    format: Format,
+    selection: &Selection,
+    index_of: &HashMap<&str, usize>,
+    mut file_ids: HashMap<String, usize>,
+) -> fit::Listing {
+    let names = match format {
+        Format::Json => fit::Names::Entities,
+        Format::E => fit::Names::Files,
+    };
+    let mut listing = fit::Listing::new(names, EXCLUDED_LISTED);
+    let mut seen = HashSet::new();
+    for c in &selection.candidates {
+        if index_of.contains_key(c.key.as_str()) {
+            continue;
+        }
+        // Only the first entries can be listed: the first n entities
+        // (JSON), a file once (Format E).
+        if names == fit::Names::Entities && listing.tail.len() == listing.n {
+            break;
+        }
+        let f = match file_ids.get(&c.file) {
+            Some(&f) => f,
+            None => {
+                let f = file_ids.len();
+                file_ids.insert(c.file.clone(), f);
+                f
+            }
+        };
+        if names == fit::Names::Entities || seen.insert(f) {
+            listing.tail.push(f);
+        }
+    }
+    listing
+}
+
 /// What separates two entity pieces in the document.
 fn separator(format: Format) -> &'static str {
     match format {
@@ -178,6 +236,8 @@ struct Staged {
     items: Vec<FitItem>,
     /// Candidates of the selection never loaded (the budget was spent).
     not_loaded: usize,
+    /// The number of each loaded entity's file (`FitItem::file`).
+    file_ids: HashMap<String, usize>,
 }
 
 /// One entity's pieces at every level of detail and what each costs.
@@ -227,6 +287,8 @@ fn stage(
         },
         base: c.is_base,
         protected: c.is_base && selection.explicit,
+        // Numbered once staged, in inclusion order.
+        file: 0,
     };
     (p, item)
 }
@@ -244,6 +306,7 @@ fn load_in_order(
     let mut loaded = Loaded::default();
     let mut pieces: Vec<[String; 4]> = Vec::new();
     let mut items: Vec<FitItem> = Vec::new();
+    let mut file_ids: HashMap<String, usize> = HashMap::new();
     let mut next = 0;
     let mut chunk = FIRST_CHUNK;
     let derived_base_share = (!selection.explicit).then_some(FILE_BASE_SHARE);
@@ -256,7 +319,9 @@ fn load_in_order(
             .par_iter()
             .map(|(c, d, u)| stage(req, selection, counter, (c, d, u)))
             .collect();
-        for ((c, d, u), (p, item)) in rows.into_iter().zip(staged) {
+        for ((c, d, u), (p, mut item)) in rows.into_iter().zip(staged) {
+            let n = file_ids.len();
+            item.file = *file_ids.entry(c.file.clone()).or_insert(n);
             pieces.push(p);
             items.push(item);
             loaded.candidates.push(c);
@@ -276,6 +341,7 @@ fn load_in_order(
         pieces,
         items,
         not_loaded,
+        file_ids,
     })
 }
 

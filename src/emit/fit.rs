@@ -13,18 +13,24 @@
 //! of the budget as it can.
 //!
 //! Detail is then handed out tier-major ([`refill`]): every entity
-//! starts from its minimal form; priority 1 (base entities and their
-//! direct dependencies) gets detail first, level by level so every one of
-//! them shows location and signature before any shows its doc, and
-//! farther entities make room for it (up to [`DETAIL_SHARE`] of the
-//! budget, so a cut document still covers what else the change touches);
-//! then excluded entities come back minimal, then the relationships, then
-//! priority 2 and 3 in turn — no entity of a priority gets more than its
-//! minimal form while one of a higher priority lacks its full form.
+//! starts from its minimal form and those the cuts left out come back,
+//! best first, while they fit; priority 1 (base entities and their direct
+//! dependencies) gets detail first, level by level so every one of them
+//! shows location and signature before any shows its doc, and farther
+//! entities make room for it — up to [`DETAIL_SHARE`] of the budget, and
+//! only while every file the document names stays named (see
+//! [`Listing`]), so a cut document still covers what else the change
+//! touches; then the relationships, then priority 2 and 3 in turn — no
+//! entity of a priority gets more than its minimal form while one of a
+//! higher priority lacks its full form.
 //!
 //! The fitter works on estimates — the sum of per-piece token counts, each
 //! counted once and cached — and the emitter then counts the assembled
-//! document exactly and trims further if the estimate was short.
+//! document exactly and, if the estimate was short, [`trim`]s — entities
+//! whose files stay named first, then detail, then any entity — and
+//! [`fill`]s what that freed beyond the need with minimal entities.
+
+use std::collections::BTreeSet;
 
 use super::entity::{Detail, DETAILS};
 
@@ -41,6 +47,46 @@ pub struct FitItem {
     pub base: bool,
     /// Never dropped (explicitly requested base entities).
     pub protected: bool,
+    /// The entity's file, as a number shared by the items of one fit and
+    /// its [`Listing`].
+    pub file: usize,
+}
+
+/// What a document's list of left-out entities names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Names {
+    /// The first entities left out, each by its key, which names its file
+    /// (CodeGraphContext.json's `excluded_entities`).
+    Entities,
+    /// The first files of left-out entities that no included entity is in
+    /// (Format E's `# more in:`).
+    Files,
+}
+
+/// How a document names what it left out: up to `n` entries of the
+/// excluded entities in inclusion order, then of the candidates never
+/// loaded (`tail`, their files in inclusion order). Detail may displace an
+/// entity only while every file the document names — an included
+/// entity's or a listed one's — stays named: Format E lists the file of a
+/// displaced entity in a few tokens, so detail costs it little breadth,
+/// while JSON's list of keys is mostly taken already and a displaced
+/// entity would push another file out of it.
+#[derive(Debug, Clone)]
+pub struct Listing {
+    pub names: Names,
+    pub n: usize,
+    pub tail: Vec<usize>,
+}
+
+impl Listing {
+    /// A list of `n` entries of what `names` says, with no tail.
+    pub fn new(names: Names, n: usize) -> Listing {
+        Listing {
+            names,
+            n,
+            tail: Vec::new(),
+        }
+    }
 }
 
 /// One relationship between two items.
@@ -211,6 +257,34 @@ pub fn fit(
     budget: usize,
     overhead: usize,
     derived_base_share: Option<f64>,
+    listing: &Listing,
+) -> Result<Plan, usize> {
+    let mut plan = cut(items, rels, budget, overhead, derived_base_share)?;
+    let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
+    refill(items, rels, budget, overhead, &mut plan, base_last, listing);
+    Ok(plan)
+}
+
+/// What [`fit`] includes before any detail is handed out: the cuts, then
+/// every entity minimal and those left out back while they fit. The
+/// loader asks this (`more_to_load`): whether the entities loaded so far
+/// already leave some out for want of room — not for detail's sake.
+pub fn breadth(items: &[FitItem], budget: usize, derived_base_share: Option<f64>) -> Option<Plan> {
+    let mut plan = cut(items, &[], budget, 0, derived_base_share).ok()?;
+    let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
+    let mut t = Tally::new(items, &[], &plan, 0);
+    let last = widen(&mut t, items, budget, &mut plan, base_last);
+    add_back_all(&mut t, budget, &mut plan, &last);
+    Some(plan)
+}
+
+/// Seed 004's truncation steps, in order, until the estimate fits.
+fn cut(
+    items: &[FitItem],
+    rels: &[FitRel],
+    budget: usize,
+    overhead: usize,
+    derived_base_share: Option<f64>,
 ) -> Result<Plan, usize> {
     let n = items.len();
     let mut plan = Plan {
@@ -311,28 +385,27 @@ pub fn fit(
             return Err(t.total);
         }
     }
-    let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
-    refill(items, rels, budget, overhead, &mut plan, base_last);
     Ok(plan)
 }
 
-/// Share of the budget priority-1 detail may take before the entities
-/// the cuts left out come back: the rest keeps room for breadth (what
-/// else the change touches), and detail gets what is left after that.
+/// Share of the budget priority-1 detail may take from farther entities:
+/// the rest keeps room for breadth (what else the change touches), and
+/// detail gets what is left after that.
 pub const DETAIL_SHARE: f64 = 0.5;
 
 /// Spend the room the cuts left, tier-major. Every included entity
 /// starts from its minimal form; then, each step only while it fits:
 ///
-/// 1. priority-1 entities (base entities and direct dependencies) left
-///    out by the cuts come back, minimal;
-/// 2. priority-1 entities get detail level by level — location and
-///    compressed signature for all of them, then the doc's first words,
-///    then the full signature and doc — in inclusion order, up to
-///    [`DETAIL_SHARE`] of the budget, dropping lower-priority entities
-///    (lowest first) to make that room;
-/// 3. the other excluded entities come back (minimal), best first, so a
-///    cut document keeps as many entities as it can;
+/// 1. the entities the cuts left out come back (minimal), best first, so
+///    a cut document keeps as many entities as it can;
+/// 2. priority-1 entities (base entities and direct dependencies) get
+///    detail level by level — location and compressed signature for all
+///    of them, then the doc's first words, then the full signature and
+///    doc — in inclusion order, up to [`DETAIL_SHARE`] of the budget,
+///    dropping lower-priority entities (lowest first) to make that room,
+///    but only those whose going leaves every file the document names
+///    still named (by an entity or by `listing`);
+/// 3. left-out entities come back into any room the drops left over;
 /// 4. priority 1 gets the rest of its detail;
 /// 5. relationships come back, strongest first;
 /// 6. priority 2, then 3, get detail the same way — each only once every
@@ -347,23 +420,17 @@ pub fn refill(
     overhead: usize,
     plan: &mut Plan,
     base_last: bool,
+    listing: &Listing,
 ) {
     let mut t = Tally::new(items, rels, plan, overhead);
-    for i in 0..items.len() {
-        if plan.included[i] {
-            t.set_detail(plan, i, Detail::Minimal);
-        } else {
-            plan.detail[i] = Detail::Minimal;
-        }
-    }
-    let (last, rest): (Vec<usize>, Vec<usize>) =
-        plan.excluded().partition(|&i| base_last && items[i].base);
-    let (near, far): (Vec<usize>, Vec<usize>) =
-        rest.into_iter().partition(|&i| items[i].class == 1);
-    add_back_all(&mut t, budget, plan, &near);
+    let last = widen(&mut t, items, budget, plan, base_last);
     let share = (budget as f64 * DETAIL_SHARE) as usize;
-    upgrade_with_room(&mut t, items, budget, share, plan);
-    add_back_all(&mut t, budget, plan, &far);
+    upgrade_with_room(&mut t, items, budget, share, plan, listing);
+    let out: Vec<usize> = plan
+        .excluded()
+        .filter(|&i| !(base_last && items[i].base))
+        .collect();
+    add_back_all(&mut t, budget, plan, &out);
     let mut all_full = true;
     for class in 1..=3u8 {
         if !all_full {
@@ -377,20 +444,46 @@ pub fn refill(
     add_back_all(&mut t, budget, plan, &last);
 }
 
+/// Every entity in its minimal form, then those left out back (best
+/// first) while they fit — except base entities cut by the base share
+/// (`base_last`), which are returned, to come back last.
+fn widen(
+    t: &mut Tally,
+    items: &[FitItem],
+    budget: usize,
+    plan: &mut Plan,
+    base_last: bool,
+) -> Vec<usize> {
+    for i in 0..items.len() {
+        if plan.included[i] {
+            t.set_detail(plan, i, Detail::Minimal);
+        } else {
+            plan.detail[i] = Detail::Minimal;
+        }
+    }
+    let (last, rest): (Vec<usize>, Vec<usize>) =
+        plan.excluded().partition(|&i| base_last && items[i].base);
+    add_back_all(t, budget, plan, &rest);
+    last
+}
+
 /// Priority-1 detail up to `share` tokens more than the minimal forms,
 /// level by level; when an upgrade does not fit, included entities of
-/// lower priority go (lowest first) to make room for it.
+/// lower priority go (lowest first) to make room for it — those whose
+/// going would take a file out of the document stay.
 fn upgrade_with_room(
     t: &mut Tally,
     items: &[FitItem],
     budget: usize,
     share: usize,
     plan: &mut Plan,
+    listing: &Listing,
 ) {
     let mut spent = 0usize;
     let mut victims: Vec<usize> = (0..items.len())
         .filter(|&i| plan.included[i] && items[i].class > 1 && !items[i].protected)
         .collect();
+    let mut named = Named::new(items, plan, listing);
     for level in [Detail::ShortDoc, Detail::CompressedSignature, Detail::Full] {
         for (i, item) in items.iter().enumerate() {
             if !plan.included[i] || item.class != 1 || plan.detail[i] <= level {
@@ -402,25 +495,170 @@ fn upgrade_with_room(
                 continue;
             }
             t.set_detail(plan, i, level);
-            let mut dropped = Vec::new();
+            // Victims looked at, lowest first, and whether each went.
+            let mut tried: Vec<(usize, bool)> = Vec::new();
             while t.total > budget {
                 let Some(v) = victims.pop() else { break };
-                t.set_included(plan, v, false);
-                dropped.push(v);
+                let goes = named.release(v);
+                if goes {
+                    t.set_included(plan, v, false);
+                }
+                tried.push((v, goes));
             }
             if t.total > budget {
-                // Nothing left to make room with: undo.
-                for &v in dropped.iter().rev() {
-                    t.set_included(plan, v, true);
+                // Not enough room to be had: undo.
+                for &(v, went) in tried.iter().rev() {
+                    if went {
+                        t.set_included(plan, v, true);
+                        named.restore(v);
+                    }
                     victims.push(v);
                 }
                 t.set_detail(plan, i, was);
                 continue;
             }
-            if !dropped.is_empty() && !plan.steps.contains(&FitStep::DroppedLowRelevanceEntities) {
+            // Those that had to stay may go for a later upgrade, once
+            // others have gone.
+            victims.extend(
+                tried
+                    .iter()
+                    .rev()
+                    .filter(|(_, went)| !went)
+                    .map(|&(v, _)| v),
+            );
+            if tried.iter().any(|&(_, went)| went)
+                && !plan.steps.contains(&FitStep::DroppedLowRelevanceEntities)
+            {
                 plan.steps.push(FitStep::DroppedLowRelevanceEntities);
             }
             spent += extra;
+        }
+    }
+}
+
+/// The files a plan's document names — those of its included entities
+/// and those its list of left-out entities names — kept current while
+/// detail displaces entities, so that each displacement is checked in
+/// O(`listing.n`).
+struct Named<'a> {
+    items: &'a [FitItem],
+    listing: &'a Listing,
+    /// Included entities per file.
+    shown: Vec<u32>,
+    /// Excluded items, in inclusion order.
+    excluded: BTreeSet<usize>,
+    /// [`Names::Files`]: how many files the list names. While fewer than
+    /// `n`, it names every file of a left-out entity that none included
+    /// is in.
+    listed_files: usize,
+}
+
+impl<'a> Named<'a> {
+    fn new(items: &'a [FitItem], plan: &Plan, listing: &'a Listing) -> Named<'a> {
+        let files = items
+            .iter()
+            .map(|it| it.file)
+            .chain(listing.tail.iter().copied())
+            .max()
+            .map_or(0, |f| f + 1);
+        let mut shown = vec![0u32; files];
+        let mut excluded = BTreeSet::new();
+        for (i, it) in items.iter().enumerate() {
+            if plan.included[i] {
+                shown[it.file] += 1;
+            } else {
+                excluded.insert(i);
+            }
+        }
+        let mut named = Named {
+            items,
+            listing,
+            shown,
+            excluded,
+            listed_files: 0,
+        };
+        if listing.names == Names::Files {
+            named.listed_files = named.count_listed_files();
+        }
+        named
+    }
+
+    /// [`Names::Files`]: the files the list names, counted.
+    fn count_listed_files(&self) -> usize {
+        let mut listed: Vec<usize> = Vec::new();
+        for f in self.left_out_files() {
+            if listed.len() == self.listing.n {
+                break;
+            }
+            if self.shown[f] == 0 && !listed.contains(&f) {
+                listed.push(f);
+            }
+        }
+        listed.len()
+    }
+
+    /// Files of the left-out entities in list order: the excluded items,
+    /// then the candidates never loaded.
+    fn left_out_files(&self) -> impl Iterator<Item = usize> + '_ {
+        self.excluded
+            .iter()
+            .map(|&i| self.items[i].file)
+            .chain(self.listing.tail.iter().copied())
+    }
+
+    /// Exclude the included item `v` if every file the document names
+    /// stays named; false (and nothing changes) otherwise.
+    fn release(&mut self, v: usize) -> bool {
+        let f = self.items[v].file;
+        match self.listing.names {
+            Names::Files => {
+                if self.shown[f] == 1 {
+                    // The file leaves the entities for the list: a full
+                    // list would lose it or push its last file out.
+                    if self.listed_files >= self.listing.n {
+                        return false;
+                    }
+                    self.listed_files += 1;
+                }
+                self.shown[f] -= 1;
+                self.excluded.insert(v);
+                true
+            }
+            Names::Entities => {
+                let n = self.listing.n;
+                let before: Vec<usize> = self.left_out_files().take(n).collect();
+                self.shown[f] -= 1;
+                self.excluded.insert(v);
+                let after: Vec<usize> = self.left_out_files().take(n).collect();
+                let kept = before
+                    .iter()
+                    .chain([&f])
+                    .all(|&g| self.shown[g] > 0 || after.contains(&g));
+                if !kept {
+                    self.shown[f] += 1;
+                    self.excluded.remove(&v);
+                }
+                kept
+            }
+        }
+    }
+
+    /// Exclude the included item `v` even if a file goes unnamed.
+    fn exclude(&mut self, v: usize) {
+        self.shown[self.items[v].file] -= 1;
+        self.excluded.insert(v);
+        if self.listing.names == Names::Files {
+            self.listed_files = self.count_listed_files();
+        }
+    }
+
+    /// Undo [`Named::release`] of `v` (in the reverse order of releases).
+    fn restore(&mut self, v: usize) {
+        let f = self.items[v].file;
+        self.shown[f] += 1;
+        self.excluded.remove(&v);
+        if self.listing.names == Names::Files && self.shown[f] == 1 {
+            self.listed_files -= 1;
         }
     }
 }
@@ -510,18 +748,73 @@ fn add_back(t: &mut Tally, budget: usize, plan: &mut Plan, i: usize, floor: Deta
     false
 }
 
-/// Drop the lowest-priority droppable item; false when none is left.
-pub fn drop_one(items: &[FitItem], plan: &mut Plan) -> bool {
-    for i in (0..items.len()).rev() {
-        if plan.included[i] && !items[i].protected {
-            plan.included[i] = false;
-            if !plan.steps.contains(&FitStep::DroppedLowRelevanceEntities) {
-                plan.steps.push(FitStep::DroppedLowRelevanceEntities);
-            }
-            return true;
+/// Bring a plan's estimate down to `target` once its exact count came out
+/// over the budget (the estimate was short), one step at a time: the
+/// lowest-priority droppable entity whose going leaves every file the
+/// document names still named (see [`Listing`]); else detail, the most
+/// detailed form of the lowest priority first ([`refill`]'s order
+/// reversed); else the lowest-priority droppable entity. At least one
+/// step; false when not even one was there to take.
+pub fn trim(
+    items: &[FitItem],
+    rels: &[FitRel],
+    plan: &mut Plan,
+    overhead: usize,
+    target: usize,
+    listing: &Listing,
+) -> bool {
+    let mut t = Tally::new(items, rels, plan, overhead);
+    let mut named = Named::new(items, plan, listing);
+    let mut droppable: Vec<usize> = (0..items.len())
+        .filter(|&i| plan.included[i] && !items[i].protected)
+        .collect();
+    let mut took = false;
+    while !took || t.total > target {
+        if let Some(k) = (0..droppable.len())
+            .rev()
+            .find(|&k| named.release(droppable[k]))
+        {
+            t.set_included(plan, droppable.remove(k), false);
+        } else if let Some(i) = (0..items.len())
+            .filter(|&i| plan.included[i] && plan.detail[i] < Detail::Minimal)
+            .max_by_key(|&i| (items[i].class, std::cmp::Reverse(plan.detail[i]), i))
+        {
+            let less = match plan.detail[i] {
+                Detail::Full => Detail::CompressedSignature,
+                Detail::CompressedSignature => Detail::ShortDoc,
+                _ => Detail::Minimal,
+            };
+            t.set_detail(plan, i, less);
+            took = true;
+            continue;
+        } else if let Some(v) = droppable.pop() {
+            named.exclude(v);
+            t.set_included(plan, v, false);
+        } else {
+            return took;
+        }
+        took = true;
+        if !plan.steps.contains(&FitStep::DroppedLowRelevanceEntities) {
+            plan.steps.push(FitStep::DroppedLowRelevanceEntities);
         }
     }
-    false
+    true
+}
+
+/// After a [`trim`], whose whole entities may have freed more than was
+/// needed: left-out entities come back minimal (best first, base
+/// entities cut by the base share last) while the estimate stays within
+/// `target`.
+pub fn fill(items: &[FitItem], rels: &[FitRel], plan: &mut Plan, overhead: usize, target: usize) {
+    let mut t = Tally::new(items, rels, plan, overhead);
+    let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
+    let (last, rest): (Vec<usize>, Vec<usize>) =
+        plan.excluded().partition(|&i| base_last && items[i].base);
+    for &i in rest.iter().chain(&last) {
+        plan.detail[i] = Detail::Minimal;
+    }
+    add_back_all(&mut t, target, plan, &rest);
+    add_back_all(&mut t, target, plan, &last);
 }
 
 #[cfg(test)]
@@ -535,13 +828,18 @@ mod tests {
             class: tier,
             base: protected,
             protected,
+            file: 0,
         }
+    }
+
+    fn files() -> Listing {
+        Listing::new(Names::Files, 20)
     }
 
     #[test]
     fn everything_fits_untouched() {
         let items = vec![item([10, 8, 6, 3], 1, true), item([10, 8, 6, 3], 3, false)];
-        let plan = fit(&items, &[], 100, 5, None).unwrap();
+        let plan = fit(&items, &[], 100, 5, None, &files()).unwrap();
         assert!(plan.steps.is_empty());
         assert_eq!(plan.included, vec![true, true]);
     }
@@ -553,7 +851,7 @@ mod tests {
             item([40, 30, 20, 5], 2, false),
             item([40, 30, 20, 5], 3, false),
         ];
-        let plan = fit(&items, &[], 50, 0, None).unwrap();
+        let plan = fit(&items, &[], 50, 0, None, &files()).unwrap();
         assert_eq!(
             &plan.steps[..3],
             &[
@@ -571,7 +869,7 @@ mod tests {
             item([40, 30, 20, 15], 1, true),
             item([40, 30, 20, 15], 1, true),
         ];
-        assert_eq!(fit(&items, &[], 20, 0, None), Err(30));
+        assert_eq!(fit(&items, &[], 20, 0, None, &files()), Err(30));
     }
 
     #[test]
@@ -586,6 +884,7 @@ mod tests {
                 class: 2,
                 base: false,
                 protected: false,
+                file: 0,
             },
             FitItem {
                 tokens: [40, 30, 20, 5],
@@ -593,16 +892,17 @@ mod tests {
                 class: 1,
                 base: false,
                 protected: false,
+                file: 0,
             },
         ];
-        let plan = fit(&items, &[], 90, 0, None).unwrap();
+        let plan = fit(&items, &[], 90, 0, None, &files()).unwrap();
         assert_eq!(plan.included, vec![true, true, true]);
         assert_eq!(
             plan.detail,
             vec![Detail::Full, Detail::Minimal, Detail::Full]
         );
         // With room for more, the 2-hop entity gets its detail too.
-        let plan = fit(&items, &[], 120, 0, None).unwrap();
+        let plan = fit(&items, &[], 120, 0, None, &files()).unwrap();
         assert_eq!(plan.detail, vec![Detail::Full; 3]);
     }
 
@@ -619,6 +919,7 @@ mod tests {
                 class: 1,
                 base: false,
                 protected: false,
+                file: 0,
             },
             FitItem {
                 tokens: [40, 20, 15, 5],
@@ -626,6 +927,7 @@ mod tests {
                 class: 1,
                 base: false,
                 protected: false,
+                file: 0,
             },
             FitItem {
                 tokens: [40, 30, 25, 20],
@@ -633,13 +935,135 @@ mod tests {
                 class: 2,
                 base: false,
                 protected: false,
+                file: 0,
             },
         ];
-        let plan = fit(&items, &[], 60, 0, None).unwrap();
+        let plan = fit(&items, &[], 60, 0, None, &files()).unwrap();
         assert_eq!(plan.included, vec![true, true, true, false]);
         assert_eq!(plan.detail[1], plan.detail[2]);
         assert!(plan.detail[1] < Detail::Minimal);
         assert!(estimate(&items, &[], &plan, 0) <= 60);
+    }
+
+    /// A base entity with a costly full form and four minimal far
+    /// entities in files `far_files`; the budget fits all of them minimal,
+    /// or the base in full with two far entities.
+    fn base_and_far(far_files: [usize; 4]) -> Vec<FitItem> {
+        let mut items = vec![FitItem {
+            tokens: [30, 30, 30, 10],
+            tier: 1,
+            class: 1,
+            base: true,
+            protected: true,
+            file: 0,
+        }];
+        for f in far_files {
+            items.push(FitItem {
+                tokens: [10, 10, 10, 10],
+                tier: 2,
+                class: 2,
+                base: false,
+                protected: false,
+                file: f,
+            });
+        }
+        items
+    }
+
+    #[test]
+    fn detail_displaces_entities_whose_file_stays_named() {
+        // Far entities 3 and 4 share a file with 1 and 2: they make room.
+        let items = base_and_far([1, 2, 1, 2]);
+        let plan = fit(&items, &[], 50, 0, None, &Listing::new(Names::Entities, 0)).unwrap();
+        assert_eq!(plan.included, vec![true, true, true, false, false]);
+        assert_eq!(plan.detail[0], Detail::Full);
+    }
+
+    #[test]
+    fn detail_never_takes_a_file_out_of_the_document() {
+        // Every far entity is its file's only one and nothing lists
+        // left-out entities: the base stays minimal, all four stay.
+        let items = base_and_far([1, 2, 3, 4]);
+        let none = Listing::new(Names::Entities, 0);
+        let plan = fit(&items, &[], 50, 0, None, &none).unwrap();
+        assert_eq!(plan.included, vec![true; 5]);
+        assert_eq!(plan.detail[0], Detail::Minimal);
+        // A list of left-out files with room names the displaced ones'.
+        let plan = fit(&items, &[], 50, 0, None, &Listing::new(Names::Files, 2)).unwrap();
+        assert_eq!(plan.included, vec![true, true, true, false, false]);
+        assert_eq!(plan.detail[0], Detail::Full);
+        // With one place taken by a candidate never loaded, only one of
+        // the two files the detail would displace could be listed.
+        let mut full = Listing::new(Names::Files, 2);
+        full.tail = vec![5];
+        let plan = fit(&items, &[], 50, 0, None, &full).unwrap();
+        assert_eq!(plan.included, vec![true; 5]);
+        assert_eq!(plan.detail[0], Detail::Minimal);
+        // A list of keys: the displaced entity's key takes the place of
+        // the one it comes before, whose file is then named nowhere.
+        let mut keys = Listing::new(Names::Entities, 1);
+        keys.tail = vec![5];
+        let plan = fit(&items, &[], 50, 0, None, &keys).unwrap();
+        assert_eq!(plan.included, vec![true; 5]);
+        assert_eq!(plan.detail[0], Detail::Minimal);
+    }
+
+    #[test]
+    fn trimming_takes_entities_whose_file_stays_named_then_detail() {
+        let mut items = base_and_far([1, 2, 1, 3]);
+        items[0].tokens = [30, 20, 15, 10];
+        items.pop();
+        let full = Plan {
+            included: vec![true; 4],
+            detail: vec![
+                Detail::Full,
+                Detail::Minimal,
+                Detail::Minimal,
+                Detail::Minimal,
+            ],
+            rel_kept: vec![],
+            steps: vec![],
+        };
+        let none = Listing::new(Names::Entities, 0);
+        // Over by 10: the third far entity goes, its file is the first's.
+        let mut plan = full.clone();
+        assert!(trim(&items, &[], &mut plan, 0, 50, &none));
+        assert_eq!(plan.included, vec![true, true, true, false]);
+        assert_eq!(plan.detail[0], Detail::Full);
+        // Over by 25: the other two are their files' only entities, so
+        // the base's detail goes instead, a level at a time.
+        let mut plan = full.clone();
+        assert!(trim(&items, &[], &mut plan, 0, 35, &none));
+        assert_eq!(plan.included, vec![true, true, true, false]);
+        assert_eq!(plan.detail[0], Detail::ShortDoc);
+        // Then entities, lowest first, whatever their files.
+        let mut plan = full;
+        assert!(trim(&items, &[], &mut plan, 0, 20, &none));
+        assert_eq!(plan.included, vec![true, true, false, false]);
+        assert_eq!(plan.detail[0], Detail::Minimal);
+    }
+
+    #[test]
+    fn fill_brings_entities_back_minimal_into_the_room_a_trim_left() {
+        let items = base_and_far([1, 2, 3, 4]);
+        // The last far entity went whole, with its detail: its minimal
+        // form fits again; nothing else is left out.
+        let mut plan = Plan {
+            included: vec![true, true, true, true, false],
+            detail: vec![
+                Detail::Full,
+                Detail::Minimal,
+                Detail::Minimal,
+                Detail::Minimal,
+                Detail::Full,
+            ],
+            rel_kept: vec![],
+            steps: vec![FitStep::DroppedLowRelevanceEntities],
+        };
+        fill(&items, &[], &mut plan, 0, 70);
+        assert_eq!(plan.included, vec![true; 5]);
+        assert_eq!(plan.detail[4], Detail::Minimal);
+        assert_eq!(estimate(&items, &[], &plan, 0), 70);
     }
 
     #[test]
@@ -649,7 +1073,7 @@ mod tests {
             item([50, 40, 30, 5], 3, false),
             item([50, 40, 30, 5], 3, false),
         ];
-        let plan = fit(&items, &[], 70, 0, None).unwrap();
+        let plan = fit(&items, &[], 70, 0, None, &files()).unwrap();
         // Priority 3 went first; both come back in the room left, minimal.
         assert_eq!(plan.included, vec![true, true, true]);
         assert_eq!(

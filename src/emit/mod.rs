@@ -327,10 +327,11 @@ const FIRST_CHUNK: usize = 128;
 const MIN_CHUNK: usize = 16;
 
 /// How many more entities to load, or `None` when those loaded spend the
-/// budget with room to spare: the fitter, run on them alone
-/// (relationships only add cost), already leaves out non-base entities
-/// whose short forms add up to a tenth of the budget — material for the
-/// top-up after the exact count. Entities further down the inclusion
+/// budget with room to spare: the fitter's breadth ([`fit::breadth`]:
+/// the cuts and minimal forms, before detail displaces anything), run on
+/// them alone (relationships only add cost), already leaves out non-base
+/// entities whose short forms add up to a tenth of the budget — material
+/// for the top-up after the exact count. Entities further down the inclusion
 /// order would rank below those, so loading them would change nothing but
 /// the tail. Otherwise: enough entities to cover what is missing at the
 /// loaded ones' average short-form cost, and a quarter more.
@@ -340,7 +341,7 @@ fn more_to_load(
     derived_base_share: Option<f64>,
 ) -> Option<usize> {
     // Not even the protected entities fit: the real fit reports it.
-    let plan = fit::fit(items, &[], budget, 0, derived_base_share).ok()?;
+    let plan = fit::breadth(items, budget, derived_base_share)?;
     let short = |i: usize| items[i].tokens[Detail::ShortDoc as usize];
     let others: Vec<usize> = (0..items.len()).filter(|&i| !items[i].base).collect();
     let spare: usize = others
