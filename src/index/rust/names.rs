@@ -133,7 +133,7 @@ pub fn encode(names: &[Name]) -> Vec<u8> {
 
 /// The stored form read back; `None` for bytes of another shape.
 pub fn decode(bytes: &[u8]) -> Option<Vec<Name>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return None;
     }
     Some(
