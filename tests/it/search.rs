@@ -177,13 +177,13 @@ fn an_index_from_before_schema_12_gets_its_text_index_on_the_next_run() {
         // come back with it).
         store
             .write(
-                "::remove code_text, code_word, code_text_version, code_interface",
+                "::remove code_text, code_word, code_text_version, code_interface, code_names",
                 Params::new(),
             )
             .unwrap();
         store
             .write(
-                "?[version] <- [[12], [13], [14]] :rm schema_version {version}",
+                "?[version] <- [[12], [13], [14], [15]] :rm schema_version {version}",
                 Params::new(),
             )
             .unwrap();
