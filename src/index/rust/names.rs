@@ -11,8 +11,9 @@
 //! bindings and impl blocks, all found by name again.
 //!
 //! So when interfaces change, the index collects the names they touch
-//! ([`changed`]: entities added, removed or changed, with their owners and
-//! traits; impl blocks placed or removed; names bound by `use`), spreads
+//! ([`changed`]: items added, removed or changed, an impl block by its
+//! owner and trait; impl blocks placed or removed; names bound by `use`),
+//! spreads
 //! them through the table ([`spread`]: an entity whose declared types
 //! mention a touched name is touched too, as is a name a `use` binds to
 //! one), and re-resolves the edited files plus every file that mentions a
@@ -28,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rustc_hash::FxHashSet as HashSet;
 
-use crate::model::{Entity, FileExtract, RawRef, Recv, Signature, UseDecl};
+use crate::model::{Entity, EntityKind, FileExtract, RawRef, Recv, Signature, UseDecl};
 
 use super::interface::is_interface_ref;
 
@@ -55,9 +56,11 @@ fn add_idents(out: &mut HashSet<Name>, text: &str) {
     out.extend(idents(text).map(hash));
 }
 
-fn signature_idents(out: &mut HashSet<Name>, s: &Signature) {
+/// The names a declaration's types mention (not its field or parameter
+/// names: a struct with a field called `options` does not depend on a
+/// function called `options`).
+fn type_idents(out: &mut HashSet<Name>, s: &Signature) {
     for f in &s.fields {
-        add_idents(out, &f.name);
         add_idents(out, &f.ty);
     }
     for p in &s.parameters {
@@ -110,7 +113,10 @@ pub fn mentioned(extract: &FileExtract) -> Vec<Name> {
         for t in e.owner.iter().chain(&e.trait_name) {
             add_idents(&mut out, t);
         }
-        signature_idents(&mut out, &e.signature);
+        type_idents(&mut out, &e.signature);
+        for f in &e.signature.fields {
+            add_idents(&mut out, &f.name);
+        }
     }
     for r in &extract.refs {
         ref_idents(&mut out, r);
@@ -191,10 +197,16 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
         .map(|e| (e.key.as_str(), e))
         .collect();
     let new: BTreeMap<&str, &Entity> = after.entities.iter().map(|e| (e.key.as_str(), e)).collect();
+    // An item by its name; an impl block (named `impl Trait for Owner`)
+    // by its owner and trait, which is what lookups through it start
+    // from (a changed method is found by its own name).
     let mut touch = |e: &Entity| {
-        add_idents(&mut touched, &e.name);
-        for t in e.owner.iter().chain(&e.trait_name) {
-            add_idents(&mut touched, t);
+        if e.kind == EntityKind::Impl {
+            for t in e.owner.iter().chain(&e.trait_name) {
+                add_idents(&mut touched, t);
+            }
+        } else {
+            add_idents(&mut touched, &e.name);
         }
     };
     for (key, e) in &old {
@@ -256,7 +268,7 @@ pub fn spread<'a>(touched: &mut HashSet<Name>, interfaces: impl Iterator<Item = 
     for x in interfaces {
         for e in &x.entities {
             let mut mentions = HashSet::default();
-            signature_idents(&mut mentions, &e.signature);
+            type_idents(&mut mentions, &e.signature);
             if !mentions.is_empty() {
                 typed.push((hash(&e.name), mentions.into_iter().collect()));
             }
@@ -358,6 +370,39 @@ mod tests {
         assert!(mentions_any(&mentioned(&caller), &t));
         let bystander = extract("src/d.rs", &["d"], "fn g() { crate::b::unrelated(); }\n");
         assert!(!mentions_any(&mentioned(&bystander), &t));
+    }
+
+    #[test]
+    fn field_names_and_impl_blocks_do_not_spread_a_change_wide() {
+        // Renaming the method `options` touches `options` (and the new
+        // name), not the struct that has a field called `options`, nor
+        // every file with an impl block.
+        let a = extract(
+            "src/a.rs",
+            &["a"],
+            "pub struct Fs;\nimpl Fs { pub fn options() -> u8 { 1 } }\n",
+        );
+        let b = extract(
+            "src/a.rs",
+            &["a"],
+            "pub struct Fs;\nimpl Fs { pub fn opts() -> u8 { 1 } }\n",
+        );
+        let holder = extract(
+            "src/b.rs",
+            &["b"],
+            "pub struct Holder { pub options: u8 }\npub fn get() -> Holder { todo!() }\n",
+        );
+        let mut t = changed(&a, &b).unwrap();
+        assert_eq!(t, names(&["options", "opts"]));
+        spread(&mut t, [&b, &holder].into_iter());
+        assert_eq!(t, names(&["options", "opts"]));
+        let other_impl = extract("src/c.rs", &["c"], "struct Q;\nimpl Q { fn q(&self) {} }\n");
+        assert!(!mentions_any(&mentioned(&other_impl), &t));
+        // A new impl block touches its owner and trait.
+        let c = extract("src/a.rs", &["a"], "pub struct Fs;\nimpl Fs { pub fn opts() -> u8 { 1 } }\nimpl Clone for Fs { fn clone(&self) -> Fs { Fs } }\n");
+        let t = changed(&b, &c).unwrap();
+        assert!(t.contains(&hash("Fs")) && t.contains(&hash("Clone")));
+        assert!(!t.contains(&hash("impl")));
     }
 
     #[test]
