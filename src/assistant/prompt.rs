@@ -71,10 +71,10 @@ fn node_meaning(t: NodeType) -> &'static str {
 
 const RULES_TAIL: &str = r#"
 ## Graph context
-The graph is given in Format E: node lines `Name|TYPE|SemanticID|Description` (optionally `|{properties}`), edge lines `SourceSemanticID -short-> TargetSemanticID`.
+The graph is given in Format E: node lines `Name|TYPE|SemanticID|Description` (optionally `|{properties}`), edge lines `Source -short-> Target, Target` (every target of one relationship from one source). An edge end is the node's Name where no other node has that name, else its semantic ID; the node lines say which node it is.
 
 ## Semantic IDs
-Existing nodes are named by their semantic ID `Name.TY.NNN`: the name in CamelCase, the type's abbreviation, a number of at least three digits (e.g. `ManageFleet.UC.001`). Refer to existing nodes only by semantic IDs that appear in the graph context. A new node gets a `tempId` of your choice (e.g. `temp-payment`) that later operations of the same answer use; graphctx assigns its semantic ID. You may propose one in `data.semanticId` instead: the node's CamelCase name, its type's abbreviation and a number no node of that type has (e.g. `ProcessPayment.FN.002`); operations of the same answer may then refer to it.
+Existing nodes are named by their semantic ID `Name.TY.NNN`: the name in CamelCase, the type's abbreviation, a number of at least three digits (e.g. `ManageFleet.UC.001`). Refer to existing nodes by the semantic IDs of their node lines in the graph context (a Name an edge line uses for a node is accepted too). A new node gets a `tempId` of your choice (e.g. `temp-payment`) that later operations of the same answer use; graphctx assigns its semantic ID. You may propose one in `data.semanticId` instead: the node's CamelCase name, its type's abbreviation and a number no node of that type has (e.g. `ProcessPayment.FN.002`); operations of the same answer may then refer to it.
 
 ## Answer format
 Answer with exactly one JSON object and nothing else (no prose around it, no code fence):

@@ -548,22 +548,29 @@ fn render_with(
         body.push_str(&format!("**Node Types:** {}\n", type_counts(totals)));
         body.push_str(&format!("**Relationship Types:** {}\n", rel_counts(totals)));
     } else {
-        body = format_e::emit_parts(g, &nodes, &edges, emit_opts);
+        // CHANGED: nodes first, then edges; each by deletion seq, then text.
+        let mut deleted: Vec<(bool, i64, String)> = Vec::new();
         if mode == Mode::Changed {
-            // Nodes first, then edges; each by deletion seq, then text.
-            let mut deleted: Vec<(bool, i64, String)> = g
+            deleted = g
                 .tombstones
                 .iter()
                 .filter(|t| t.seq > mark)
                 .map(|t| (t.kind != "node", t.seq, deleted_line(&t.kind, &t.data)))
                 .collect();
             deleted.sort();
-            if !deleted.is_empty() {
-                body.push_str("## Deleted\n");
-                for (_, _, line) in deleted {
-                    body.push_str(&line);
-                    body.push('\n');
-                }
+        }
+        // A name a deleted node line shows is not used as a short name.
+        let deleted_names = deleted
+            .iter()
+            .filter(|(edge, _, _)| !edge)
+            .filter_map(|(_, _, line)| line.split('|').next());
+        let legend = format_e::Legend::new(g, &nodes, deleted_names, emit_opts);
+        body = format_e::emit_with(g, &nodes, &edges, &legend, emit_opts);
+        if !deleted.is_empty() {
+            body.push_str("## Deleted\n");
+            for (_, _, line) in deleted {
+                body.push_str(&line);
+                body.push('\n');
             }
         }
     }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{CaptureError, Result};
 use crate::ontology::format_e;
-use crate::ontology::{NodeType, OntologyGraph, RelType};
+use crate::ontology::{NameIndex, NodeType, OntologyGraph, RelType};
 use crate::store::rows::{self, query_rows, CaptureSessionRow, Json};
 use crate::store::value::Params;
 use crate::store::{queries, Batch, Store, StoreError};
@@ -157,7 +157,8 @@ pub struct SessionUpdate {
     pub layout: Option<Layout>,
     /// Node references (UUIDs or semantic IDs); replaces the selection.
     pub select_nodes: Option<Vec<String>>,
-    /// Edge references (UUIDs or `Src -rel-> Dst` lines); replaces the selection.
+    /// Edge references (UUIDs or `Src -rel-> Dst` lines, ends by semantic ID
+    /// or unique name); replaces the selection.
     pub select_edges: Option<Vec<String>>,
     pub add_members: Vec<String>,
     pub remove_members: Vec<String>,
@@ -254,8 +255,12 @@ fn resolve_edge(graph: &OntologyGraph, r: &str) -> Result<String> {
     if let Some(e) = graph.edge_by_uuid(r) {
         return Ok(e.uuid.clone().unwrap_or_default());
     }
+    // A one-line Format E document: its endpoints are semantic IDs or
+    // names of the graph's nodes.
     let text = format!("## Edges\n{r}\n");
-    let parsed = format_e::parse(&text).map_err(|_| unknown())?;
+    let names = NameIndex::new(graph);
+    let parsed = format_e::parse_with(&text, &|name: &str| names.semantic_id(graph, name))
+        .map_err(|_| unknown())?;
     let e = parsed.edges.first().ok_or_else(unknown)?;
     let key = (
         graph.uuid_of(&e.src).ok_or_else(unknown)?.to_string(),

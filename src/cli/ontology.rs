@@ -153,7 +153,8 @@ pub struct SessionSetArgs {
     /// Selected nodes (UUIDs or semantic IDs, comma-separated; replaces the selection).
     #[arg(long, value_name = "REFS")]
     pub select: Option<String>,
-    /// Selected edges (UUIDs, or `Src -rel-> Dst`; repeatable; replaces the selection).
+    /// Selected edges (UUIDs, or `Src -rel-> Dst` with semantic IDs or unique names; repeatable;
+    /// replaces the selection).
     #[arg(long = "select-edge", value_name = "EDGE")]
     pub select_edges: Vec<String>,
     /// Clear the node and edge selection.

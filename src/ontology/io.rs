@@ -23,8 +23,8 @@ use serde_json::{json, Map, Value};
 use super::format_e::{self, EmitOptions, FormatEError};
 use super::store::OntoTx;
 use super::{
-    sanitize, EdgeKey, NodeType, OntoEdge, OntoNode, OntologyError, OntologyGraph, Position,
-    RelType,
+    sanitize, EdgeKey, NameIndex, NodeType, OntoEdge, OntoNode, OntologyError, OntologyGraph,
+    Position, RelType,
 };
 
 /// Interchange formats.
@@ -268,9 +268,15 @@ fn take_str(m: &mut Map<String, Value>, key: &str) -> Option<String> {
 }
 
 /// Import Format E. Nodes are matched by semantic ID (new ones keep the
-/// ID they carry); edge ends must be nodes of the text or of the graph.
+/// ID they carry); edge ends must be nodes of the text or of the graph:
+/// a semantic ID, the name of one node line of the text, or else the name
+/// of one node of the graph.
 pub fn import_format_e(tx: &mut OntoTx, text: &str, replace: bool) -> Result<(), ImportError> {
-    let parsed = format_e::parse(text)?;
+    let parsed = {
+        let g = tx.graph();
+        let names = NameIndex::new(g);
+        format_e::parse_with(text, &|name: &str| names.semantic_id(g, name))?
+    };
     let line_err = |line: usize, e: OntologyError| {
         ImportError::FormatE(FormatEError {
             line,

@@ -393,6 +393,72 @@ pub fn find_cycles(
     Ok(crate::analyse::cycles::find_cycles(store, graph)?)
 }
 
+/// Live nodes by the name outputs show ([`sanitize::text`] of `Name`):
+/// how a node's name, written where a semantic ID could stand (a Format E
+/// edge endpoint, an operation's `sourceSemanticId`), is resolved against
+/// a graph. A name resolves only when exactly one live node has it; a
+/// reference that is a well-formed semantic ID is never looked up here.
+#[derive(Debug, Clone, Default)]
+pub struct NameIndex {
+    by_name: HashMap<String, Vec<String>>,
+}
+
+/// What a name names in a graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameMatch<'a> {
+    /// No live node has the name.
+    None,
+    /// Exactly one: its UUID.
+    One(&'a str),
+    /// Several (how many): the name does not identify a node.
+    Many(usize),
+}
+
+impl NameIndex {
+    pub fn new(g: &OntologyGraph) -> NameIndex {
+        let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
+        for n in g.nodes.values() {
+            by_name
+                .entry(sanitize::text(&n.name))
+                .or_default()
+                .push(n.uuid.clone());
+        }
+        NameIndex { by_name }
+    }
+
+    pub fn lookup(&self, name: &str) -> NameMatch<'_> {
+        match self.by_name.get(name.trim()).map(Vec::as_slice) {
+            None | Some([]) => NameMatch::None,
+            Some([one]) => NameMatch::One(one),
+            Some(many) => NameMatch::Many(many.len()),
+        }
+    }
+
+    /// Resolve a reference for `g` (the graph this index was built from):
+    /// a well-formed semantic ID as itself, otherwise the semantic ID of
+    /// the one node with that name. The error says why not.
+    pub fn semantic_id(&self, g: &OntologyGraph, reference: &str) -> Result<String, String> {
+        let r = reference.trim();
+        if semantic::parse(r).is_ok() {
+            return Ok(r.to_string());
+        }
+        match self.lookup(r) {
+            NameMatch::One(u) => g
+                .semantic_id_of(u)
+                .map(str::to_string)
+                .ok_or_else(|| format!("no node `{r}` in graph `{}`", g.name)),
+            NameMatch::Many(k) => Err(format!(
+                "`{r}` is the name of {k} nodes of graph `{}`; write the node's semantic ID",
+                g.name
+            )),
+            NameMatch::None => Err(format!(
+                "`{r}` is neither a semantic ID (Name.TY.NNN) nor the name of a node of graph `{}`",
+                g.name
+            )),
+        }
+    }
+}
+
 /// A fresh random (v4) UUID.
 pub fn new_uuid() -> String {
     uuid::Uuid::new_v4().to_string()

@@ -35,6 +35,10 @@ pub fn is_sensitive(key: &str) -> bool {
 /// Remove `<script ...>`, `</script>` and `javascript:` (any case), until
 /// none is left (so `<scr<script>ipt>` does not reassemble one), and trim.
 pub fn text(s: &str) -> String {
+    // Both patterns need a `<` or a `:`; most names have neither.
+    if !s.contains(['<', ':']) {
+        return s.trim().to_string();
+    }
     let mut out = s.to_string();
     loop {
         let before = out.len();

@@ -60,8 +60,9 @@ fn phase_of(kind: OpKind) -> u8 {
 }
 
 /// Chunk `ops`. `graph_has` says whether a semantic ID that no create of
-/// the response proposes exists in the graph (references to it then need
-/// no ordering); UUID references are not checked here.
+/// the response proposes exists in the graph — or names one node of it
+/// ([`super::execute::by_name`]) — references to it then need no
+/// ordering; UUID references are not checked here.
 pub fn plan(ops: &[Operation], graph_has: &dyn Fn(&str) -> bool) -> Result<Plan, OperationError> {
     let n = ops.len();
 

@@ -262,6 +262,9 @@ impl OperationError {
                     let hint = match m.kind {
                         "operation" => "no operation has this id",
                         "tempId" => "no create operation in this response has this tempId",
+                        _ if crate::ontology::semantic::parse(&m.reference).is_err() => {
+                            "it is not a semantic ID, and not the name of exactly one node of the graph"
+                        }
                         _ => "no node in the graph has this semantic ID and no create in this response proposes it",
                     };
                     s.push_str(&format!(

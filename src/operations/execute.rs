@@ -7,11 +7,15 @@
 //! tempId to the node its create made in an earlier chunk, a semantic ID
 //! to the node a create of the response proposed it for (that create ran
 //! earlier) or else to the live node of the graph, a UUID to itself if the
-//! node is live *now* — a node deleted by an earlier chunk is gone.
+//! node is live *now* — a node deleted by an earlier chunk is gone. A
+//! `semanticId` that is not one but the name of exactly one node of the
+//! graph as it was before the answer (what the context showed, whose edge
+//! lines write such nodes by name) resolves to that node.
 //! Everything happens on the [`OntoTx`]'s working copy; nothing is written
 //! until the caller lands the staged batch, so the first failing operation
 //! stops the whole response with an error naming it and its chunk.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -22,7 +26,10 @@ use super::error::OperationError;
 use super::events::{ChunkUpdates, Counts, EdgeView, NodeView};
 use super::parse::{NodeRef, OpKind, Operation};
 use crate::ontology::store::OntoTx;
-use crate::ontology::{semantic, NodeType, OntoEdge, OntoNode, OntologyError, Position, RelType};
+use crate::ontology::{
+    semantic, NameIndex, NameMatch, NodeType, OntoEdge, OntoNode, OntologyError, OntologyGraph,
+    Position, RelType,
+};
 
 /// A node a create made.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -106,12 +113,27 @@ impl From<OntologyError> for Fail {
     }
 }
 
+/// The node a reference that is not a semantic ID names: the one node of
+/// `base` (the graph as the answer's context showed it) with that name, as
+/// the context's edge lines write a node with a unique name. Several
+/// nodes with the name, or none: `None`. The index is built on first use.
+pub fn by_name(names: &OnceCell<NameIndex>, base: &OntologyGraph, r: &str) -> Option<String> {
+    if semantic::parse(r).is_ok() {
+        return None;
+    }
+    match names.get_or_init(|| NameIndex::new(base)).lookup(r) {
+        NameMatch::One(u) => Some(u.to_string()),
+        _ => None,
+    }
+}
+
 struct Executor<'a> {
     tx: &'a mut OntoTx,
     ops: &'a [Operation],
     plan: &'a Plan,
     /// UUID of the node each create made (by operation index).
     made: Vec<Option<String>>,
+    names: OnceCell<NameIndex>,
 }
 
 impl Executor<'_> {
@@ -124,7 +146,12 @@ impl Executor<'_> {
                 .and_then(|&j| self.made[j].clone()),
             NodeRef::Semantic(s) => match self.plan.semantic_ids.get(s) {
                 Some(&j) => self.made[j].clone(),
-                None => self.tx.graph().uuid_of(s).map(str::to_string),
+                None => self
+                    .tx
+                    .graph()
+                    .uuid_of(s)
+                    .map(str::to_string)
+                    .or_else(|| by_name(&self.names, self.tx.base(), s)),
             },
             NodeRef::Uuid(u) => Some(u.clone()),
         };
@@ -289,6 +316,7 @@ pub fn execute(
         ops,
         plan,
         made: vec![None; ops.len()],
+        names: OnceCell::new(),
     };
     for (c, chunk) in plan.chunks.iter().enumerate() {
         let mut out = ChunkUpdates::new(c);

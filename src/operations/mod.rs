@@ -106,7 +106,10 @@ pub fn apply_with(
     let start = Instant::now();
     let mut tx = OntoTx::begin(store, graph)?;
     let ops = &response.operations;
-    let plan = chunk::plan(ops, &|sid| tx.graph().uuid_of(sid).is_some())?;
+    let names = std::cell::OnceCell::new();
+    let plan = chunk::plan(ops, &|sid| {
+        tx.graph().uuid_of(sid).is_some() || execute::by_name(&names, tx.base(), sid).is_some()
+    })?;
     let executed = execute::execute(&mut tx, ops, &plan)?;
 
     let mut batch = Batch::new();

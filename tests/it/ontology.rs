@@ -500,7 +500,14 @@ fn import_replace_makes_the_graph_equal_to_the_input() {
     store.apply(batch).unwrap();
     assert_eq!((ch.nodes_deleted.len(), ch.edges_deleted.len()), (40, 57));
     let g = load_graph(&store, "cargo").unwrap();
-    assert_eq!(io::export(&g, Format::E), small);
+    // The export writes the edge's ends by their (unique) names.
+    assert_eq!(
+        io::export(&g, Format::E),
+        small.replace(
+            "CargoManagement.SY.001 -cp-> ManageFleet.UC.001",
+            "CargoManagement -cp-> ManageFleet"
+        )
+    );
     assert_eq!(
         g.uuid_of("ManageFleet.UC.001"),
         Some(uuid.as_str()),
@@ -566,6 +573,151 @@ fn format_e_groups_edges_and_parses_both_forms_alike() {
     assert!(err.to_string().contains("one edge"), "{err}");
 }
 
+/// The fixtures as graphs: the cargo system with the CHANGED scenario's
+/// nodes and edges, the order system (JSON), the SELECTED scenario.
+fn fixture_graphs() -> Vec<graphctx::ontology::OntologyGraph> {
+    let store = cargo_store();
+    import(&store, "cargo", &read_fixture("changed_base.e"), Format::E).unwrap();
+    import(
+        &store,
+        "cargo",
+        &read_fixture("changed_update.e"),
+        Format::E,
+    )
+    .unwrap();
+    import(&store, "order", &read_fixture("order.json"), Format::Json).unwrap();
+    import(&store, "selected", &read_fixture("selected.e"), Format::E).unwrap();
+    ["cargo", "order", "selected"]
+        .iter()
+        .map(|g| load_graph(&store, g).unwrap())
+        .collect()
+}
+
+/// Names that must not all be short: duplicates, spaces, separators, a
+/// semantic ID, a heading, padding, another node's name.
+const RENAMES: &[&str] = &[
+    "Dup",
+    "Dup",
+    "With space",
+    "a,b",
+    "OptimizeRoutes.FN.001",
+    "#Head",
+    "x{y}",
+    "p|q",
+    " Pad ",
+    "Ünï",
+    "CargoManagement",
+    "Customer",
+    "Run<script>",
+    "a -cp-> b",
+];
+
+mod round_trip {
+    use super::*;
+    use graphctx::ontology::{NameIndex, OntoEdge};
+    use proptest::prelude::*;
+
+    fn sid_edges(
+        g: &graphctx::ontology::OntologyGraph,
+        edges: &[&OntoEdge],
+    ) -> Vec<(String, RelType, String)> {
+        let mut v: Vec<_> = edges
+            .iter()
+            .map(|e| {
+                (
+                    g.semantic_id_of(&e.src).unwrap().to_string(),
+                    e.rel,
+                    g.semantic_id_of(&e.dst).unwrap().to_string(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn parsed_edges(p: &format_e::Parsed) -> Vec<(String, RelType, String)> {
+        let mut v: Vec<_> = p
+            .edges
+            .iter()
+            .map(|e| (e.src.clone(), e.rel, e.dst.clone()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Any part of a fixture graph, with nodes renamed so that some
+        /// names collide or cannot be short, emitted with any options,
+        /// parses back to the same nodes (by semantic ID) and edges —
+        /// edges between the part's nodes by the text alone, edges leaving
+        /// it with the graph resolving what has no line.
+        #[test]
+        fn emit_then_parse_is_exact(
+            which in 0usize..3,
+            keep in proptest::collection::vec(any::<bool>(), 60),
+            renames in proptest::collection::vec(proptest::option::weighted(0.3, 0..RENAMES.len()), 60),
+            positions in any::<bool>(),
+            props in any::<bool>(),
+            sanitize in any::<bool>(),
+        ) {
+            let mut g = fixture_graphs().swap_remove(which);
+            let uuids: Vec<String> = g.nodes_ordered().iter().map(|n| n.uuid.clone()).collect();
+            for (u, r) in uuids.iter().zip(&renames) {
+                if let Some(r) = r {
+                    g.nodes.get_mut(u).unwrap().name = RENAMES[*r].to_string();
+                }
+            }
+            let opts = format_e::EmitOptions { positions, props, sanitize };
+            let nodes: Vec<&OntoNode> = g
+                .nodes_ordered()
+                .into_iter()
+                .zip(keep.iter().chain(std::iter::repeat(&true)))
+                .filter(|(_, k)| **k)
+                .map(|(n, _)| n)
+                .collect();
+            let inside: std::collections::HashSet<&str> = nodes.iter().map(|n| n.uuid.as_str()).collect();
+            let all = g.edges_ordered();
+            let internal: Vec<&OntoEdge> = all
+                .iter()
+                .copied()
+                .filter(|e| inside.contains(e.src.as_str()) && inside.contains(e.dst.as_str()))
+                .collect();
+            let touching: Vec<&OntoEdge> = all
+                .iter()
+                .copied()
+                .filter(|e| inside.contains(e.src.as_str()) || inside.contains(e.dst.as_str()))
+                .collect();
+            let want_nodes: Vec<&str> = nodes.iter().map(|n| n.semantic_id.as_str()).collect();
+
+            let text = format_e::emit_parts(&g, &nodes, &internal, opts);
+            let p = format_e::parse(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            let got: Vec<&str> = p.nodes.iter().map(|n| n.node.semantic_id.as_str()).collect();
+            prop_assert_eq!(&got, &want_nodes);
+            prop_assert_eq!(parsed_edges(&p), sid_edges(&g, &internal), "{}", text);
+
+            let text = format_e::emit_parts(&g, &nodes, &touching, opts);
+            let names = NameIndex::new(&g);
+            let p = format_e::parse_with(&text, &|n: &str| names.semantic_id(&g, n))
+                .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            prop_assert_eq!(parsed_edges(&p), sid_edges(&g, &touching), "{}", text);
+            // Every short name is the name of exactly one node line.
+            for l in text.split("## Edges\n").nth(1).unwrap().lines() {
+                let (src, rest) = l.split_once(' ').unwrap();
+                let targets = rest.split_once("-> ").unwrap().1;
+                let targets = targets.split(" {").next().unwrap();
+                for end in std::iter::once(src).chain(targets.split(", ")) {
+                    if graphctx::ontology::semantic::parse(end).is_err() {
+                        let lines = p.nodes.iter().filter(|n| n.node.name == end).count();
+                        prop_assert_eq!(lines, 1, "{} in {}", end, text);
+                    }
+                }
+            }
+        }
+    }
+}
+
 // --------------------------------------------------------------- capture
 
 #[test]
@@ -614,12 +766,13 @@ fn seed_scenario_2_selected() {
     );
     assert_eq!(
         section(&r.format_e, "## Edges"),
-        ["ParseInput.FN.001 -st-> REQ-InputValidation.RQ.003"]
+        // The selected node by its name; the other end has no line here.
+        ["ParseInput -st-> REQ-InputValidation.RQ.003"]
     );
     assert!(r.format_e.contains("**Selected Nodes:** ParseInput (FUNC)"));
     // A selected edge comes along even when its ends are not selected.
     let g = load_graph(&store, "g").unwrap();
-    session::update(
+    let by_sid = session::update(
         &store,
         &g,
         "s",
@@ -633,6 +786,19 @@ fn seed_scenario_2_selected() {
     .unwrap();
     let r = cap(&store, "g", "s", &opts(Mode::Selected));
     assert_eq!(section(&r.format_e, "## Edges").len(), 2);
+    // An edge may be selected by its ends' names where they are unique.
+    let named = session::update(
+        &store,
+        &g,
+        "s",
+        SessionUpdate {
+            select_edges: Some(vec!["REQ-InputValidation -vf-> TestInputValidation".into()]),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(named.selected_edges, by_sid.selected_edges);
+    assert_eq!(named.selected_edges.len(), 1);
     // selectedOnly overrides the mode.
     let o = CaptureOptions {
         selected_only: true,
@@ -660,8 +826,8 @@ fn seed_scenario_3_full() {
     );
     assert!(nodes.contains(&"ManageFleet|UC|ManageFleet.UC.001|Manage fleet operations"));
     assert!(section(&r.format_e, "## Edges").iter().any(|l| l
-        .strip_prefix("CargoManagement.SY.001 -cp-> ")
-        .is_some_and(|t| t.split(", ").any(|t| t == "ManageFleet.UC.001"))));
+        .strip_prefix("CargoManagement -cp-> ")
+        .is_some_and(|t| t.split(", ").any(|t| t == "ManageFleet"))));
     assert_eq!(
         r.token_count,
         TokenCounter::new(Encoding::O200k).count_exact(&r.format_e)
@@ -722,6 +888,31 @@ fn seed_scenario_4_changed() {
     let parsed = format_e::parse(&r.format_e).unwrap();
     assert_eq!(parsed.deleted_nodes.len(), 1);
     assert_eq!(parsed.deleted_edges.len(), 2);
+
+    // A new node with a deleted node's name: both are in the document, so
+    // its edges write it by semantic ID, not by the name.
+    let mut tx = OntoTx::begin(&store, "cargo").unwrap();
+    tx.delete_node("TestSafety.TS.005").unwrap();
+    let new = tx
+        .upsert_node(OntoNode::new(NodeType::Test, "TestSafety", "Replacement"))
+        .unwrap()
+        .after;
+    let req = tx.resolve("NewRequirement1.RQ.023").unwrap();
+    tx.upsert_edge(OntoEdge::new(&req, RelType::Verify, &new.uuid))
+        .unwrap();
+    let mut batch = Batch::new();
+    tx.finish(&mut batch);
+    store.apply(batch).unwrap();
+    let r = cap(&store, "cargo", "s", &opts(Mode::Changed));
+    assert_eq!(
+        section(&r.format_e, "## Edges"),
+        [format!("NewRequirement1.RQ.023 -vf-> {}", new.semantic_id)],
+        "{}",
+        r.format_e
+    );
+    assert!(section(&r.format_e, "## Deleted").contains(&"TestSafety|TEST|TestSafety.TS.005"));
+    let parsed = format_e::parse(&r.format_e).unwrap();
+    assert_eq!(parsed.edges[0].dst, new.semantic_id);
 }
 
 #[test]
@@ -767,8 +958,8 @@ fn visible_applies_filters_and_hides_flows() {
     assert_eq!(
         section(&r.format_e, "## Edges"),
         [
-            "Customer.AC.001 -io-> OrderRequest.FL.001",
-            "OrderRequest.FL.001 -io-> PlaceOrder.UC.001 {\"volume\":\"high\"}"
+            "Customer -io-> OrderRequest",
+            "OrderRequest -io-> PlaceOrder {\"volume\":\"high\"}"
         ]
     );
     assert!(r.format_e.contains(

@@ -576,6 +576,62 @@ fn semantic_ids_resolve_against_the_graph_and_the_response() {
     );
 }
 
+/// The graph context writes edge ends with unique names by name; an answer
+/// that copies such a name where a semantic ID belongs still reaches the
+/// node. A name two nodes share, or none has, is a missing dependency.
+#[test]
+fn unique_names_stand_for_semantic_ids() {
+    let store = Store::memory().unwrap();
+    ok(
+        &store,
+        r#"{"operations":[
+        {"id":"s","type":"create","nodeType":"SYS","tempId":"s","data":{"Name":"CargoManagement"}},
+        {"id":"u","type":"create","nodeType":"UC","tempId":"u","data":{"Name":"ManageFleet"}},
+        {"id":"a","type":"create","nodeType":"FUNC","data":{"Name":"Twin"}},
+        {"id":"b","type":"create","nodeType":"FUNC","data":{"Name":"Twin"}}]}"#,
+    );
+    let (s, _) = ok(
+        &store,
+        r#"{"operations":[
+        {"type":"create-relationship","relType":"cp","sourceSemanticId":"CargoManagement","targetSemanticId":"ManageFleet"},
+        {"type":"update","semanticId":"ManageFleet","data":{"Descr":"Keeps the fleet running"}}]}"#,
+    );
+    assert_eq!(
+        (s.counts.relationships_created, s.counts.nodes_updated),
+        (1, 1)
+    );
+    let g = graphctx::ontology::store::load_graph(&store, G).unwrap();
+    let fleet = g.by_semantic_id("ManageFleet.UC.001").unwrap();
+    assert_eq!(fleet.descr, "Keeps the fleet running");
+    let sys = g.uuid_of("CargoManagement.SY.001").unwrap();
+    assert!(g
+        .edges
+        .keys()
+        .any(|(src, _, dst)| src == sys && dst == &fleet.uuid));
+
+    let j = err(
+        &store,
+        r#"{"operations":[
+        {"id":"t","type":"create-relationship","relType":"cp","sourceSemanticId":"ManageFleet","targetSemanticId":"Twin"},
+        {"id":"n","type":"update","semanticId":"Nobody","data":{"Descr":"x"}}]}"#,
+    );
+    assert_eq!(j["error"], "MissingDependencyError");
+    assert_eq!(
+        j["missing"],
+        json!([
+            {"operation": "t", "kind": "semanticId", "reference": "Twin"},
+            {"operation": "n", "kind": "semanticId", "reference": "Nobody"},
+        ])
+    );
+    assert!(
+        j["llmFeedback"]
+            .as_str()
+            .unwrap()
+            .contains("not the name of exactly one node"),
+        "{j}"
+    );
+}
+
 /// A random response: `kinds[i]` 0 = create, 1 = update, 2 =
 /// create-relationship, 3 = delete-relationship, 4 = delete; operation i
 /// depends (by `dependsOn`) on the listed earlier operations of the same

@@ -43,40 +43,40 @@ InvoiceCorrectness|REQ|InvoiceCorrectness.RQ.010|Invoices match deliveries
 ReturnTraceability|REQ|ReturnTraceability.RQ.011|Every return is traceable
 
 ## Edges
-CargoManagement.SY.001 -cp-> FleetControl.SY.002, OrderSystem.SY.003, ManageFleet.UC.001, TrackShipment.UC.003, PlanDelivery.UC.004, ManageWarehouse.UC.005
-FleetControl.SY.002 -cp-> ScheduleMaintenance.UC.008
-OrderSystem.SY.003 -cp-> PlaceOrder.UC.002, InvoiceCustomer.UC.006, HandleReturns.UC.007
-Customer.AC.001 -io-> PlaceOrder.UC.002, TrackShipment.UC.003, InvoiceCustomer.UC.006, HandleReturns.UC.007
-Dispatcher.AC.002 -io-> ManageFleet.UC.001, PlanDelivery.UC.004
-Driver.AC.003 -io-> TrackShipment.UC.003, ScheduleMaintenance.UC.008
-WarehouseClerk.AC.004 -io-> ManageWarehouse.UC.005, HandleReturns.UC.007
-Carrier.AC.005 -io-> PlanDelivery.UC.004, ScheduleMaintenance.UC.008
-ManageFleet.UC.001 -cp-> AssignVehicle.FN.005
-ManageFleet.UC.001 -st-> FleetAvailability.RQ.005
-PlaceOrder.UC.002 -cp-> ParseInput.FN.002, ValidateOrder.FN.003, ArchiveOrder.FN.015
-PlaceOrder.UC.002 -st-> OrderCompleteness.RQ.003
-TrackShipment.UC.003 -cp-> CalculateETA.FN.006, NotifyCustomer.FN.009, RecordDelivery.FN.010
-TrackShipment.UC.003 -st-> ETAAccuracy.RQ.006
-PlanDelivery.UC.004 -cp-> OptimizeRoutes.FN.001
-ManageWarehouse.UC.005 -cp-> ReserveStock.FN.007, PrintLabel.FN.008
-ManageWarehouse.UC.005 -st-> StockConsistency.RQ.007
-InvoiceCustomer.UC.006 -cp-> ProcessPayment.FN.004, ComputeInvoice.FN.011
-InvoiceCustomer.UC.006 -st-> InvoiceCorrectness.RQ.010
-HandleReturns.UC.007 -cp-> ReceiveReturn.FN.012
-HandleReturns.UC.007 -st-> ReturnTraceability.RQ.011
-ScheduleMaintenance.UC.008 -cp-> PlanMaintenance.FN.013, MonitorVehicle.FN.014
-OptimizeRoutes.FN.001 -st-> RouteOptimality.RQ.001
-ParseInput.FN.002 -st-> InputValidation.RQ.002
-ValidateOrder.FN.003 -st-> OrderCompleteness.RQ.003
-ProcessPayment.FN.004 -st-> PaymentSecurity.RQ.004
-AssignVehicle.FN.005 -st-> FleetAvailability.RQ.005
-CalculateETA.FN.006 -st-> ETAAccuracy.RQ.006
-ReserveStock.FN.007 -st-> StockConsistency.RQ.007
-PrintLabel.FN.008 -st-> LabelFormat.RQ.008
-NotifyCustomer.FN.009 -st-> NotificationLatency.RQ.009
-RecordDelivery.FN.010 -st-> InvoiceCorrectness.RQ.010
-ComputeInvoice.FN.011 -st-> ReturnTraceability.RQ.011
-RouteOptimality.RQ.001 -dr-> ETAAccuracy.RQ.006
-InputValidation.RQ.002 -dr-> OrderCompleteness.RQ.003
-PaymentSecurity.RQ.004 -dr-> InvoiceCorrectness.RQ.010
-ETAAccuracy.RQ.006 -dr-> NotificationLatency.RQ.009
+CargoManagement -cp-> FleetControl, OrderSystem, ManageFleet, TrackShipment, PlanDelivery, ManageWarehouse
+FleetControl -cp-> ScheduleMaintenance
+OrderSystem -cp-> PlaceOrder, InvoiceCustomer, HandleReturns
+Customer -io-> PlaceOrder, TrackShipment, InvoiceCustomer, HandleReturns
+Dispatcher -io-> ManageFleet, PlanDelivery
+Driver -io-> TrackShipment, ScheduleMaintenance
+WarehouseClerk -io-> ManageWarehouse, HandleReturns
+Carrier -io-> PlanDelivery, ScheduleMaintenance
+ManageFleet -cp-> AssignVehicle
+ManageFleet -st-> FleetAvailability
+PlaceOrder -cp-> ParseInput, ValidateOrder, ArchiveOrder
+PlaceOrder -st-> OrderCompleteness
+TrackShipment -cp-> CalculateETA, NotifyCustomer, RecordDelivery
+TrackShipment -st-> ETAAccuracy
+PlanDelivery -cp-> OptimizeRoutes
+ManageWarehouse -cp-> ReserveStock, PrintLabel
+ManageWarehouse -st-> StockConsistency
+InvoiceCustomer -cp-> ProcessPayment, ComputeInvoice
+InvoiceCustomer -st-> InvoiceCorrectness
+HandleReturns -cp-> ReceiveReturn
+HandleReturns -st-> ReturnTraceability
+ScheduleMaintenance -cp-> PlanMaintenance, MonitorVehicle
+OptimizeRoutes -st-> RouteOptimality
+ParseInput -st-> InputValidation
+ValidateOrder -st-> OrderCompleteness
+ProcessPayment -st-> PaymentSecurity
+AssignVehicle -st-> FleetAvailability
+CalculateETA -st-> ETAAccuracy
+ReserveStock -st-> StockConsistency
+PrintLabel -st-> LabelFormat
+NotifyCustomer -st-> NotificationLatency
+RecordDelivery -st-> InvoiceCorrectness
+ComputeInvoice -st-> ReturnTraceability
+RouteOptimality -dr-> ETAAccuracy
+InputValidation -dr-> OrderCompleteness
+PaymentSecurity -dr-> InvoiceCorrectness
+ETAAccuracy -dr-> NotificationLatency
