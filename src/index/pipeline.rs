@@ -377,10 +377,11 @@ pub fn index_repository_cached(
         if !narrow {
             // Join the other references of the files held as interfaces
             // that are resolved now: every file, or those in scope.
+            let in_scope = |p: &str| scoped.as_ref().is_none_or(|s| s.contains(p));
             let held: Vec<&str> = unchanged
                 .iter()
                 .map(|f| f.ctx.path.as_str())
-                .filter(|p| scoped.as_ref().is_none_or(|s| s.contains(*p)))
+                .filter(|p| in_scope(p))
                 .collect();
             let named = match scoped {
                 Some(_) => None,
@@ -388,7 +389,6 @@ pub fn index_repository_cached(
             };
             let mut bodies = load_bodies(store, graph, &held)?;
             let mut missing: Vec<&SourceFile> = Vec::new();
-            let in_scope = |p: &str| scoped.as_ref().is_none_or(|s| s.contains(p));
             for file in unchanged.iter().filter(|f| in_scope(&f.ctx.path)) {
                 let path = &file.ctx.path;
                 match (bodies.remove(path), extracts.remove(path)) {
