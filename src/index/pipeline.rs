@@ -25,7 +25,7 @@ use super::rust::RustExtractor;
 use super::rust::{interface, names};
 use super::state::{
     load_bodies, load_file_states, load_file_stats, load_interfaces, load_named_paths, load_names,
-    read_counts, record_stats, stat_vouches, CodeCounts, StoredFile,
+    read_counts, record_stats, stat_vouches, CodeCounts, FileStat, StatFiles, StoredFile,
 };
 use super::usage;
 use super::walk::{self, SourceFile};
@@ -148,13 +148,25 @@ pub fn index_repository(
 pub struct InterfaceCache {
     graph: String,
     seq: i64,
-    interfaces: BTreeMap<String, FileExtract>,
+    /// By path, each with its settled context.
+    interfaces: BTreeMap<String, (FileContext, FileExtract)>,
     /// Whether to keep the symbol table between runs too (see
     /// [`InterfaceCache::with_symbol_table`]).
     keep_table: bool,
     /// Built from the interfaces as they were at `seq` or before: every
     /// run since then changed no interface (see [`ResidentTable`]).
     table: Option<ResidentTable>,
+    /// The stored file rows and stat rows as of `seq` (kept with the
+    /// symbol table): a run reads neither from the store.
+    files: Option<ResidentFiles>,
+    /// The last walk (kept with the symbol table): the next run checks it
+    /// by `stat` instead of walking (see [`walk::WalkSnapshot`]).
+    walk: Option<walk::WalkSnapshot>,
+}
+
+struct ResidentFiles {
+    states: BTreeMap<String, StoredFile>,
+    stats: BTreeMap<String, FileStat>,
 }
 
 impl InterfaceCache {
@@ -195,26 +207,60 @@ pub fn index_repository_cached(
     let graph = opts.graph.as_str();
     let run_started_ns = walk::unix_nanos(std::time::SystemTime::now());
     let mut phases = Phases::new(opts.progress);
-    let walked = walk::walk(root);
-    let layout_digest = layout_key(&walked);
-    let stored = load_file_states(store, graph)?;
-    let stats = load_file_stats(store, graph)?;
+    let cached = cache.graph == graph && cache.seq > 0 && cache.seq == store.graph_seq(graph)?;
+    // A kept walk is checked by `stat`; without one, the tree is walked.
+    let mut walk_kept = false;
+    let snapshot =
+        cache
+            .keep_table
+            .then(|| match cache.walk.take().and_then(|s| s.recheck(root)) {
+                Some(s) => {
+                    walk_kept = true;
+                    s
+                }
+                None => walk::WalkSnapshot::take(root),
+            });
+    let walked_now;
+    let walked = match &snapshot {
+        Some(s) => &s.result,
+        None => {
+            walked_now = walk::walk(root);
+            &walked_now
+        }
+    };
+    let layout_digest = layout_key(walked);
+    let (mut stored, mut stats) = match cache.files.take().filter(|_| cached) {
+        Some(f) => (f.states, f.stats),
+        None => (
+            load_file_states(store, graph)?,
+            load_file_stats(store, graph)?,
+        ),
+    };
     phases.lap("walk");
 
     let bar = phases.counted("parse", walked.files.len() as u64);
-    let outcomes: Vec<Outcome> = walked
+    let (outcomes, vouched): (Vec<Outcome>, Vec<bool>) = walked
         .files
         .par_iter()
         .map_init(RustExtractor::new, |extractor, file| {
             let known = stored.get(&file.ctx.path);
             let o = if stat_vouches(file, known, stats.get(&file.ctx.path), &layout_digest) {
-                Outcome::Unchanged
+                (Outcome::Unchanged, true)
             } else {
-                examine(extractor, file, known, opts.max_file_bytes, &layout_digest)
+                let o = examine(extractor, file, known, opts.max_file_bytes, &layout_digest);
+                (o, false)
             };
             bar.inc(1);
             o
         })
+        .unzip();
+    // The files the stat rows vouched for keep rows that are right.
+    let examined: Vec<&SourceFile> = walked
+        .files
+        .iter()
+        .zip(&vouched)
+        .filter(|(_, v)| !**v)
+        .map(|(f, _)| f)
         .collect();
     phases.lap("parse");
 
@@ -271,12 +317,19 @@ pub fn index_repository_cached(
             reason: issue.reason.clone(),
         });
     }
-    let current: BTreeSet<&str> = walked.files.iter().map(|f| f.ctx.path.as_str()).collect();
-    let deleted: Vec<String> = stored
-        .keys()
-        .filter(|p| !current.contains(p.as_str()))
-        .cloned()
-        .collect();
+    // A kept walk that still holds is the same files the stored rows
+    // (as the last run left them) describe: none went.
+    let same_files = cached && walk_kept;
+    let deleted: Vec<String> = if same_files {
+        Vec::new()
+    } else {
+        let current: BTreeSet<&str> = walked.files.iter().map(|f| f.ctx.path.as_str()).collect();
+        stored
+            .keys()
+            .filter(|p| !current.contains(p.as_str()))
+            .cloned()
+            .collect()
+    };
     summary.files_deleted = deleted.len();
     summary.files_skipped = summary.skipped.len();
     summary.files_partial = summary.partial.len();
@@ -298,32 +351,55 @@ pub fn index_repository_cached(
         let mut reparse: Vec<&SourceFile> = Vec::new();
         let mut resident: Option<ResidentTable> = None;
         {
-            let cached =
-                cache.graph == graph && cache.seq > 0 && cache.seq == store.graph_seq(graph)?;
             // Taken either way: a run that fails leaves no cache behind.
             let held = std::mem::take(&mut cache.interfaces);
             let held_table = cache.table.take();
             cache.seq = 0;
             if cached {
+                // The held interfaces become the extracts as they are:
+                // only what changed is taken out or put in.
                 resident = held_table;
-            }
-            let mut loaded = if cached {
-                held
+                let mut pool = held;
+                for path in &replaced {
+                    if let Some((_, ex)) = pool.remove(path) {
+                        old_interfaces.insert(path.clone(), ex);
+                    }
+                }
+                for path in &deleted {
+                    pool.remove(path);
+                }
+                // The pool holds only unchanged files (the others were
+                // parsed now, skipped or are gone): as many means all.
+                if pool.len() != unchanged.len() {
+                    for file in &unchanged {
+                        if !pool.contains_key(&file.ctx.path) {
+                            reparse.push(file);
+                        }
+                    }
+                }
+                if pool.len() + reparse.len() != unchanged.len() {
+                    let keep: BTreeSet<&str> =
+                        unchanged.iter().map(|f| f.ctx.path.as_str()).collect();
+                    pool.retain(|p, _| keep.contains(p.as_str()));
+                }
+                // (`append` would rebuild the whole map.)
+                pool.extend(std::mem::take(&mut extracts));
+                extracts = pool;
             } else {
                 drop(held);
-                load_interfaces(store, graph)?
-            };
-            for file in &unchanged {
-                match loaded.remove(&file.ctx.path) {
-                    Some(ex) => {
-                        extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), ex));
+                let mut loaded = load_interfaces(store, graph)?;
+                for file in &unchanged {
+                    match loaded.remove(&file.ctx.path) {
+                        Some(ex) => {
+                            extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), ex));
+                        }
+                        None => reparse.push(file),
                     }
-                    None => reparse.push(file),
                 }
-            }
-            for path in &replaced {
-                if let Some(ex) = loaded.remove(path) {
-                    old_interfaces.insert(path.clone(), ex);
+                for path in &replaced {
+                    if let Some(ex) = loaded.remove(path) {
+                        old_interfaces.insert(path.clone(), ex);
+                    }
                 }
             }
         }
@@ -335,19 +411,42 @@ pub fn index_repository_cached(
         }
 
         let replaced_before = replaced.len();
-        settle_contexts(
-            &walked,
-            graph,
-            &layout_digest,
-            opts.max_file_bytes,
-            Settle {
-                batch: &mut batch,
-                extracts: &mut extracts,
-                replaced: &mut replaced,
-                new_files: &mut new_files,
-                unchanged: &mut unchanged,
-            },
-        );
+        // The same files as the last run in this process, whose contexts
+        // the held interfaces carry settled, and no `mod` declaration
+        // changed: the contexts are those (see `Layout::contexts`).
+        let contexts_known = cached
+            && walk_kept
+            && deleted.is_empty()
+            && !reparsed_any
+            && replaced
+                .iter()
+                .all(|p| match (extracts.get(p), old_interfaces.get(p)) {
+                    (Some((_, now)), Some(before)) => {
+                        now.mods == before.mods && now.context == before.context
+                    }
+                    _ => false,
+                });
+        if contexts_known {
+            for (ctx, extract) in extracts.values_mut() {
+                if *ctx != extract.context {
+                    *ctx = extract.context.clone();
+                }
+            }
+        } else {
+            settle_contexts(
+                walked,
+                graph,
+                &layout_digest,
+                opts.max_file_bytes,
+                Settle {
+                    batch: &mut batch,
+                    extracts: &mut extracts,
+                    replaced: &mut replaced,
+                    new_files: &mut new_files,
+                    unchanged: &mut unchanged,
+                },
+            );
+        }
         let stored_counts = read_counts(store, graph)?;
         // Only the files parsed now need resolving when none of them
         // changed what other files can see (see `rust::interface`).
@@ -454,7 +553,7 @@ pub fn index_repository_cached(
                 graph,
                 &mut batch,
                 &extracts,
-                text_current.then_some(&touched),
+                text_current.then_some((&touched, &replaced)),
             )?;
         } else {
             super::text::invalidate(graph, &mut batch);
@@ -483,8 +582,15 @@ pub fn index_repository_cached(
         landed += land_early(store, &mut batch, &mut phases, "usage")?;
         phases.lap("usage");
         phases.show("diff");
-        write_files(
-            graph, &mut batch, &new_files, &digests, &stored, &extracts, &deleted, &unchanged,
+        let file_rows = write_files(
+            graph,
+            &mut batch,
+            &new_files,
+            &digests,
+            &stored,
+            &extracts,
+            &deleted,
+            &walked.files,
         );
         let stats = match stored_counts.filter(|_| narrow || scoped.is_some()) {
             Some(old) => CodeCounts {
@@ -526,24 +632,24 @@ pub fn index_repository_cached(
         store.apply(batch)?;
         phases.lap("write");
         drop(links);
+        // The stored file rows as this run left them.
+        for (path, row) in file_rows {
+            match row {
+                Some(row) => stored.insert(path, row),
+                None => stored.remove(&path),
+            };
+        }
         cache.graph = graph.to_string();
-        let interfaces: Vec<(String, FileContext, FileExtract)> = extracts
-            .into_iter()
-            .map(|(path, (ctx, ex))| (path, ctx, interface::split(ex).0))
-            .collect();
+        for (_, ex) in extracts.values_mut() {
+            interface::keep_interface(ex);
+        }
         if cache.keep_table {
             cache.table = resident.or_else(|| {
-                let copies = interfaces
-                    .iter()
-                    .map(|(_, ctx, ex)| (ctx.clone(), ex.clone()))
-                    .collect();
+                let copies = extracts.values().cloned().collect();
                 Some(ResidentTable::build(copies))
             });
         }
-        cache.interfaces = interfaces
-            .into_iter()
-            .map(|(path, _, ex)| (path, ex))
-            .collect();
+        cache.interfaces = extracts;
     }
 
     if opts.history {
@@ -557,23 +663,33 @@ pub fn index_repository_cached(
         cache.seq = store.graph_seq(graph)?;
     }
 
-    // A run that wrote changed stored hashes: read the ones it left.
-    let written;
-    let states = if nothing_changed {
-        &stored
+    let all_files: Vec<&SourceFile> = if same_files {
+        Vec::new()
     } else {
-        written = load_file_states(store, graph)?;
-        &written
+        walked.files.iter().collect()
     };
     record_stats(
         store,
         graph,
-        &walked.files,
-        states,
+        if same_files {
+            StatFiles::Some(&examined)
+        } else {
+            StatFiles::Every(&all_files)
+        },
+        &stored,
         &layout_digest,
-        &stats,
+        &mut stats,
         run_started_ns,
     )?;
+    if cache.keep_table {
+        // Valid while `cache.seq` is (a run that changed nothing and
+        // found the cache stale leaves `seq` stale too).
+        cache.files = Some(ResidentFiles {
+            states: stored,
+            stats,
+        });
+        cache.walk = snapshot;
+    }
 
     if let Some(c) = read_counts(store, graph)? {
         summary.entities = c.entities;

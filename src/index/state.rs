@@ -107,8 +107,18 @@ pub(super) fn load_file_stats(
         .collect())
 }
 
-/// Bring `code_file_stat` in line with the files as this run left them
-/// (`states`: the stored file rows after the run):
+/// The files [`record_stats`] looks at.
+pub(super) enum StatFiles<'a> {
+    /// Every file walked: rows of files not among them go.
+    Every(&'a [&'a SourceFile]),
+    /// Those whose rows may be wrong: the others' rows vouched for them
+    /// in this run, and no file went.
+    Some(&'a [&'a SourceFile]),
+}
+
+/// Bring `code_file_stat` (and `stats`, the rows as read or last
+/// written) in line with the files as this run left them (`states`: the
+/// stored file rows after the run):
 /// a row for every indexed file whose modification time is settled (see
 /// [`STAT_SETTLED_NS`]), none for files gone, skipped or still settling.
 /// Its own small write: the stat rows are a cache, not graph content, so
@@ -116,44 +126,79 @@ pub(super) fn load_file_stats(
 pub(super) fn record_stats(
     store: &Store,
     graph: &str,
-    files: &[SourceFile],
+    files: StatFiles<'_>,
     states: &BTreeMap<String, StoredFile>,
     layout_digest: &str,
-    old: &BTreeMap<String, FileStat>,
+    stats: &mut BTreeMap<String, FileStat>,
     run_started_ns: i64,
 ) -> Result<(), StoreError> {
+    let (files, every_file) = match files {
+        StatFiles::Every(f) => (f, true),
+        StatFiles::Some(f) => (f, false),
+    };
+    let old = &*stats;
     let mut batch = Batch::new();
+    let mut now: Vec<(String, Option<FileStat>)> = Vec::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     for file in files {
         let path = file.ctx.path.as_str();
-        seen.insert(path);
-        let wanted = states.get(path).and_then(|s| {
+        if every_file {
+            seen.insert(path);
+        }
+        let wanted = states.get(path).filter(|s| {
             let settled = file.mtime_ns != 0 && file.mtime_ns < run_started_ns - STAT_SETTLED_NS;
-            (settled && s.status != "skipped" && !s.hash.is_empty()).then(|| FileStat {
-                bytes: file.bytes as i64,
-                mtime_ns: file.mtime_ns,
-                layout: layout_digest.to_string(),
-                hash: s.hash.clone(),
-            })
+            settled && s.status != "skipped" && !s.hash.is_empty()
         });
-        match (wanted, old.get(path)) {
-            (Some(w), o) if o != Some(&w) => batch.put_row(CodeFileStatRow {
-                graph: graph.into(),
-                path: path.into(),
-                bytes: w.bytes,
-                mtime_ns: w.mtime_ns,
-                layout: w.layout.into(),
-                hash: w.hash.into(),
-            }),
-            (None, Some(_)) => batch.delete_key::<CodeFileStatRow>(vec![graph.into(), path.into()]),
+        let held = old.get(path);
+        if let (Some(s), Some(h)) = (wanted, held) {
+            if h.bytes == file.bytes as i64
+                && h.mtime_ns == file.mtime_ns
+                && h.layout == layout_digest
+                && h.hash == s.hash
+            {
+                continue;
+            }
+        }
+        let wanted = wanted.map(|s| FileStat {
+            bytes: file.bytes as i64,
+            mtime_ns: file.mtime_ns,
+            layout: layout_digest.to_string(),
+            hash: s.hash.clone(),
+        });
+        match (wanted, held) {
+            (Some(w), o) if o != Some(&w) => {
+                batch.put_row(CodeFileStatRow {
+                    graph: graph.into(),
+                    path: path.into(),
+                    bytes: w.bytes,
+                    mtime_ns: w.mtime_ns,
+                    layout: w.layout.as_str().into(),
+                    hash: w.hash.as_str().into(),
+                });
+                now.push((path.to_string(), Some(w)));
+            }
+            (None, Some(_)) => {
+                batch.delete_key::<CodeFileStatRow>(vec![graph.into(), path.into()]);
+                now.push((path.to_string(), None));
+            }
             _ => {}
         }
     }
-    for path in old.keys().filter(|p| !seen.contains(p.as_str())) {
+    for path in old
+        .keys()
+        .filter(|p| every_file && !seen.contains(p.as_str()))
+    {
         batch.delete_key::<CodeFileStatRow>(vec![graph.into(), path.as_str().into()]);
+        now.push((path.clone(), None));
     }
     if !batch.is_empty() {
         store.apply(batch)?;
+    }
+    for (path, stat) in now {
+        match stat {
+            Some(stat) => stats.insert(path, stat),
+            None => stats.remove(&path),
+        };
     }
     Ok(())
 }

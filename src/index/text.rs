@@ -82,27 +82,35 @@ struct Words {
     list: String,
 }
 
-/// Stage the text rows of the entities in `touched` (appeared, changed or
-/// gone), or of every entity when `None`.
+/// Stage the text rows of the entities in `touched` (their keys: appeared,
+/// changed or gone; and the files that held or hold them), or of every
+/// entity when `None`.
 pub fn write(
     store: &Store,
     graph: &str,
     batch: &mut Batch,
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
-    touched: Option<&BTreeSet<String>>,
+    touched: Option<(&BTreeSet<String>, &BTreeSet<String>)>,
 ) -> Result<(), StoreError> {
-    if touched.is_some_and(|t| t.is_empty()) {
+    if touched.is_some_and(|(t, _)| t.is_empty()) {
         return Ok(());
     }
-    let wanted = |k: &str| touched.is_none_or(|t| t.contains(k));
     // The words of the entities concerned, by key (so each list below is
     // built in id order). Tokenising and stemming is the costly part of a
-    // full rewrite: it runs on every core.
-    let entities: Vec<&Entity> = extracts
-        .values()
-        .flat_map(|(_, ex)| ex.entities.iter())
-        .filter(|e| wanted(&e.key))
-        .collect();
+    // full rewrite: it runs on every core. Touched entities are those of
+    // the files written: a key names its file, so no other file holds one.
+    let entities: Vec<&Entity> = match touched {
+        None => extracts
+            .values()
+            .flat_map(|(_, ex)| ex.entities.iter())
+            .collect(),
+        Some((keys, files)) => files
+            .iter()
+            .filter_map(|p| extracts.get(p))
+            .flat_map(|(_, ex)| ex.entities.iter())
+            .filter(|e| keys.contains(&e.key))
+            .collect(),
+    };
     let now: BTreeMap<&str, Words> = entities
         .par_iter()
         .map(|e| {
@@ -111,7 +119,7 @@ pub fn write(
             (e.key.as_str(), Words { words, len, list })
         })
         .collect();
-    let Some(touched) = touched else {
+    let Some((touched, _)) = touched else {
         return write_all(store, graph, batch, &now);
     };
 

@@ -46,6 +46,12 @@ pub struct WalkResult {
 
 /// Walk `root` for `.rs` files.
 pub fn walk(root: &Path) -> WalkResult {
+    walk_noting(root, |_| {})
+}
+
+/// [`walk`] that shows `seen_dir` every directory it enters, before it
+/// reads the directory.
+fn walk_noting(root: &Path, mut seen_dir: impl FnMut(&Path)) -> WalkResult {
     let mut rust_files: Vec<(String, PathBuf, u64, i64)> = Vec::new();
     let mut manifests: BTreeMap<String, String> = BTreeMap::new(); // manifest dir → text
     let mut issues = Vec::new();
@@ -67,6 +73,10 @@ pub fn walk(root: &Path) -> WalkResult {
                 continue;
             }
         };
+        if entry.file_type().is_some_and(|t| t.is_dir()) {
+            seen_dir(entry.path());
+            continue;
+        }
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
@@ -109,6 +119,178 @@ pub fn walk(root: &Path) -> WalkResult {
         files,
         issues,
         layout,
+    }
+}
+
+/// A modification this recent may share its timestamp with the next one
+/// (file systems stamp times with a coarse clock): a directory or control
+/// file stamped within this window of a check is looked at again by the
+/// next one.
+const SETTLE_NS: i64 = 2_000_000_000;
+
+/// The names in a directory that decide what a walk finds there or
+/// below it: ignore files and manifests.
+const CONTROL_FILES: [&str; 3] = [".gitignore", ".ignore", "Cargo.toml"];
+
+/// A walk kept by a long-lived process (a server) so that the next run
+/// learns what changed on disk from `stat` calls instead of walking the
+/// tree again: the files, every directory the walk entered with the
+/// names it held, and the files that decide the walk and the layout
+/// (manifests, ignore files).
+///
+/// [`WalkSnapshot::recheck`] gives the walk a new [`walk`] would give, or
+/// nothing when it cannot be sure (the caller then walks):
+///
+/// - a directory whose modification time moved (or is too recent to
+///   trust) is listed again, and any name that came or went means a
+///   walk — new and deleted files, renamed directories;
+/// - a manifest or ignore file that changed, appeared or went means a
+///   walk — the layout or the ignore rules may differ;
+/// - every file known is stat-ed again, so its size and time are current
+///   (the index run decides from them, as after a walk, what to read);
+/// - a walk that reported problems (unreadable directories, symlink
+///   loops) is never trusted: those may have healed.
+///
+/// Not covered: ignore rules outside the tree's own files (a global git
+/// excludes file), which a walk reads and a recheck does not look at.
+pub struct WalkSnapshot {
+    root: PathBuf,
+    pub result: WalkResult,
+    dirs: Vec<DirStamp>,
+    controls: Vec<Stamp>,
+    /// When the last check began (nanoseconds since the Unix epoch).
+    checked_ns: i64,
+}
+
+struct DirStamp {
+    path: PathBuf,
+    mtime_ns: i64,
+    /// Every name in the directory (sorted), ignored ones included.
+    names: Vec<std::ffi::OsString>,
+}
+
+/// A control file as last seen: `None` when it did not exist.
+#[derive(PartialEq)]
+struct Stamp {
+    path: PathBuf,
+    seen: Option<(u64, i64)>,
+}
+
+fn mtime_of(meta: &std::fs::Metadata) -> i64 {
+    meta.modified().ok().map_or(0, unix_nanos)
+}
+
+fn stamp(path: PathBuf) -> Stamp {
+    let seen = std::fs::metadata(&path)
+        .ok()
+        .map(|m| (m.len(), mtime_of(&m)));
+    Stamp { path, seen }
+}
+
+fn list_dir(dir: &Path) -> Option<Vec<std::ffi::OsString>> {
+    let mut names: Vec<std::ffi::OsString> = std::fs::read_dir(dir)
+        .ok()?
+        .map(|e| e.map(|e| e.file_name()))
+        .collect::<Result<_, _>>()
+        .ok()?;
+    names.sort();
+    Some(names)
+}
+
+impl WalkSnapshot {
+    /// Walk `root` and keep what a later [`WalkSnapshot::recheck`] needs.
+    pub fn take(root: &Path) -> WalkSnapshot {
+        let checked_ns = unix_nanos(std::time::SystemTime::now());
+        let mut dirs: Vec<DirStamp> = Vec::new();
+        let mut unlisted = false;
+        // Each directory is stamped and listed before the walk reads it:
+        // a name that arrives in between is in the walk and not in the
+        // list, and the next check walks again.
+        let result = walk_noting(root, |dir| {
+            let mtime_ns = std::fs::metadata(dir).map_or(0, |m| mtime_of(&m));
+            match list_dir(dir) {
+                Some(names) => dirs.push(DirStamp {
+                    path: dir.to_path_buf(),
+                    mtime_ns,
+                    names,
+                }),
+                None => unlisted = true,
+            }
+        });
+        let mut controls: Vec<Stamp> = Vec::new();
+        for d in &dirs {
+            // One that appears later changes the directory's names.
+            for name in CONTROL_FILES {
+                if d.names.iter().any(|n| n == name) {
+                    controls.push(stamp(d.path.join(name)));
+                }
+            }
+            if d.names.iter().any(|n| n == ".git") {
+                controls.push(stamp(d.path.join(".git/info/exclude")));
+            }
+        }
+        // Ignore files above the root apply too.
+        for dir in root.ancestors().skip(1) {
+            for name in [".gitignore", ".ignore"] {
+                controls.push(stamp(dir.join(name)));
+            }
+        }
+        if unlisted {
+            // Never trusted (see `recheck`).
+            dirs.clear();
+        }
+        WalkSnapshot {
+            root: root.to_path_buf(),
+            result,
+            dirs,
+            controls,
+            checked_ns,
+        }
+    }
+
+    /// The walk as it is now, by `stat` (see [`WalkSnapshot`]); `None`
+    /// when only a new walk can tell.
+    pub fn recheck(mut self, root: &Path) -> Option<WalkSnapshot> {
+        use rayon::prelude::*;
+        if self.root != root || !self.result.issues.is_empty() || self.dirs.is_empty() {
+            return None;
+        }
+        let now = unix_nanos(std::time::SystemTime::now());
+        let recent = self.checked_ns - SETTLE_NS;
+        let controls_same = self.controls.par_iter().all(|c| {
+            let now = stamp(c.path.clone());
+            now == *c && c.seen.is_none_or(|(_, mtime)| mtime < recent)
+        });
+        if !controls_same {
+            return None;
+        }
+        let dirs_same = self.dirs.par_iter_mut().all(|d| {
+            let Ok(meta) = std::fs::metadata(&d.path) else {
+                return false;
+            };
+            let mtime_ns = mtime_of(&meta);
+            if mtime_ns == d.mtime_ns && mtime_ns < recent {
+                return true;
+            }
+            d.mtime_ns = mtime_ns;
+            list_dir(&d.path).is_some_and(|names| names == d.names)
+        });
+        if !dirs_same {
+            return None;
+        }
+        let files_there = self.result.files.par_iter_mut().all(|f| {
+            let Ok(meta) = std::fs::metadata(&f.abs_path) else {
+                return false;
+            };
+            f.bytes = meta.len();
+            f.mtime_ns = mtime_of(&meta);
+            meta.is_file()
+        });
+        if !files_there {
+            return None;
+        }
+        self.checked_ns = now;
+        Some(self)
     }
 }
 
@@ -234,6 +416,89 @@ mod tests {
         assert!(t.module_path.is_empty());
         assert_eq!(ctx("tests/common/mod.rs").crate_name, "common");
         assert_eq!(ctx("build.rs").crate_name, "build_script_build");
+    }
+
+    /// A tree whose files and directories were last changed long ago, as
+    /// a server's tree is between saves.
+    fn settled_tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src/a")).unwrap();
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"t\"\n").unwrap();
+        std::fs::write(root.join("src/lib.rs"), "mod a;\n").unwrap();
+        std::fs::write(root.join("src/a/mod.rs"), "pub fn f() {}\n").unwrap();
+        std::fs::write(root.join(".gitignore"), "/target\n").unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        for p in [
+            "",
+            "src",
+            "src/a",
+            "Cargo.toml",
+            "src/lib.rs",
+            "src/a/mod.rs",
+            ".gitignore",
+        ] {
+            let f = std::fs::File::open(root.join(p)).unwrap();
+            f.set_modified(old).unwrap();
+        }
+        dir
+    }
+
+    fn paths(w: &WalkResult) -> Vec<String> {
+        w.files.iter().map(|f| f.ctx.path.clone()).collect()
+    }
+
+    #[test]
+    fn a_kept_walk_holds_while_only_file_contents_change() {
+        let tree = settled_tree();
+        let root = tree.path();
+        let snap = WalkSnapshot::take(root);
+        assert_eq!(paths(&snap.result), ["src/a/mod.rs", "src/lib.rs"]);
+        let snap = snap.recheck(root).expect("nothing changed");
+        // Written in place and through a rename (as editors save): the
+        // names stay, the size and time are the file's now.
+        std::fs::write(root.join("src/lib.rs"), "mod a;\npub fn g() {}\n").unwrap();
+        let tmp = root.join("src/a/.mod.rs.swp");
+        std::fs::write(&tmp, "pub fn f() { let _ = 1; }\n").unwrap();
+        std::fs::rename(&tmp, root.join("src/a/mod.rs")).unwrap();
+        let snap = snap.recheck(root).expect("same names");
+        let walked = walk(root);
+        assert_eq!(paths(&snap.result), paths(&walked));
+        for (kept, fresh) in snap.result.files.iter().zip(&walked.files) {
+            assert_eq!((kept.bytes, kept.mtime_ns), (fresh.bytes, fresh.mtime_ns));
+            assert_eq!(kept.ctx, fresh.ctx);
+        }
+    }
+
+    #[test]
+    fn a_kept_walk_gives_way_when_names_manifests_or_ignore_rules_change() {
+        type Change = fn(&Path);
+        let changes: [(&str, Change); 6] = [
+            ("new file", |r| {
+                std::fs::write(r.join("src/a/b.rs"), "").unwrap()
+            }),
+            ("deleted file", |r| {
+                std::fs::remove_file(r.join("src/a/mod.rs")).unwrap()
+            }),
+            ("new directory", |r| {
+                std::fs::create_dir(r.join("src/c")).unwrap()
+            }),
+            ("manifest edited", |r| {
+                std::fs::write(r.join("Cargo.toml"), "[package]\nname = \"u\"\n").unwrap()
+            }),
+            ("ignore rules edited", |r| {
+                std::fs::write(r.join(".gitignore"), "/target\nsrc/a\n").unwrap()
+            }),
+            ("ignore file added", |r| {
+                std::fs::write(r.join("src/.ignore"), "a/\n").unwrap()
+            }),
+        ];
+        for (what, change) in changes {
+            let tree = settled_tree();
+            let snap = WalkSnapshot::take(tree.path());
+            change(tree.path());
+            assert!(snap.recheck(tree.path()).is_none(), "{what}");
+        }
     }
 
     #[test]

@@ -513,6 +513,10 @@ pub(super) fn write_usage(
     Ok(())
 }
 
+/// Put the `code_file` rows of files new, re-parsed or whose resolved
+/// links changed, and delete those of files gone; returns each row as
+/// written (`None`: deleted), so a run can bring the file states it holds
+/// up to date without reading them all again.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write_files(
     graph: &str,
@@ -522,10 +526,12 @@ pub(super) fn write_files(
     stored: &BTreeMap<String, StoredFile>,
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
     deleted: &[String],
-    unchanged: &[&SourceFile],
-) {
+    walked: &[SourceFile],
+) -> Vec<(String, Option<StoredFile>)> {
+    let mut rows: Vec<(String, Option<StoredFile>)> = Vec::new();
     for path in deleted {
         batch.delete_key::<CodeFileRow>(vec![graph.into(), path.as_str().into()]);
+        rows.push((path.clone(), None));
     }
     let digest_of = |p: &str| digests.get(p).cloned().unwrap_or_default();
     let crate_of = |p: &str| {
@@ -541,6 +547,14 @@ pub(super) fn write_files(
             .unwrap_or(0)
     };
     let mut put = |path: &str, hash: &str, bytes: u64, status: &str, reason: &str| {
+        rows.push((
+            path.to_string(),
+            Some(StoredFile {
+                hash: hash.to_string(),
+                status: status.to_string(),
+                edge_digest: digest_of(path),
+            }),
+        ));
         batch.put_row(CodeFileRow {
             graph: graph.into(),
             path: path.into(),
@@ -557,12 +571,20 @@ pub(super) fn write_files(
         put(path, hash, *bytes, status, reason);
     }
     // Unchanged files whose resolved links changed: refresh the digest
-    // (files not resolved in this run keep theirs).
-    for file in unchanged {
-        let path = file.ctx.path.as_str();
-        let (Some(s), Some(digest)) = (stored.get(path), digests.get(path)) else {
+    // (files not resolved in this run keep theirs). `walked` is in path
+    // order.
+    for (path, digest) in digests {
+        let path = path.as_str();
+        if new_files.contains_key(path) {
+            continue;
+        }
+        let (Some(s), Ok(at)) = (
+            stored.get(path),
+            walked.binary_search_by(|f| f.ctx.path.as_str().cmp(path)),
+        ) else {
             continue;
         };
+        let file = &walked[at];
         if &s.edge_digest != digest {
             let reason = extracts
                 .get(path)
@@ -574,4 +596,5 @@ pub(super) fn write_files(
             put(path, &s.hash, file.bytes, &s.status, &reason);
         }
     }
+    rows
 }

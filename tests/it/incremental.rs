@@ -580,3 +580,121 @@ fn a_first_index_built_aside_equals_one_landed_in_place() {
         assert_eq!(a.dump(r).unwrap(), b.dump(r).unwrap(), "relation {r}");
     }
 }
+
+/// Directories, manifests and ignore files dated a minute back, as a
+/// server's tree is between saves (source files keep their times: the
+/// index decides from those).
+fn settle_tree(root: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            if path.is_dir() {
+                if name != ".graphctx" {
+                    stack.push(path);
+                }
+            } else if name == "Cargo.toml" || name == ".gitignore" {
+                std::fs::File::open(&path)
+                    .unwrap()
+                    .set_modified(old)
+                    .unwrap();
+            }
+        }
+        std::fs::File::open(&dir)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+}
+
+#[test]
+fn a_server_that_keeps_its_walk_sees_every_kind_of_change() {
+    // As a server runs: the walk kept and checked by `stat`, the file
+    // rows kept instead of read. Between edits the directories and
+    // manifests settle, so a kept walk is trusted as far as it can be.
+    let tree = initial_tree();
+    let root = tree.path();
+    let store = Store::memory().unwrap();
+    let mut cache = graphctx::index::InterfaceCache::with_symbol_table();
+    let mut run = || {
+        graphctx::index::index_repository_cached(
+            &store,
+            root,
+            &graphctx::index::IndexOptions::default(),
+            &mut cache,
+        )
+        .expect("index runs")
+    };
+    let write = |rel: &str, text: &str| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let append = |rel: &str, text: &str| {
+        let path = root.join(rel);
+        let mut now = std::fs::read_to_string(&path).unwrap();
+        now.push_str(text);
+        std::fs::write(path, now).unwrap();
+    };
+    settle_tree(root);
+    run();
+    type Step<'a> = (&'a str, Box<dyn Fn() + 'a>);
+    let steps: Vec<Step> = vec![
+        ("body edit", Box::new(|| append("src/util.rs", "// note\n"))),
+        (
+            "new module and file",
+            Box::new(|| {
+                append("src/lib.rs", "pub mod extra;\n");
+                write("src/extra.rs", "pub fn extra() -> f64 { 1.0 }\n");
+            }),
+        ),
+        (
+            "the new file's interface",
+            Box::new(|| append("src/extra.rs", "pub struct Extra;\n")),
+        ),
+        (
+            "a file saved through a rename",
+            Box::new(|| {
+                let tmp = root.join("src/.util.rs.tmp");
+                let text = std::fs::read_to_string(root.join("src/util.rs")).unwrap();
+                std::fs::write(&tmp, format!("{text}pub fn added() {{}}\n")).unwrap();
+                std::fs::rename(&tmp, root.join("src/util.rs")).unwrap();
+            }),
+        ),
+        (
+            "targets changed",
+            Box::new(|| {
+                append(
+                    "Cargo.toml",
+                    "\n[[bin]]\nname = \"tool\"\npath = \"src/extra.rs\"\n",
+                )
+            }),
+        ),
+        (
+            "ignored",
+            Box::new(|| write(".gitignore", "src/extra.rs\n")),
+        ),
+        (
+            "deleted",
+            Box::new(|| std::fs::remove_file(root.join("src/render.rs")).unwrap()),
+        ),
+    ];
+    for (what, edit) in steps {
+        edit();
+        settle_tree(root);
+        let summary = run();
+        let (fresh, fresh_summary) = index_fresh(root);
+        assert_eq!(
+            (summary.files_seen, summary.entities, summary.edges),
+            (
+                fresh_summary.files_seen,
+                fresh_summary.entities,
+                fresh_summary.edges
+            ),
+            "after: {what}"
+        );
+        assert!(dump(&store) == dump(&fresh), "after: {what}");
+    }
+}

@@ -37,6 +37,11 @@ pub fn split(mut extract: FileExtract) -> (FileExtract, Vec<RawRef>) {
     (extract, body)
 }
 
+/// [`split`] in place, dropping the other references.
+pub fn keep_interface(extract: &mut FileExtract) {
+    extract.refs.retain(|r| is_interface_ref(r.kind));
+}
+
 /// The whole extract again from what [`split`] made. Reference order
 /// differs from the parse (interface references first); resolution does
 /// not depend on it.
