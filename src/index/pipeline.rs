@@ -519,24 +519,32 @@ pub fn index_repository_cached(
             extracts.values().map(|(c, e)| (c, e)).collect();
         if !narrow {
             // Some interface changed (or might have): the table is stale.
-            resident = None;
+            // A server keeps the table of this run's interfaces: built
+            // once, here, and the run resolves against it.
+            resident = cache.keep_table.then(|| {
+                let copies = extracts
+                    .values()
+                    .map(|(ctx, ex)| (ctx.clone(), interface::interface_copy(ex)))
+                    .collect();
+                ResidentTable::build(copies)
+            });
         }
-        let links = if let Some(scope) = &scoped {
-            resolve::resolve_files(&inputs, |p| scope.contains(p))
-        } else if narrow {
-            match &resident {
-                Some(table) => {
-                    let picked: Vec<(&FileContext, &FileExtract)> = inputs
-                        .iter()
-                        .filter(|(_, e)| replaced.contains(&e.path))
-                        .copied()
-                        .collect();
-                    table.resolve_files(&picked)
-                }
-                None => resolve::resolve_files(&inputs, |p| replaced.contains(p)),
+        let picked = |keep: &dyn Fn(&str) -> bool| -> Vec<(&FileContext, &FileExtract)> {
+            inputs
+                .iter()
+                .filter(|(_, e)| keep(&e.path))
+                .copied()
+                .collect()
+        };
+        let links = match (&resident, &scoped) {
+            (Some(table), Some(scope)) => table.resolve_files(&picked(&|p| scope.contains(p))),
+            (Some(table), None) if narrow => {
+                table.resolve_files(&picked(&|p| replaced.contains(p)))
             }
-        } else {
-            resolve::resolve(&inputs)
+            (Some(table), None) => table.resolve_files(&inputs),
+            (None, Some(scope)) => resolve::resolve_files(&inputs, |p| scope.contains(p)),
+            (None, None) if narrow => resolve::resolve_files(&inputs, |p| replaced.contains(p)),
+            (None, None) => resolve::resolve(&inputs),
         };
         let digests: BTreeMap<String, String> = links
             .par_iter()

@@ -37,6 +37,26 @@ pub fn split(mut extract: FileExtract) -> (FileExtract, Vec<RawRef>) {
     (extract, body)
 }
 
+/// A copy of the interface part of an extract (what [`split`] keeps),
+/// without copying the other references.
+pub fn interface_copy(extract: &FileExtract) -> FileExtract {
+    FileExtract {
+        path: extract.path.clone(),
+        status: extract.status,
+        syntax_errors: extract.syntax_errors,
+        entities: extract.entities.clone(),
+        refs: extract
+            .refs
+            .iter()
+            .filter(|r| is_interface_ref(r.kind))
+            .cloned()
+            .collect(),
+        uses: extract.uses.clone(),
+        mods: extract.mods.clone(),
+        context: extract.context.clone(),
+    }
+}
+
 /// [`split`] in place, dropping the other references.
 pub fn keep_interface(extract: &mut FileExtract) {
     extract.refs.retain(|r| is_interface_ref(r.kind));
