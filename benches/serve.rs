@@ -14,7 +14,12 @@
 //!   function),
 //!   next to the incremental index run alone.
 //!
-//! Run: `cargo bench --bench serve` (optional arguments: crate names).
+//! - the same from a saved body edit (a comment line on top of the file:
+//!   every symbol moves a line, no interface changes).
+//!
+//! Run: `cargo bench --bench serve` (optional arguments: crate names, or
+//! `registry` for every crate under ~/.cargo/registry/src as one tree —
+//! the large-monorepo case, thousands of files).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -42,7 +47,14 @@ fn uri(p: &Path) -> String {
 fn main() {
     let work = tempfile::tempdir().unwrap();
     let root = work.path().canonicalize().unwrap();
-    let used = copy_crates(&crate_names_from_args(), &root).len();
+    let names = crate_names_from_args();
+    let used = if names == ["registry"] {
+        let src = common::registry_src().expect("~/.cargo/registry/src");
+        common::copy_tree(&src, &root);
+        std::fs::read_dir(&root).unwrap().count()
+    } else {
+        copy_crates(&names, &root).len()
+    };
     let ws = Workspace::open(&root, None, "code").unwrap();
     let t = Instant::now();
     let Refresh::Done(s) = ws.refresh(false).unwrap() else {
@@ -172,7 +184,31 @@ fn main() {
     let mut files: Vec<&String> = at.iter().map(|a| &a.1).collect();
     files.dedup();
     let step = (files.len() / EDITS).max(1);
-    let mut save_to_answer = vec![];
+    let symbols = |lsp: &mut Rpc, path: &Path| {
+        lsp.request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri(path)}}),
+        )["result"]
+            .to_string()
+    };
+    // One save first: the server's first run after its start reads every
+    // interface and builds the symbol table, which later saves reuse.
+    let (mut save_to_answer, mut body_to_answer) = (vec![], vec![]);
+    for (i, file) in files.iter().step_by(step).take(EDITS + 1).enumerate() {
+        let path = root.join(file);
+        let before = symbols(&mut lsp, &path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let t = Instant::now();
+        std::fs::write(&path, format!("// graphctx bench save {i}\n{text}")).unwrap();
+        lsp.notify(
+            "textDocument/didSave",
+            json!({"textDocument": {"uri": uri(&path)}}),
+        );
+        while symbols(&mut lsp, &path) == before {}
+        if i > 0 {
+            body_to_answer.push(ms(t));
+        }
+    }
     for (i, file) in files.iter().step_by(step).take(EDITS).enumerate() {
         let path = root.join(file);
         let name = format!("graphctx_bench_saved_{i}");
@@ -221,8 +257,12 @@ fn main() {
         s.entities
     );
     stats(
-        "  write + didSave → documentSymbol shows it",
+        "  new pub fn: write + didSave → documentSymbol shows it",
         save_to_answer,
+    );
+    stats(
+        "  body edit: write + didSave → documentSymbol moved",
+        body_to_answer,
     );
     stats("  the incremental index run alone (in-process)", runs);
     let medians: Vec<String> = phases
