@@ -156,15 +156,19 @@ pub struct InterfaceCache {
     /// Built from the interfaces as they were at `seq` or before: every
     /// run since then changed no interface (see [`ResidentTable`]).
     table: Option<ResidentTable>,
-    /// The stored file rows and stat rows as of `seq` (kept with the
-    /// symbol table): a run reads neither from the store.
+    /// The stored file rows and stat rows (kept with the symbol table):
+    /// a run reads neither from the store.
     files: Option<ResidentFiles>,
     /// The last walk (kept with the symbol table): the next run checks it
     /// by `stat` instead of walking (see [`walk::WalkSnapshot`]).
     walk: Option<walk::WalkSnapshot>,
 }
 
+/// Valid for the graph and `seq` they were taken at, like the interfaces,
+/// but kept by runs that changed nothing too.
 struct ResidentFiles {
+    graph: String,
+    seq: i64,
     states: BTreeMap<String, StoredFile>,
     stats: BTreeMap<String, FileStat>,
 }
@@ -207,7 +211,8 @@ pub fn index_repository_cached(
     let graph = opts.graph.as_str();
     let run_started_ns = walk::unix_nanos(std::time::SystemTime::now());
     let mut phases = Phases::new(opts.progress);
-    let cached = cache.graph == graph && cache.seq > 0 && cache.seq == store.graph_seq(graph)?;
+    let seq_before = store.graph_seq(graph)?;
+    let cached = cache.graph == graph && cache.seq > 0 && cache.seq == seq_before;
     // A kept walk is checked by `stat`; without one, the tree is walked.
     let mut walk_kept = false;
     let snapshot =
@@ -229,7 +234,12 @@ pub fn index_repository_cached(
         }
     };
     let layout_digest = layout_key(walked);
-    let (mut stored, mut stats) = match cache.files.take().filter(|_| cached) {
+    let held_files = cache
+        .files
+        .take()
+        .filter(|f| f.graph == graph && f.seq == seq_before);
+    let files_cached = held_files.is_some();
+    let (mut stored, mut stats) = match held_files {
         Some(f) => (f.states, f.stats),
         None => (
             load_file_states(store, graph)?,
@@ -319,7 +329,7 @@ pub fn index_repository_cached(
     }
     // A kept walk that still holds is the same files the stored rows
     // (as the last run left them) describe: none went.
-    let same_files = cached && walk_kept;
+    let same_files = files_cached && walk_kept;
     let deleted: Vec<String> = if same_files {
         Vec::new()
     } else {
@@ -689,10 +699,11 @@ pub fn index_repository_cached(
         &mut stats,
         run_started_ns,
     )?;
+    let seq_after = store.graph_seq(graph)?;
     if cache.keep_table {
-        // Valid while `cache.seq` is (a run that changed nothing and
-        // found the cache stale leaves `seq` stale too).
         cache.files = Some(ResidentFiles {
+            graph: graph.to_string(),
+            seq: seq_after,
             states: stored,
             stats,
         });
@@ -712,7 +723,7 @@ pub fn index_repository_cached(
             .map_err(StoreError::from)?
             .map_or(0, |r| r.ambiguous);
     }
-    summary.seq = store.graph_seq(graph)?;
+    summary.seq = seq_after;
     summary.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     summary.phases_ms = std::mem::take(&mut phases.done);
     Ok(summary)
