@@ -71,6 +71,17 @@ query_rows! {
         key { file: Str<'a>, other: Str<'a> }
         value { weight: f64 }
     }
+    /// `queries/search_file_modules.cozo`.
+    FileModuleRow = "search_file_modules" {
+        key { id: Str<'a> }
+        value {
+            kind: Str<'a>,
+            file: Str<'a>,
+            is_test: bool,
+            fan_in: i64,
+            start_line: i64,
+        }
+    }
     /// `queries/search_size.cozo`.
     SizeRow = "search_size" {
         key { graph: Str<'a> }
@@ -219,13 +230,56 @@ pub fn search(
     )?;
     let briefs = decode_rows::<EntityBrief>(&rows).map_err(StoreError::from)?;
     let info: FxHashMap<&str, &EntityBrief> = briefs.iter().map(|r| (r.id.as_ref(), r)).collect();
-    // The files whose source matches best, the ones without a candidate
-    // listed by their module entity.
     let words = file_words(store, graph, &terms, n_files)?;
-    let have: BTreeSet<&str> = briefs.iter().map(|b| b.file.as_ref()).collect();
+    let mut scored: Vec<(&EntityBrief, f64)> = ranked
+        .iter()
+        .filter_map(|(k, s)| {
+            let r = info.get(k.as_str())?;
+            Some((*r, if r.is_test { s * TEST_FACTOR } else { *s }))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+
+    // Files: the best entity plus a share of the next ones.
+    let mut per_file: FxHashMap<&str, Vec<f64>> = FxHashMap::default();
+    for &(r, s) in &scored {
+        per_file.entry(r.file.as_ref()).or_default().push(s);
+    }
+    // A file's module entity holds its path: a query naming a component
+    // names its files.
+    let mut path_score: FxHashMap<&str, f64> = FxHashMap::default();
+    for &(r, _) in &scored {
+        if r.kind == "module" {
+            let l = cands.get(r.id.as_ref()).map_or(0.0, |c| c.lexical);
+            let e = path_score.entry(r.file.as_ref()).or_insert(0.0);
+            *e = e.max(l);
+        }
+    }
+    let mut file_score: FxHashMap<&str, f64> = per_file
+        .iter()
+        .map(|(f, ss)| {
+            let rest: f64 = ss.iter().skip(1).take(FILE_DEPTH).sum();
+            let p = path_score.get(f).copied().unwrap_or(0.0);
+            (*f, ss[0] + FILE_REST * rest + PATH * p)
+        })
+        .collect();
+    // The files whose source matches well enough to rank among the first
+    // `WORD_FILES` files, though none of their entities is a candidate,
+    // are listed by their own module entity (the first in the file).
+    let top_file = file_score.values().cloned().fold(0.0, f64::max).max(1e-9);
+    let top_words = words.values().cloned().fold(0.0, f64::max).max(1e-9);
+    let mut mixed: Vec<f64> = file_score
+        .iter()
+        .map(|(f, s)| {
+            let w = words.get(*f).copied().unwrap_or(0.0);
+            (1.0 - FILE_WORDS) * s / top_file + FILE_WORDS * w / top_words
+        })
+        .collect();
+    mixed.sort_by(|a, b| b.total_cmp(a));
+    let bar = mixed.get(WORD_FILES - 1).copied().unwrap_or(0.0);
     let mut more: Vec<(&str, f64)> = words
         .iter()
-        .filter(|(f, _)| !have.contains(f.as_str()))
+        .filter(|(f, w)| !file_score.contains_key(f.as_str()) && FILE_WORDS * *w / top_words > bar)
         .map(|(f, s)| (f.as_str(), *s))
         .collect();
     more.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
@@ -242,44 +296,34 @@ pub fn search(
             )?,
         )
     };
-    let modules = match &module_rows {
-        Some(rows) => decode_rows::<EntityBrief>(rows).map_err(StoreError::from)?,
+    let found = match &module_rows {
+        Some(rows) => decode_rows::<FileModuleRow>(rows).map_err(StoreError::from)?,
         None => Vec::new(),
     };
-
-    let mut scored: Vec<(&EntityBrief, f64)> = ranked
-        .iter()
-        .filter_map(|(k, s)| {
-            let r = info.get(k.as_str())?;
-            Some((*r, if r.is_test { s * TEST_FACTOR } else { *s }))
-        })
-        .collect();
-    scored.extend(modules.iter().map(|b| (b, 0.0)));
-    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
-
-    // Files: the best entity plus a share of the next ones.
-    let mut per_file: FxHashMap<&str, Vec<f64>> = FxHashMap::default();
-    for (r, s) in &scored {
-        per_file.entry(r.file.as_ref()).or_default().push(*s);
-    }
-    // A file's module entity holds its path: a query naming a component
-    // names its files.
-    let mut path_score: FxHashMap<&str, f64> = FxHashMap::default();
-    for (r, _) in &scored {
-        if r.kind == "module" {
-            let l = cands.get(r.id.as_ref()).map_or(0.0, |c| c.lexical);
-            let e = path_score.entry(r.file.as_ref()).or_insert(0.0);
-            *e = e.max(l);
+    let mut first: FxHashMap<&str, &FileModuleRow> = FxHashMap::default();
+    for r in &found {
+        let e = first.entry(r.file.as_ref()).or_insert(r);
+        if (r.start_line, r.id.as_ref()) < (e.start_line, e.id.as_ref()) {
+            *e = r;
         }
     }
-    let mut file_score: FxHashMap<&str, f64> = per_file
-        .iter()
-        .map(|(f, ss)| {
-            let rest: f64 = ss.iter().skip(1).take(FILE_DEPTH).sum();
-            let p = path_score.get(f).copied().unwrap_or(0.0);
-            (*f, ss[0] + FILE_REST * rest + PATH * p)
+    let mut modules: Vec<EntityBrief> = first
+        .into_values()
+        .map(|r| EntityBrief {
+            id: r.id.clone(),
+            kind: r.kind.clone(),
+            file: r.file.clone(),
+            is_test: r.is_test,
+            fan_in: r.fan_in,
+            _row: std::marker::PhantomData,
         })
         .collect();
+    modules.sort_by(|a, b| a.id.cmp(&b.id));
+    for b in &modules {
+        scored.push((b, 0.0));
+        file_score.insert(b.file.as_ref(), 0.0);
+    }
+
     let cochanged = history(store, graph, &mut file_score)?;
     fuse(&words, &mut file_score);
 
