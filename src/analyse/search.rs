@@ -23,8 +23,9 @@
 //! 4. **Whole files.** BM25 over each file's whole source (schema 16:
 //!    every identifier, comment and string word, so the words a task uses
 //!    for a component that only its comments and bodies say count), mixed
-//!    half and half with the file's score of step 3. The best matching
-//!    files without a candidate entity are listed by their module entity.
+//!    half and half with the file's score of step 3. Files without a
+//!    candidate entity whose source alone ranks them among the first
+//!    `WORD_FILES` files are listed by their module entity.
 //!
 //! The list is ordered by each entity's own score times its file's, with
 //! the entities after the first of a file decaying, so the first hits name
@@ -123,9 +124,9 @@ const SAME_FILE_DECAY: f64 = 0.7;
 /// score above; each is first divided by its best file's, and both count
 /// alike.
 const FILE_WORDS: f64 = 0.5;
-/// How many of the files whose source matches best, but none of whose
-/// entities is a candidate, are listed (by their module entity): a first
-/// page of files.
+/// Files none of whose entities is a candidate are listed (by their
+/// module entity) when their source's words alone rank them among this
+/// many first files: a first page of files.
 const WORD_FILES: usize = 10;
 
 /// What a search looks at and returns.
