@@ -1,7 +1,7 @@
 //! Ranked text search: the entities a free-text query (a bug report, a
 //! commit message, a question) is most likely about.
 //!
-//! Three signals, each from the store:
+//! Four signals, each from the store:
 //!
 //! 1. **Words.** BM25 over the text index (`code_word`, schemas 12 and
 //!    14: the words of every entity's name, owner, doc comment and
@@ -20,6 +20,12 @@
 //!    outranks one lucky name), and files that changed together with the
 //!    best files in the repository's history (`code_cochange`, as a
 //!    context's relevance uses it) gain part of their score.
+//! 4. **Whole files.** BM25 over each file's whole source (schema 16:
+//!    every identifier, comment and string word, so the words a task uses
+//!    for a component that only its comments and bodies say count), mixed
+//!    half and half with the file's score of step 3. Files without a
+//!    candidate entity whose source alone ranks them among the first
+//!    `WORD_FILES` files are listed by their module entity.
 //!
 //! The list is ordered by each entity's own score times its file's, with
 //! the entities after the first of a file decaying, so the first hits name
@@ -66,10 +72,21 @@ query_rows! {
         key { file: Str<'a>, other: Str<'a> }
         value { weight: f64 }
     }
+    /// `queries/search_file_modules.cozo`.
+    FileModuleRow = "search_file_modules" {
+        key { id: Str<'a> }
+        value {
+            kind: Str<'a>,
+            file: Str<'a>,
+            is_test: bool,
+            fan_in: i64,
+            start_line: i64,
+        }
+    }
     /// `queries/search_size.cozo`.
     SizeRow = "search_size" {
         key { graph: Str<'a> }
-        value { entities: i64 }
+        value { entities: i64, files: i64 }
     }
 }
 
@@ -102,6 +119,15 @@ const PATH: f64 = 2.0;
 const NAMED: f64 = 3.0;
 /// Each further entity of a file counts this much less in the order.
 const SAME_FILE_DECAY: f64 = 0.7;
+/// Share of the file-level word score (BM25 over each file's whole source,
+/// `code_file_word`) in a file's score, the rest being the entity-based
+/// score above; each is first divided by its best file's, and both count
+/// alike.
+const FILE_WORDS: f64 = 0.5;
+/// Files none of whose entities is a candidate are listed (by their
+/// module entity) when their source's words alone rank them among this
+/// many first files: a first page of files.
+const WORD_FILES: usize = 10;
 
 /// What a search looks at and returns.
 #[derive(Debug, Clone, Default)]
@@ -175,12 +201,18 @@ pub fn search(
     if terms.is_empty() {
         return Ok(Vec::new());
     }
-    let mut cands = lexical(store, graph, &terms)?;
-    if cands.is_empty() {
-        return Ok(Vec::new());
+    let counts = store.read(queries::SEARCH_SIZE, Params::new().with("graph", graph))?;
+    let size = decode_first::<SizeRow>(&counts).map_err(StoreError::from)?;
+    let (n_entities, n_files) = size
+        .map(|c| (c.entities as f64, c.files as f64))
+        .unwrap_or((0.0, 0.0));
+    let mut cands = lexical(store, graph, &terms, n_entities)?;
+    // No entity's own text may hold the query's words while some file's
+    // source does: the file-level words below still find those files.
+    if !cands.is_empty() {
+        let named = named_entities(query, &cands);
+        spread(store, graph, &mut cands, &named)?;
     }
-    let named = named_entities(query, &cands);
-    spread(store, graph, &mut cands, &named)?;
 
     // The strongest candidates, with what ranking needs of them (kind,
     // file, test flag: one `code_usage` row each).
@@ -199,7 +231,7 @@ pub fn search(
     )?;
     let briefs = decode_rows::<EntityBrief>(&rows).map_err(StoreError::from)?;
     let info: FxHashMap<&str, &EntityBrief> = briefs.iter().map(|r| (r.id.as_ref(), r)).collect();
-
+    let words = file_words(store, graph, &terms, n_files)?;
     let mut scored: Vec<(&EntityBrief, f64)> = ranked
         .iter()
         .filter_map(|(k, s)| {
@@ -211,15 +243,15 @@ pub fn search(
 
     // Files: the best entity plus a share of the next ones.
     let mut per_file: FxHashMap<&str, Vec<f64>> = FxHashMap::default();
-    for (r, s) in &scored {
-        per_file.entry(r.file.as_ref()).or_default().push(*s);
+    for &(r, s) in &scored {
+        per_file.entry(r.file.as_ref()).or_default().push(s);
     }
     // A file's module entity holds its path: a query naming a component
     // names its files.
     let mut path_score: FxHashMap<&str, f64> = FxHashMap::default();
-    for (r, _) in &scored {
+    for &(r, _) in &scored {
         if r.kind == "module" {
-            let l = cands[r.id.as_ref()].lexical;
+            let l = cands.get(r.id.as_ref()).map_or(0.0, |c| c.lexical);
             let e = path_score.entry(r.file.as_ref()).or_insert(0.0);
             *e = e.max(l);
         }
@@ -232,7 +264,69 @@ pub fn search(
             (*f, ss[0] + FILE_REST * rest + PATH * p)
         })
         .collect();
+    // The files whose source matches well enough to rank among the first
+    // `WORD_FILES` files, though none of their entities is a candidate,
+    // are listed by their own module entity (the first in the file).
+    let top_file = file_score.values().cloned().fold(0.0, f64::max).max(1e-9);
+    let top_words = words.values().cloned().fold(0.0, f64::max).max(1e-9);
+    let mut mixed: Vec<f64> = file_score
+        .iter()
+        .map(|(f, s)| {
+            let w = words.get(*f).copied().unwrap_or(0.0);
+            (1.0 - FILE_WORDS) * s / top_file + FILE_WORDS * w / top_words
+        })
+        .collect();
+    mixed.sort_by(|a, b| b.total_cmp(a));
+    let bar = mixed.get(WORD_FILES - 1).copied().unwrap_or(0.0);
+    let mut more: Vec<(&str, f64)> = words
+        .iter()
+        .filter(|(f, w)| !file_score.contains_key(f.as_str()) && FILE_WORDS * *w / top_words > bar)
+        .map(|(f, s)| (f.as_str(), *s))
+        .collect();
+    more.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    more.truncate(WORD_FILES);
+    let module_rows = if more.is_empty() {
+        None
+    } else {
+        Some(
+            store.read(
+                queries::SEARCH_FILE_MODULES,
+                Params::new()
+                    .with("graph", graph)
+                    .with("files", str_list(more.iter().map(|(f, _)| *f))),
+            )?,
+        )
+    };
+    let found = match &module_rows {
+        Some(rows) => decode_rows::<FileModuleRow>(rows).map_err(StoreError::from)?,
+        None => Vec::new(),
+    };
+    let mut first: FxHashMap<&str, &FileModuleRow> = FxHashMap::default();
+    for r in &found {
+        let e = first.entry(r.file.as_ref()).or_insert(r);
+        if (r.start_line, r.id.as_ref()) < (e.start_line, e.id.as_ref()) {
+            *e = r;
+        }
+    }
+    let mut modules: Vec<EntityBrief> = first
+        .into_values()
+        .map(|r| EntityBrief {
+            id: r.id.clone(),
+            kind: r.kind.clone(),
+            file: r.file.clone(),
+            is_test: r.is_test,
+            fan_in: r.fan_in,
+            _row: std::marker::PhantomData,
+        })
+        .collect();
+    modules.sort_by(|a, b| a.id.cmp(&b.id));
+    for b in &modules {
+        scored.push((b, 0.0));
+        file_score.insert(b.file.as_ref(), 0.0);
+    }
+
     let cochanged = history(store, graph, &mut file_score)?;
+    fuse(&words, &mut file_score);
 
     // Entities in order of their own score times their file's, each further
     // entity of a file a little less.
@@ -275,7 +369,8 @@ pub fn search(
         let Some(r) = shown.get(b.id.as_ref()) else {
             continue;
         };
-        let c = &cands[b.id.as_ref()];
+        let no_cand = Cand::default();
+        let c = cands.get(b.id.as_ref()).unwrap_or(&no_cand);
         hits.push(Hit {
             key: r.id.to_string(),
             kind: r.kind.to_string(),
@@ -332,6 +427,7 @@ fn lexical(
     store: &Store,
     graph: &str,
     terms: &[Term],
+    entities: f64,
 ) -> Result<FxHashMap<String, Cand>, StoreError> {
     let words: Vec<&str> = terms.iter().map(|t| t.stem.as_str()).collect();
     let rows = store.read(
@@ -360,11 +456,7 @@ fn lexical(
     if lens.is_empty() {
         return Ok(FxHashMap::default());
     }
-    let counts = store.read(queries::SEARCH_SIZE, Params::new().with("graph", graph))?;
-    let n = decode_first::<SizeRow>(&counts)?
-        .map(|c| c.entities as f64)
-        .unwrap_or(0.0)
-        .max(lens.len() as f64);
+    let n = entities.max(lens.len() as f64);
     // The mean length of the texts that matched stands in for the mean of
     // all (reading every length would cost a scan per query).
     let avg = (lens.values().sum::<i64>() as f64 / lens.len() as f64).max(1.0);
@@ -396,6 +488,63 @@ fn lexical(
             (id.to_string(), c)
         })
         .collect())
+}
+
+/// Each file's word score: the BM25 of the query over every file's whole
+/// source (`code_file_word`, schema 16: identifiers, comments, strings —
+/// the words a commit message or bug report uses for what a file does,
+/// which its entities' names and doc summaries may not hold). Lengths are
+/// not normalised (`b = 0`): the stored lists hold no file length, so an
+/// edit rewrites only the lists of the words whose count it changed.
+fn file_words(
+    store: &Store,
+    graph: &str,
+    terms: &[Term],
+    files: f64,
+) -> Result<FxHashMap<String, f64>, StoreError> {
+    let words: Vec<&str> = terms.iter().map(|t| t.stem.as_str()).collect();
+    let rows = store.read(
+        queries::SEARCH_FILE_POSTINGS,
+        Params::new()
+            .with("graph", graph)
+            .with("words", str_list(words)),
+    )?;
+    let mut lists = decode_rows::<PostingsRow>(&rows)?;
+    // Word order, so that each file's score sums its words in one order.
+    lists.sort_by(|a, b| a.word.cmp(&b.word));
+    let mut score: FxHashMap<&str, f64> = FxHashMap::default();
+    for l in &lists {
+        let entries = decode_postings(&l.postings).ok_or_else(|| RowError {
+            relation: "code_file_word".into(),
+            column: "postings".into(),
+            expected: "a posting list".into(),
+            found: format!("a malformed list for '{}'", l.word),
+        })?;
+        let d = entries.len() as f64;
+        let n = files.max(d);
+        let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln();
+        for p in entries {
+            let tf = p.tf as f64;
+            *score.entry(p.id).or_default() += idf * tf * (K1 + 1.0) / (tf + K1);
+        }
+    }
+    Ok(score.into_iter().map(|(f, s)| (f.to_string(), s)).collect())
+}
+
+/// Mix each file's word score into its score, both divided by their best
+/// file's: a file ranks by what its entities say and what its whole source
+/// says alike.
+fn fuse(words: &FxHashMap<String, f64>, file_score: &mut FxHashMap<&str, f64>) {
+    let top_words = words.values().cloned().fold(0.0, f64::max);
+    let top_file = file_score.values().cloned().fold(0.0, f64::max);
+    if top_words <= 0.0 {
+        return;
+    }
+    for (f, s) in file_score.iter_mut() {
+        let w = words.get(*f).copied().unwrap_or(0.0);
+        let own = if top_file > 0.0 { *s / top_file } else { 0.0 };
+        *s = (1.0 - FILE_WORDS) * own + FILE_WORDS * w / top_words;
+    }
 }
 
 /// The identifiers a query names as code (`generics_with_de_lifetime`,
@@ -509,6 +658,8 @@ fn history(
     let mut top: Vec<(&str, f64)> = file_score.iter().map(|(f, s)| (*f, *s)).collect();
     top.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     top.truncate(HISTORY_FILES);
+    // A file listed for its source's words alone raises nothing here.
+    top.retain(|(_, s)| *s > 0.0);
     if top.is_empty() {
         return Ok(FxHashMap::default());
     }

@@ -35,6 +35,7 @@ use super::write::{
 use crate::model::{FileContext, FileExtract, ParseStatus};
 use crate::store::rows::{decode_first, query_rows, CodeStatsRow};
 use crate::store::{queries, Batch, Params, Store, StoreError};
+use crate::support::words::file_words;
 
 query_rows! {
     /// `queries/ambiguous_count.cozo`.
@@ -126,6 +127,9 @@ enum Outcome {
         hash: String,
         extract: Box<FileExtract>,
         note: Option<String>,
+        /// The file's words for the file-level text index, when it is
+        /// written (`IndexOptions::text_index`).
+        words: Option<super::text::FileWords>,
     },
     Skipped(String),
 }
@@ -257,7 +261,14 @@ pub fn index_repository_cached(
             let o = if stat_vouches(file, known, stats.get(&file.ctx.path), &layout_digest) {
                 (Outcome::Unchanged, true)
             } else {
-                let o = examine(extractor, file, known, opts.max_file_bytes, &layout_digest);
+                let o = examine(
+                    extractor,
+                    file,
+                    known,
+                    opts.max_file_bytes,
+                    &layout_digest,
+                    opts.text_index,
+                );
                 (o, false)
             };
             bar.inc(1);
@@ -285,6 +296,8 @@ pub fn index_repository_cached(
     // Files whose entities must be replaced: re-parsed, skipped now, or gone.
     let mut replaced: BTreeSet<String> = BTreeSet::new();
     let mut new_files: BTreeMap<String, (String, u64, String, String)> = BTreeMap::new();
+    // The words of the files parsed now (file-level text index).
+    let mut words_now: BTreeMap<String, super::text::FileWords> = BTreeMap::new();
 
     for (file, outcome) in walked.files.iter().zip(outcomes) {
         let path = file.ctx.path.clone();
@@ -294,8 +307,12 @@ pub fn index_repository_cached(
                 hash,
                 extract,
                 note,
+                words,
             } => {
                 summary.files_parsed += 1;
+                if let Some(words) = words {
+                    words_now.insert(path.clone(), words);
+                }
                 let (status, reason) = parse_status(&extract, note.as_deref());
                 if status == "partial" {
                     summary.partial.push(FileNote {
@@ -573,6 +590,36 @@ pub fn index_repository_cached(
                 &extracts,
                 text_current.then_some((&touched, &replaced)),
             )?;
+            // Files: the words of those parsed now (of every file when the
+            // text rows are written anew), and the files gone.
+            if !text_current {
+                let by_path: BTreeMap<&str, &SourceFile> = walked
+                    .files
+                    .iter()
+                    .map(|f| (f.ctx.path.as_str(), f))
+                    .collect();
+                let missing: Vec<(String, super::text::FileWords)> = extracts
+                    .keys()
+                    .filter(|p| !words_now.contains_key(*p))
+                    .filter_map(|p| by_path.get(p.as_str()).map(|f| (p, *f)))
+                    .collect::<Vec<_>>()
+                    .par_iter()
+                    .filter_map(|(p, f)| {
+                        let bytes = std::fs::read(&f.abs_path).ok()?;
+                        let text = String::from_utf8_lossy(&bytes);
+                        Some(((*p).clone(), file_words(p, &text)))
+                    })
+                    .collect();
+                words_now.extend(missing);
+            }
+            words_now.retain(|p, _| extracts.contains_key(p));
+            let gone: BTreeSet<String> = replaced
+                .iter()
+                .chain(&deleted)
+                .filter(|p| !extracts.contains_key(*p))
+                .cloned()
+                .collect();
+            super::text::write_files(store, graph, &mut batch, &words_now, &gone, !text_current)?;
         } else {
             super::text::invalidate(graph, &mut batch);
         }
@@ -874,6 +921,7 @@ fn examine(
     stored: Option<&StoredFile>,
     max_bytes: u64,
     layout_digest: &str,
+    with_words: bool,
 ) -> Outcome {
     if file.bytes > max_bytes {
         return Outcome::Skipped(format!(
@@ -910,10 +958,12 @@ fn examine(
         ),
     };
     let extract = Box::new(extractor.extract(&file.ctx, &text));
+    let words = with_words.then(|| file_words(&file.ctx.path, &text));
     Outcome::Parsed {
         hash,
         extract,
         note,
+        words,
     }
 }
 
@@ -980,7 +1030,7 @@ fn settle_contexts<'w>(
     let outcomes: Vec<Outcome> = moved
         .par_iter()
         .map_init(RustExtractor::new, |x, f| {
-            examine(x, f, None, max_bytes, layout_digest)
+            examine(x, f, None, max_bytes, layout_digest, false)
         })
         .collect();
     for (file, outcome) in moved.iter().zip(outcomes) {
@@ -988,6 +1038,7 @@ fn settle_contexts<'w>(
             hash,
             extract,
             note,
+            ..
         } = outcome
         else {
             continue;
@@ -1021,6 +1072,7 @@ fn reparse_files<'f>(
             None,
             opts.max_file_bytes,
             layout_digest,
+            false,
         ) {
             put_extract(batch, graph, &file.ctx.path, &extract);
             out.push((file, *extract));

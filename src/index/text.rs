@@ -20,13 +20,14 @@ use rayon::prelude::*;
 use crate::model::Entity;
 use crate::model::{FileContext, FileExtract};
 use crate::store::rows::{
-    decode_first, decode_rows, query_rows, CodeTextRow, CodeTextVersionRow, CodeWordRow, RowError,
-    Str,
+    decode_first, decode_rows, query_rows, CodeFileTextRow, CodeFileWordRow, CodeTextRow,
+    CodeTextVersionRow, CodeWordRow, RowError, Str,
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
 use crate::support::words::{
-    decode_postings, encode_postings, index_words, stored_words, word_list, Posting,
+    decode_file_words, decode_postings, encode_file_words, encode_postings, index_words,
+    stored_words, word_list, Posting,
 };
 
 /// Version of what the text rows hold (the text and the tokeniser).
@@ -34,7 +35,9 @@ use crate::support::words::{
 /// 2: `code_text.text` holds the word list, not the text; the file path is
 /// in the text of the file's module entity only.
 /// 3: `code_word` holds one posting list per word (schema 14).
-pub const TEXT_VERSION: i64 = 3;
+/// 4: the words of whole files, `code_file_text` and `code_file_word`
+/// (schema 16).
+pub const TEXT_VERSION: i64 = 4;
 
 query_rows! {
     /// `queries/text_of.cozo`.
@@ -54,6 +57,25 @@ query_rows! {
     /// `queries/word_keys.cozo`.
     WordKeyRow = "word_keys" {
         key { graph: Str<'a>, word: Str<'a> }
+    }
+    /// `queries/file_text_of.cozo`.
+    FileTextOfRow = "file_text_of" {
+        key { path: Str<'a> }
+        value { words: Str<'a> }
+    }
+    /// `queries/file_text_keys.cozo`.
+    FileTextKeyRow = "file_text_keys" {
+        key { graph: Str<'a>, path: Str<'a> }
+    }
+    /// `queries/file_word_keys.cozo`.
+    FileWordKeyRow = "file_word_keys" {
+        key { graph: Str<'a>, word: Str<'a> }
+    }
+    /// `queries/search_file_postings.cozo`: the stored file lists of some
+    /// words.
+    FilePostingsRow = "search_file_postings" {
+        key { word: Str<'a> }
+        value { postings: Str<'a> }
     }
     /// `queries/search_postings.cozo`: the stored lists of some words.
     WordPostingsRow = "search_postings" {
@@ -253,6 +275,198 @@ fn put_list(batch: &mut Batch, graph: &str, word: &str, entries: &[Posting]) {
             postings: encode_postings(entries.iter().copied()).into(),
         });
     }
+}
+
+/// A file's words: (word, count) in word order ([`file_words`]).
+///
+/// [`file_words`]: crate::support::words::file_words
+pub type FileWords = Vec<(String, i64)>;
+
+/// Stage the file-level text rows (schema 16): `now` holds the words of
+/// the files parsed now (of every file when `all`), `gone` the files that
+/// have no words any more (deleted, or skipped now). With `all`, every
+/// stored row of the graph is replaced; otherwise each file of `now` whose
+/// words differ from its stored ones has its row replaced and the lists of
+/// the words whose count changed rewritten (a body edit that adds a call
+/// to `parse` rewrites the list of `pars` and no other).
+pub fn write_files(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    now: &BTreeMap<String, FileWords>,
+    gone: &BTreeSet<String>,
+    all: bool,
+) -> Result<(), StoreError> {
+    if all {
+        return write_all_files(store, graph, batch, now);
+    }
+    let paths: BTreeSet<&str> = now.keys().chain(gone.iter()).map(String::as_str).collect();
+    if paths.is_empty() {
+        return Ok(());
+    }
+    let rows = store.read(
+        queries::FILE_TEXT_OF,
+        Params::new()
+            .with("graph", graph)
+            .with("paths", str_list(paths.iter().copied())),
+    )?;
+    let stored = decode_rows::<FileTextOfRow>(&rows)?;
+    let mut before: BTreeMap<&str, Vec<(&str, i64)>> = BTreeMap::new();
+    for r in &stored {
+        let words = decode_file_words(&r.words).ok_or_else(|| RowError {
+            relation: "code_file_text".into(),
+            column: "words".into(),
+            expected: "a file's word list".into(),
+            found: format!("a malformed list for '{}'", r.path),
+        })?;
+        before.insert(r.path.as_ref(), words);
+    }
+    // Per word whose count changed in some file: those files and the
+    // count now (`None`: the file holds the word no more).
+    let mut updates: BTreeMap<&str, Vec<(&str, Option<i64>)>> = BTreeMap::new();
+    for path in paths {
+        let old: &[(&str, i64)] = before.get(path).map(Vec::as_slice).unwrap_or(&[]);
+        let new: &[(String, i64)] = now.get(path).map(Vec::as_slice).unwrap_or(&[]);
+        let same =
+            old.len() == new.len() && old.iter().zip(new).all(|(a, b)| a.0 == b.0 && a.1 == b.1);
+        if same && (before.contains_key(path) == now.contains_key(path)) {
+            continue;
+        }
+        match now.get(path) {
+            Some(words) => batch.put_row(CodeFileTextRow {
+                graph: graph.into(),
+                path: path.into(),
+                words: encode_file_words(words).into(),
+            }),
+            None => batch.delete_key::<CodeFileTextRow>(vec![graph.into(), path.into()]),
+        }
+        // Both lists are in word order: walk them together.
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() || j < new.len() {
+            let o = old.get(i);
+            let n = new.get(j);
+            match (o, n) {
+                (Some(a), Some(b)) if a.0 == b.0 => {
+                    if a.1 != b.1 {
+                        updates.entry(a.0).or_default().push((path, Some(b.1)));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                (Some(a), Some(b)) if a.0 < b.0.as_str() => {
+                    updates.entry(a.0).or_default().push((path, None));
+                    i += 1;
+                }
+                (Some(a), None) => {
+                    updates.entry(a.0).or_default().push((path, None));
+                    i += 1;
+                }
+                (_, Some(b)) => {
+                    updates
+                        .entry(b.0.as_str())
+                        .or_default()
+                        .push((path, Some(b.1)));
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+    }
+    if updates.is_empty() {
+        return Ok(());
+    }
+    let rows = store.read(
+        queries::SEARCH_FILE_POSTINGS,
+        Params::new()
+            .with("graph", graph)
+            .with("words", str_list(updates.keys().copied())),
+    )?;
+    let lists = decode_rows::<FilePostingsRow>(&rows)?;
+    let mut old_lists: BTreeMap<&str, Vec<Posting>> = BTreeMap::new();
+    for r in &lists {
+        let entries = decode_postings(&r.postings).ok_or_else(|| bad_file_list(&r.word))?;
+        old_lists.insert(r.word.as_ref(), entries);
+    }
+    for (word, changes) in updates {
+        let changed: BTreeSet<&str> = changes.iter().map(|(path, _)| *path).collect();
+        let mut entries: Vec<Posting> = old_lists
+            .remove(word)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| !changed.contains(p.id))
+            .collect();
+        entries.extend(changes.iter().filter_map(|(path, tf)| {
+            tf.map(|tf| Posting {
+                id: path,
+                tf,
+                len: 0,
+            })
+        }));
+        entries.sort_unstable_by(|a, b| a.id.cmp(b.id));
+        put_file_list(batch, graph, word, &entries);
+    }
+    Ok(())
+}
+
+/// Every file-level text row of `graph` anew.
+fn write_all_files(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    now: &BTreeMap<String, FileWords>,
+) -> Result<(), StoreError> {
+    let p = Params::new().with("graph", graph);
+    let rows = store.read(queries::FILE_WORD_KEYS, p.clone())?;
+    for r in decode_rows::<FileWordKeyRow>(&rows)? {
+        batch.delete_key::<CodeFileWordRow>(vec![graph.into(), r.word.as_ref().into()]);
+    }
+    let rows = store.read(queries::FILE_TEXT_KEYS, p)?;
+    for r in decode_rows::<FileTextKeyRow>(&rows)? {
+        batch.delete_key::<CodeFileTextRow>(vec![graph.into(), r.path.as_ref().into()]);
+    }
+    let mut lists: BTreeMap<&str, Vec<Posting>> = BTreeMap::new();
+    // `now` is in path order, so every list is too.
+    for (path, words) in now {
+        for (word, tf) in words {
+            lists.entry(word).or_default().push(Posting {
+                id: path,
+                tf: *tf,
+                len: 0,
+            });
+        }
+        batch.put_row(CodeFileTextRow {
+            graph: graph.into(),
+            path: path.as_str().into(),
+            words: encode_file_words(words).into(),
+        });
+    }
+    for (word, entries) in lists {
+        put_file_list(batch, graph, word, &entries);
+    }
+    Ok(())
+}
+
+/// Stage a word's file list, or its deletion when no file holds the word.
+fn put_file_list(batch: &mut Batch, graph: &str, word: &str, entries: &[Posting]) {
+    if entries.is_empty() {
+        batch.delete_key::<CodeFileWordRow>(vec![graph.into(), word.into()]);
+    } else {
+        batch.put_row(CodeFileWordRow {
+            graph: graph.into(),
+            word: word.into(),
+            postings: encode_postings(entries.iter().copied()).into(),
+        });
+    }
+}
+
+fn bad_file_list(word: &str) -> StoreError {
+    RowError {
+        relation: "code_file_word".into(),
+        column: "postings".into(),
+        expected: "a posting list".into(),
+        found: format!("a malformed list for '{word}'"),
+    }
+    .into()
 }
 
 fn bad_list(word: &str) -> StoreError {

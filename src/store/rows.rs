@@ -439,6 +439,18 @@ rows! {
         key { graph: Str<'a>, word: Str<'a> }
         value { postings: Str<'a> }
     }
+    /// `code_file_text`: a file's words (schema 16; the format is
+    /// `support::words::encode_file_words`).
+    CodeFileTextRow = "code_file_text", writable {
+        key { graph: Str<'a>, path: Str<'a> }
+        value { words: Str<'a> }
+    }
+    /// `code_file_word`: the files holding a word (schema 16; the format
+    /// is `support::words::encode_postings`, ids being paths).
+    CodeFileWordRow = "code_file_word", writable {
+        key { graph: Str<'a>, word: Str<'a> }
+        value { postings: Str<'a> }
+    }
     /// `code_text_version`: the version of a graph's text rows (schema 12).
     CodeTextVersionRow = "code_text_version", writable {
         key { graph: Str<'a> }

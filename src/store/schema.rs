@@ -52,6 +52,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../schema/014_postings.cozo"),
     ),
     (15, "names", include_str!("../../schema/015_names.cozo")),
+    (
+        16,
+        "file_words",
+        include_str!("../../schema/016_file_words.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.

@@ -11,7 +11,10 @@
 //! so its terms are the words the index holds, and no character of it is
 //! ever query syntax.
 
+use std::cell::RefCell;
+
 use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::FxHashMap;
 
 /// `fooBar9Baz` → `foo Bar9 Baz`: a space between an ASCII lowercase letter
 /// or digit and the ASCII uppercase letter after it — what
@@ -184,6 +187,12 @@ const MAX_WORD: usize = 40;
 /// form (stop words dropped).
 fn each_word(text: &str, mut f: impl FnMut(&str, &str)) {
     let stemmer = Stemmer::create(Algorithm::English);
+    each_lower(text, |lower| f(&stemmer.stem(lower), lower));
+}
+
+/// Call `f` with each word of `text` in order, lowercased (stop words
+/// dropped), before stemming.
+fn each_lower(text: &str, mut f: impl FnMut(&str)) {
     let split = split_camel(text);
     let mut lower = String::new();
     // One letter (`T`, `'a`, `x`) names a generic, a lifetime or a local:
@@ -202,8 +211,75 @@ fn each_word(text: &str, mut f: impl FnMut(&str, &str)) {
         if is_stop(&lower) {
             continue;
         }
-        f(&stemmer.stem(&lower), &lower);
+        f(&lower);
     }
+}
+
+thread_local! {
+    /// Stems of the words this thread has seen, by lowercased word: a
+    /// whole file has thousands of words but a few hundred distinct ones,
+    /// and a tree's files share most of them, so each is stemmed once.
+    static STEMS: RefCell<FxHashMap<String, String>> = RefCell::new(FxHashMap::default());
+}
+
+/// Distinct words a thread's stem cache holds before it starts afresh
+/// (a bound on its memory, far above a code base's vocabulary).
+const MAX_STEMS: usize = 200_000;
+
+/// The words of a whole source file (its path, then its text: every
+/// identifier, comment and string word), split, stemmed and filtered as an
+/// entity's text is, each with how often it occurs, sorted by word: the
+/// file's row of the file-level text index (schema 16). It depends on the
+/// file's path and bytes only.
+pub fn file_words(path: &str, text: &str) -> Vec<(String, i64)> {
+    let stemmer = Stemmer::create(Algorithm::English);
+    let mut counts: FxHashMap<String, i64> = FxHashMap::default();
+    STEMS.with(|cell| {
+        let mut stems = cell.borrow_mut();
+        let mut add = |lower: &str| {
+            if !stems.contains_key(lower) {
+                if stems.len() >= MAX_STEMS {
+                    stems.clear();
+                }
+                stems.insert(lower.to_string(), stemmer.stem(lower).into_owned());
+            }
+            let stem = &stems[lower];
+            match counts.get_mut(stem.as_str()) {
+                Some(n) => *n += 1,
+                None => {
+                    counts.insert(stem.clone(), 1);
+                }
+            }
+        };
+        each_lower(path, &mut add);
+        each_lower(text, &mut add);
+    });
+    let mut out: Vec<(String, i64)> = counts.into_iter().collect();
+    out.sort_unstable();
+    out
+}
+
+/// The stored form of a file's words (`code_file_text.words`): one line
+/// per word, `{word} {count}`, in word order (words hold no spaces).
+pub fn encode_file_words(words: &[(String, i64)]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for (w, n) in words {
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "{w} {n}");
+    }
+    out
+}
+
+/// The words of a stored [`encode_file_words`] list; `None` when it is not
+/// one.
+pub fn decode_file_words(list: &str) -> Option<Vec<(&str, i64)>> {
+    list.lines()
+        .map(|l| {
+            let (w, n) = l.split_once(' ')?;
+            Some((w, n.parse().ok()?))
+        })
+        .collect()
 }
 
 /// The postings of an entity's text: each distinct word with how often it
@@ -318,6 +394,27 @@ pub fn query_terms(text: &str) -> Vec<Term> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_words_are_the_index_words_of_path_and_text_counted() {
+        let text = "// Parses the frame header.\nfn parse_header(buf: &[u8]) { parseHeader(buf) }";
+        let words = file_words("src/frame.rs", text);
+        let mut expected = index_words(&format!("src/frame.rs {text}")).0;
+        expected.sort_unstable();
+        assert_eq!(words, expected);
+        assert!(words.contains(&("header".to_string(), 3)));
+        // The stem cache gives the same words the second time.
+        assert_eq!(file_words("src/frame.rs", text), words);
+        let stored = encode_file_words(&words);
+        let back: Vec<(String, i64)> = decode_file_words(&stored)
+            .unwrap()
+            .into_iter()
+            .map(|(w, n)| (w.to_string(), n))
+            .collect();
+        assert_eq!(back, words);
+        assert_eq!(decode_file_words(""), Some(Vec::new()));
+        assert_eq!(decode_file_words("word x\n"), None);
+    }
 
     #[test]
     fn camel_case_splits_like_the_schema_regex() {

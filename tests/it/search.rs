@@ -108,23 +108,29 @@ fn bad_input_is_an_error_or_an_empty_list_never_an_engine_error() {
 }
 
 fn text_rows(store: &Store) -> Vec<(String, Vec<String>)> {
-    ["code_text", "code_word", "code_text_version"]
-        .iter()
-        .map(|r| {
-            let rows = store.dump(r).unwrap();
-            let mut lines: Vec<String> = rows
-                .iter()
-                .map(|row| {
-                    row.iter()
-                        .map(graphctx::store::value::display)
-                        .collect::<Vec<_>>()
-                        .join("|")
-                })
-                .collect();
-            lines.sort();
-            (r.to_string(), lines)
-        })
-        .collect()
+    [
+        "code_text",
+        "code_word",
+        "code_text_version",
+        "code_file_text",
+        "code_file_word",
+    ]
+    .iter()
+    .map(|r| {
+        let rows = store.dump(r).unwrap();
+        let mut lines: Vec<String> = rows
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(graphctx::store::value::display)
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect();
+        lines.sort();
+        (r.to_string(), lines)
+    })
+    .collect()
 }
 
 #[test]
@@ -162,6 +168,51 @@ fn incremental_runs_keep_the_text_index_current() {
     assert_eq!(text_rows(&store), text_rows(&fresh));
 }
 
+/// Words only a file's comments or bodies hold find the file (by its module
+/// entity when none of its entities' own texts holds them), and follow
+/// edits of the body.
+#[test]
+fn the_words_of_a_whole_file_find_it_and_follow_body_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    let store = Store::memory().unwrap();
+    common::index(&store, dir.path());
+    assert!(ranked(&store, "zorblax quuxification", 5).is_empty());
+
+    let render = dir.path().join("src/render.rs");
+    let text = std::fs::read_to_string(&render).unwrap();
+    let edited = text.replacen(
+        "{\n",
+        "{\n    // zorblax quuxification of the zorblax grid\n",
+        1,
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&render, &edited).unwrap();
+    common::index(&store, dir.path());
+    let hits = ranked(&store, "zorblax quuxification", 5);
+    assert_eq!(hits[0].file, "src/render.rs");
+    assert_eq!(hits[0].kind, "module");
+    let (fresh, _) = common::index_fresh(dir.path());
+    assert_eq!(text_rows(&store), text_rows(&fresh));
+
+    // A body edit that leaves every other word's count alone.
+    std::fs::write(
+        &render,
+        edited.replace("of the zorblax grid", "of the grid"),
+    )
+    .unwrap();
+    common::index(&store, dir.path());
+    assert_eq!(ranked(&store, "zorblax", 5)[0].file, "src/render.rs");
+    let (fresh, _) = common::index_fresh(dir.path());
+    assert_eq!(text_rows(&store), text_rows(&fresh));
+
+    std::fs::write(&render, &text).unwrap();
+    common::index(&store, dir.path());
+    assert!(ranked(&store, "zorblax quuxification", 5).is_empty());
+    let (fresh, _) = common::index_fresh(dir.path());
+    assert_eq!(text_rows(&store), text_rows(&fresh));
+}
+
 /// A database indexed before schema 12 has no text index: the migration
 /// adds the relations and the next index run fills them, as a fresh index
 /// would.
@@ -177,13 +228,14 @@ fn an_index_from_before_schema_12_gets_its_text_index_on_the_next_run() {
         // come back with it).
         store
             .write(
-                "::remove code_text, code_word, code_text_version, code_interface, code_names",
+                "::remove code_text, code_word, code_text_version, code_interface, code_names, \
+                 code_file_text, code_file_word",
                 Params::new(),
             )
             .unwrap();
         store
             .write(
-                "?[version] <- [[12], [13], [14], [15]] :rm schema_version {version}",
+                "?[version] <- [[12], [13], [14], [15], [16]] :rm schema_version {version}",
                 Params::new(),
             )
             .unwrap();

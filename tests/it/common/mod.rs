@@ -69,6 +69,8 @@ pub const GRAPH_RELATIONS: &[&str] = &[
     "code_text",
     "code_word",
     "code_text_version",
+    "code_file_text",
+    "code_file_word",
 ];
 
 pub fn dump(store: &Store) -> Vec<(String, Vec<String>)> {
