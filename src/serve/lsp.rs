@@ -599,17 +599,12 @@ impl LanguageServer for Backend {
             .blocking(move |ws| {
                 let es = ws.entities_in_file(&rel)?;
                 let text = text.or_else(|| std::fs::read_to_string(ws.absolute(&rel)).ok());
-                let spans: Vec<(Span, Span)> = es
-                    .iter()
-                    .map(|e| {
-                        let full = nav::full_span(e);
-                        let decl = match &text {
-                            Some(_) => ws.declaration_span(e),
-                            None => full.clone(),
-                        };
-                        (full, decl)
-                    })
-                    .collect();
+                let full: Vec<Span> = es.iter().map(nav::full_span).collect();
+                let decl = match &text {
+                    Some(_) => ws.declaration_spans(&rel, &es),
+                    None => full.clone(),
+                };
+                let spans: Vec<(Span, Span)> = full.into_iter().zip(decl).collect();
                 Ok((es, spans))
             })
             .await?;

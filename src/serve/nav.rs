@@ -344,6 +344,16 @@ impl Workspace {
         decl_span(e, text.as_deref())
     }
 
+    /// [`Workspace::declaration_span`] of entities of one file, reading
+    /// the file once.
+    pub fn declaration_spans(&self, file: &str, entities: &[EntityRow]) -> Vec<Span> {
+        let text = std::fs::read_to_string(self.absolute(file)).ok();
+        entities
+            .iter()
+            .map(|e| decl_span(e, text.as_deref()))
+            .collect()
+    }
+
     /// Places that refer to `key`: for every entity with an edge into it
     /// (other than `contains`), the occurrences of its name in that entity's
     /// own lines, or the entity's first line when the name is not spelled
