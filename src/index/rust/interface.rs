@@ -120,21 +120,8 @@ pub fn decode_body(bytes: &[u8]) -> Option<Vec<RawRef>> {
 /// other file's links can differ. Lines and docs are left out, so adding
 /// a line to a body or editing a doc comment keeps it.
 pub fn digest(extract: &FileExtract) -> [u8; 32] {
-    let mut visible = FileExtract {
-        path: extract.path.clone(),
-        status: extract.status,
-        syntax_errors: 0,
-        entities: extract.entities.clone(),
-        refs: extract
-            .refs
-            .iter()
-            .filter(|r| is_interface_ref(r.kind))
-            .cloned()
-            .collect(),
-        uses: extract.uses.clone(),
-        mods: extract.mods.clone(),
-        context: extract.context.clone(),
-    };
+    let mut visible = interface_copy(extract);
+    visible.syntax_errors = 0;
     for e in &mut visible.entities {
         e.start_line = 0;
         e.end_line = 0;
