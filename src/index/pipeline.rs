@@ -581,7 +581,10 @@ pub fn index_repository_cached(
         phases.show("diff");
 
         let written = write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
-        let mut touched = written.touched;
+        let touched = written.touched;
+        // Usage rows follow the entities whose facts changed and the
+        // endpoints of changed edges, not every entity whose lines moved.
+        let mut usage_touched = written.facts_changed;
         if opts.text_index {
             super::text::write(
                 store,
@@ -628,7 +631,7 @@ pub fn index_repository_cached(
             store, graph, &mut batch, &links, &digests, &stored, &deleted,
         )?;
         landed += land_early(store, &mut batch, &mut phases, "diff")?;
-        touched.extend(linked.endpoints);
+        usage_touched.extend(linked.endpoints);
         phases.lap("diff");
         let usage_scope = match &scoped {
             Some(scope) => UsageScope::Around(scope),
@@ -641,7 +644,7 @@ pub fn index_repository_cached(
             &mut batch,
             &links,
             &extracts,
-            usage_current.then_some(&touched),
+            usage_current.then_some(&usage_touched),
             usage_scope,
         )?;
         landed += land_early(store, &mut batch, &mut phases, "usage")?;

@@ -163,6 +163,10 @@ pub(super) fn stored_entity_rows<'a>(
 pub(super) struct EntitiesWritten {
     /// Entities that appeared, changed or went.
     pub touched: BTreeSet<String>,
+    /// Of those, the ones whose usage row may change: appeared, went, or
+    /// changed kind, file or test flag (the facts a usage row holds
+    /// besides its edges). An entity whose lines moved is not among them.
+    pub facts_changed: BTreeSet<String>,
     /// Entities now minus entities before.
     pub entities_delta: i64,
 }
@@ -222,6 +226,17 @@ pub(super) fn write_entities(
                 .map(|(k, _)| k.to_string()),
         )
         .collect();
+    fn facts<'r>(rows: &'r Rows) -> (&'r str, &'r str, bool) {
+        (&rows.0.kind, &rows.1.file, rows.1.is_test)
+    }
+    let facts_changed: BTreeSet<String> = touched
+        .iter()
+        .filter(|k| match (old.get(k.as_str()), new.get(k.as_str())) {
+            (Some(before), Some(now)) => facts(before) != facts(now),
+            _ => true,
+        })
+        .cloned()
+        .collect();
     let entities_delta = new.len() as isize - old.len() as isize;
     for key in old.keys().filter(|k| !new.contains_key(k.as_str())) {
         batch.delete_key::<NodeRow>(vec![graph.into(), key.as_str().into()]);
@@ -245,6 +260,7 @@ pub(super) fn write_entities(
     }
     Ok(EntitiesWritten {
         touched,
+        facts_changed,
         entities_delta: entities_delta as i64,
     })
 }
@@ -319,8 +335,6 @@ pub(super) fn write_links(
         delta.unresolved += l.unresolved.len() as i64;
         delta.ambiguous += l.unresolved.values().filter(|u| u.2 > 1).count() as i64;
         for ((src, rel, dst), weight) in &l.edges {
-            endpoints.insert(src.to_string());
-            endpoints.insert(dst.to_string());
             let key = (
                 src.to_string(),
                 rel.to_string(),
@@ -331,6 +345,11 @@ pub(super) fn write_links(
             if old_edges.remove(&key) == Some(w) {
                 continue;
             }
+            // Added, or its weight changed: usage around it follows. An
+            // edge as stored leaves its ends' usage as it was, though its
+            // file's other references moved.
+            endpoints.insert(src.to_string());
+            endpoints.insert(dst.to_string());
             batch.put_row(EdgeRow {
                 graph: graph.into(),
                 src: (*src).into(),
