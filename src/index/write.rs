@@ -161,9 +161,10 @@ pub(super) fn stored_entity_rows<'a>(
 
 /// What [`write_entities`] changed.
 pub(super) struct EntitiesWritten {
-    /// Entities that appeared, changed or went.
-    pub touched: BTreeSet<String>,
-    /// Of those, the ones whose usage row may change: appeared, went, or
+    /// Entities that appeared, went, or changed more than their lines (the text
+    /// index reads nothing else that a line shift moves).
+    pub content_changed: BTreeSet<String>,
+    /// Entities whose usage row may change: appeared, went, or
     /// changed kind, file or test flag (the facts a usage row holds
     /// besides its edges). An entity whose lines moved is not among them.
     pub facts_changed: BTreeSet<String>,
@@ -237,6 +238,23 @@ pub(super) fn write_entities(
         })
         .cloned()
         .collect();
+    let lines_only = |before: &Rows, now: &Rows| {
+        before.0 == now.0
+            && now.1
+                == CodeEntityRow {
+                    start_line: now.1.start_line,
+                    end_line: now.1.end_line,
+                    ..before.1.clone()
+                }
+    };
+    let content_changed: BTreeSet<String> = touched
+        .iter()
+        .filter(|k| match (old.get(k.as_str()), new.get(k.as_str())) {
+            (Some(before), Some(now)) => !lines_only(before, now),
+            _ => true,
+        })
+        .cloned()
+        .collect();
     let entities_delta = new.len() as isize - old.len() as isize;
     for key in old.keys().filter(|k| !new.contains_key(k.as_str())) {
         batch.delete_key::<NodeRow>(vec![graph.into(), key.as_str().into()]);
@@ -259,7 +277,7 @@ pub(super) fn write_entities(
         batch.delete_key::<CodeNamesRow>(vec![graph.into(), path.as_str().into()]);
     }
     Ok(EntitiesWritten {
-        touched,
+        content_changed,
         facts_changed,
         entities_delta: entities_delta as i64,
     })
