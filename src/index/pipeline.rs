@@ -103,6 +103,9 @@ pub struct IndexSummary {
     /// Files whose references this run resolved: every file, or only the
     /// edited ones when no file's interface changed.
     pub files_resolved: usize,
+    /// Whether the last walk was checked by `stat` instead of walking the
+    /// tree again (a server's run, when no directory or manifest changed).
+    pub walk_kept: bool,
     pub skipped: Vec<FileNote>,
     pub partial: Vec<FileNote>,
     /// The graph's change sequence number after the run.
@@ -288,6 +291,7 @@ pub fn index_repository_cached(
     let mut summary = IndexSummary {
         root: root.display().to_string(),
         files_seen: walked.files.len() + walked.issues.len(),
+        walk_kept,
         ..IndexSummary::default()
     };
     let mut batch = Batch::new();
@@ -548,12 +552,24 @@ pub fn index_repository_cached(
             // Some interface changed (or might have): the table is stale.
             // A server keeps the table of this run's interfaces: built
             // once, here, and the run resolves against it.
-            resident = cache.keep_table.then(|| {
-                let copies = extracts
-                    .values()
-                    .map(|(ctx, ex)| (ctx.clone(), interface::interface_copy(ex)))
-                    .collect();
-                ResidentTable::build(copies)
+            // When no other file's context moved, the last table's
+            // interfaces are reused and only the edited files' copied.
+            resident = cache.keep_table.then(|| match resident.take() {
+                Some(last) if contexts_known => {
+                    let now = replaced
+                        .iter()
+                        .filter_map(|p| extracts.get(p))
+                        .map(|(ctx, ex)| (ctx.clone(), interface::interface_copy(ex)))
+                        .collect();
+                    last.update(|p| replaced.contains(p), now)
+                }
+                _ => {
+                    let copies = extracts
+                        .values()
+                        .map(|(ctx, ex)| (ctx.clone(), interface::interface_copy(ex)))
+                        .collect();
+                    ResidentTable::build(copies)
+                }
             });
         }
         let picked = |keep: &dyn Fn(&str) -> bool| -> Vec<(&FileContext, &FileExtract)> {

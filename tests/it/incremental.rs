@@ -303,9 +303,16 @@ proptest! {
                 .expect("index runs");
             }
         };
+        // Directories and manifests settle between edits, as a server's
+        // tree does, so the server's runs check the kept walk by `stat`.
+        let settled = |step: u64| {
+            std::time::SystemTime::now() - std::time::Duration::from_secs(600 - step)
+        };
+        settle_tree(tree.path(), settled(0));
         run(0);
         for (step, edit) in edits.iter().enumerate() {
             apply(tree.path(), edit, &pool);
+            settle_tree(tree.path(), settled(step as u64 + 1));
             run(step + 1);
             let (fresh, _) = index_fresh(tree.path());
             let (a, b) = (dump(&store), dump(&fresh));
@@ -581,11 +588,17 @@ fn a_first_index_built_aside_equals_one_landed_in_place() {
     }
 }
 
-/// Directories, manifests and ignore files dated a minute back, as a
-/// server's tree is between saves (source files keep their times: the
-/// index decides from those).
-fn settle_tree(root: &Path) {
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+/// Directories, manifests and ignore files changed since the last settle
+/// dated back to `when`, as a server's tree is between saves: what did
+/// not change keeps the time it had, what changed gets a later one than
+/// before (source files keep their times: the index decides from those).
+fn settle_tree(root: &Path, when: std::time::SystemTime) {
+    let set = |path: &Path| {
+        let file = std::fs::File::open(path).unwrap();
+        if file.metadata().unwrap().modified().unwrap() > when {
+            file.set_modified(when).unwrap();
+        }
+    };
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap().flatten() {
@@ -596,16 +609,10 @@ fn settle_tree(root: &Path) {
                     stack.push(path);
                 }
             } else if name == "Cargo.toml" || name == ".gitignore" {
-                std::fs::File::open(&path)
-                    .unwrap()
-                    .set_modified(old)
-                    .unwrap();
+                set(&path);
             }
         }
-        std::fs::File::open(&dir)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
+        set(&dir);
     }
 }
 
@@ -638,8 +645,12 @@ fn a_server_that_keeps_its_walk_sees_every_kind_of_change() {
         now.push_str(text);
         std::fs::write(path, now).unwrap();
     };
-    settle_tree(root);
+    // Settled times a while back, one second later after each step.
+    let settled =
+        |step: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(600 - step);
+    settle_tree(root, settled(0));
     run();
+    let mut kept_walks = Vec::new();
     type Step<'a> = (&'a str, Box<dyn Fn() + 'a>);
     let steps: Vec<Step> = vec![
         ("body edit", Box::new(|| append("src/util.rs", "// note\n"))),
@@ -681,10 +692,13 @@ fn a_server_that_keeps_its_walk_sees_every_kind_of_change() {
             Box::new(|| std::fs::remove_file(root.join("src/render.rs")).unwrap()),
         ),
     ];
-    for (what, edit) in steps {
+    for (step, (what, edit)) in steps.into_iter().enumerate() {
         edit();
-        settle_tree(root);
+        settle_tree(root, settled(step as u64 + 1));
         let summary = run();
+        if summary.walk_kept {
+            kept_walks.push(what);
+        }
         let (fresh, fresh_summary) = index_fresh(root);
         assert_eq!(
             (summary.files_seen, summary.entities, summary.edges),
@@ -697,4 +711,14 @@ fn a_server_that_keeps_its_walk_sees_every_kind_of_change() {
         );
         assert!(dump(&store) == dump(&fresh), "after: {what}");
     }
+    // The edits that leave every directory and manifest as it was are
+    // checked by `stat` alone; the others make a new walk.
+    assert_eq!(
+        kept_walks,
+        [
+            "body edit",
+            "the new file's interface",
+            "a file saved through a rename"
+        ]
+    );
 }

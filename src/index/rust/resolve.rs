@@ -157,6 +157,27 @@ impl ResidentTable {
         resolve_against(self.table.get(), files)
     }
 
+    /// The table of the same interfaces with some files' taken out or
+    /// replaced: the entries whose path `changed` names are dropped, and
+    /// `now` (the interfaces of the changed files that still exist) put
+    /// in. The interfaces of the other files are moved over, not copied;
+    /// the table itself is built again, as [`ResidentTable::build`]
+    /// would build it from every file's interface now. Only right while
+    /// every other file keeps its interface and its context.
+    pub fn update(
+        self,
+        changed: impl Fn(&str) -> bool,
+        now: Vec<(FileContext, FileExtract)>,
+    ) -> ResidentTable {
+        let mut files: Vec<(FileContext, FileExtract)> = self.table.into_backing_cart().into_vec();
+        files.retain(|(_, ex)| !changed(&ex.path));
+        files.extend(now);
+        // In path order, as the extracts a table is built from otherwise
+        // come: the same interfaces give the same table.
+        files.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+        ResidentTable::build(files)
+    }
+
     /// Files the table was built from.
     pub fn files(&self) -> usize {
         self.table.backing_cart().len()
@@ -367,9 +388,14 @@ const STD_METHOD_NAMES: &[&str] = &[
 
 impl<'a> SymbolTable<'a> {
     fn build(files: &[(&'a FileContext, &'a FileExtract)]) -> SymbolTable<'a> {
+        // Sized up front: growing maps of half a million keys rehashes
+        // them several times over.
+        let total: usize = files.iter().map(|(_, ex)| ex.entities.len()).sum();
+        let mut key_to_ent = HashMap::default();
+        key_to_ent.reserve(total);
         let mut t = SymbolTable {
-            entities: Vec::new(),
-            key_to_ent: HashMap::default(),
+            entities: Vec::with_capacity(total),
+            key_to_ent,
             modules: Vec::new(),
             module_ids: HashMap::default(),
             module_of_key: HashMap::default(),
@@ -411,10 +437,18 @@ impl<'a> SymbolTable<'a> {
             }
         }
         // Pass 2: module items (children of module entities) and uses.
+        // Ids were handed out in this order; a key given twice keeps the
+        // last one, so only then is each looked up.
+        let keys_unique = t.key_to_ent.len() == t.entities.len();
+        let mut next_id = 0;
         for (ctx, ex) in files {
             let krate = ctx.crate_name.as_str();
             for e in &ex.entities {
-                let id = t.key_to_ent[e.key.as_str()];
+                let id = match keys_unique {
+                    true => next_id,
+                    false => t.key_to_ent[e.key.as_str()],
+                };
+                next_id += 1;
                 let parent_mod = match &e.parent {
                     Some(p) => t.module_of_key.get(p.as_str()).copied(),
                     None => {
@@ -439,9 +473,19 @@ impl<'a> SymbolTable<'a> {
                     }
                 }
             }
+            // A file's uses come scope by scope: the module is looked up
+            // when the scope changes, not for every use.
+            let mut last: Option<(&[String], ModId)> = None;
             for u in &ex.uses {
-                let scope: Vec<&str> = u.scope.iter().map(String::as_str).collect();
-                let m = t.module(krate, &scope);
+                let m = match last {
+                    Some((scope, m)) if scope == u.scope.as_slice() => m,
+                    _ => {
+                        let scope: Vec<&str> = u.scope.iter().map(String::as_str).collect();
+                        let m = t.module(krate, &scope);
+                        last = Some((u.scope.as_slice(), m));
+                        m
+                    }
+                };
                 t.modules[m].uses.push(u);
             }
         }
