@@ -32,7 +32,7 @@
 //! different places. All weights are fixed constants, the same for every
 //! repository.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -48,7 +48,7 @@ use crate::support::words::{decode_postings, has_words, query_terms, Posting, Te
 query_rows! {
     /// `queries/search_postings.cozo`.
     PostingsRow = "search_postings" {
-        key { word: Str<'a> }
+        key { word: Str<'a>, block: i64 }
         value { postings: Str<'a> }
     }
     /// `queries/search_entities.cozo`.
@@ -436,19 +436,8 @@ fn lexical(
             .with("graph", graph)
             .with("words", str_list(words)),
     )?;
-    let mut lists = decode_rows::<PostingsRow>(&rows)?;
-    // Word order, so that each entity's score sums its words in one order.
-    lists.sort_by(|a, b| a.word.cmp(&b.word));
-    let mut postings: Vec<(&str, Vec<Posting>)> = Vec::with_capacity(lists.len());
-    for l in &lists {
-        let entries = decode_postings(&l.postings).ok_or_else(|| RowError {
-            relation: "code_word".into(),
-            column: "postings".into(),
-            expected: "a posting list".into(),
-            found: format!("a malformed list for '{}'", l.word),
-        })?;
-        postings.push((l.word.as_ref(), entries));
-    }
+    let lists = decode_rows::<PostingsRow>(&rows)?;
+    let postings = whole_lists(&lists, "code_word")?;
     let mut lens: FxHashMap<&str, i64> = FxHashMap::default();
     for p in postings.iter().flat_map(|(_, ps)| ps) {
         lens.insert(p.id, p.len);
@@ -490,6 +479,36 @@ fn lexical(
         .collect())
 }
 
+/// Each word's whole posting list, in word order (so that a score sums
+/// its words in one order), from the blocks it is stored in (schema 17).
+fn whole_lists<'r>(
+    rows: &'r [PostingsRow<'r>],
+    relation: &str,
+) -> Result<Vec<(&'r str, Vec<Posting<'r>>)>, StoreError> {
+    let mut by_word: BTreeMap<&str, Vec<(i64, &str)>> = BTreeMap::new();
+    for r in rows {
+        by_word
+            .entry(r.word.as_ref())
+            .or_default()
+            .push((r.block, r.postings.as_ref()));
+    }
+    let mut out = Vec::with_capacity(by_word.len());
+    for (word, mut blocks) in by_word {
+        blocks.sort_unstable_by_key(|(block, _)| *block);
+        let mut entries = Vec::new();
+        for (_, list) in blocks {
+            entries.extend(decode_postings(list).ok_or_else(|| RowError {
+                relation: relation.into(),
+                column: "postings".into(),
+                expected: "a posting list".into(),
+                found: format!("a malformed list for '{word}'"),
+            })?);
+        }
+        out.push((word, entries));
+    }
+    Ok(out)
+}
+
 /// Each file's word score: the BM25 of the query over every file's whole
 /// source (`code_file_word`, schema 16: identifiers, comments, strings —
 /// the words a commit message or bug report uses for what a file does,
@@ -509,17 +528,9 @@ fn file_words(
             .with("graph", graph)
             .with("words", str_list(words)),
     )?;
-    let mut lists = decode_rows::<PostingsRow>(&rows)?;
-    // Word order, so that each file's score sums its words in one order.
-    lists.sort_by(|a, b| a.word.cmp(&b.word));
+    let lists = decode_rows::<PostingsRow>(&rows)?;
     let mut score: FxHashMap<&str, f64> = FxHashMap::default();
-    for l in &lists {
-        let entries = decode_postings(&l.postings).ok_or_else(|| RowError {
-            relation: "code_file_word".into(),
-            column: "postings".into(),
-            expected: "a posting list".into(),
-            found: format!("a malformed list for '{}'", l.word),
-        })?;
+    for (_, entries) in whole_lists(&lists, "code_file_word")? {
         let d = entries.len() as f64;
         let n = files.max(d);
         let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln();

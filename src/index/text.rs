@@ -6,8 +6,10 @@
 //! An entity that appeared, changed or went (what `write_entities`
 //! reports) and whose words are not the stored ones has its `code_text`
 //! row replaced, and the posting lists of its words before (read from its
-//! stored word list) and now are read, rewritten without its old entry and
-//! with its new one, and put back (or deleted when empty). A graph whose
+//! stored word list) and now are rewritten without its old entry and with
+//! its new one. Lists are stored in blocks (schema 17): only the block its
+//! key hashes to is read and put back (or deleted when empty), so adding
+//! an entity costs a share of a common word's list, not the whole of it. A graph whose
 //! rows are of another [`TEXT_VERSION`], or have none (indexed before
 //! schema 12), gets every entity's rows written anew, as `code_usage`
 //! does. Lists are kept in id order, so a list rewritten by runs after
@@ -27,7 +29,7 @@ use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
 use crate::support::words::{
     decode_file_words, decode_postings, encode_file_words, encode_postings, index_words,
-    stored_words, word_list, Posting,
+    posting_block, stored_words, word_list, Posting,
 };
 
 /// Version of what the text rows hold (the text and the tokeniser).
@@ -37,7 +39,8 @@ use crate::support::words::{
 /// 3: `code_word` holds one posting list per word (schema 14).
 /// 4: the words of whole files, `code_file_text` and `code_file_word`
 /// (schema 16).
-pub const TEXT_VERSION: i64 = 4;
+/// 5: posting lists cut into blocks by id (schema 17).
+pub const TEXT_VERSION: i64 = 5;
 
 query_rows! {
     /// `queries/text_of.cozo`.
@@ -54,10 +57,6 @@ query_rows! {
     TextKeyRow = "text_keys" {
         key { graph: Str<'a>, id: Str<'a> }
     }
-    /// `queries/word_keys.cozo`.
-    WordKeyRow = "word_keys" {
-        key { graph: Str<'a>, word: Str<'a> }
-    }
     /// `queries/file_text_of.cozo`.
     FileTextOfRow = "file_text_of" {
         key { path: Str<'a> }
@@ -66,21 +65,6 @@ query_rows! {
     /// `queries/file_text_keys.cozo`.
     FileTextKeyRow = "file_text_keys" {
         key { graph: Str<'a>, path: Str<'a> }
-    }
-    /// `queries/file_word_keys.cozo`.
-    FileWordKeyRow = "file_word_keys" {
-        key { graph: Str<'a>, word: Str<'a> }
-    }
-    /// `queries/search_file_postings.cozo`: the stored file lists of some
-    /// words.
-    FilePostingsRow = "search_file_postings" {
-        key { word: Str<'a> }
-        value { postings: Str<'a> }
-    }
-    /// `queries/search_postings.cozo`: the stored lists of some words.
-    WordPostingsRow = "search_postings" {
-        key { word: Str<'a> }
-        value { postings: Str<'a> }
     }
 }
 
@@ -161,16 +145,23 @@ pub fn write(
     // Entities whose words are as stored (a body edit moves lines, not
     // words) keep their rows; the others' words before and now have their
     // lists rewritten.
-    let mut changed: BTreeSet<&str> = BTreeSet::new();
-    let mut words: BTreeSet<&str> = BTreeSet::new();
+    let mut changes: Changes = BTreeMap::new();
     for (id, w) in &now {
         let old = before.get(id).copied();
         if old == Some(w.list.as_str()) {
             continue;
         }
-        changed.insert(id);
-        words.extend(old.into_iter().flat_map(stored_words));
-        words.extend(w.words.iter().map(|(word, _)| word.as_str()));
+        for word in old.into_iter().flat_map(stored_words) {
+            changes.entry(word).or_default().push((id, None));
+        }
+        for (word, tf) in &w.words {
+            let entry = Posting {
+                id,
+                tf: *tf,
+                len: w.len,
+            };
+            changes.entry(word).or_default().push((id, Some(entry)));
+        }
         batch.put_row(CodeTextRow {
             graph: graph.into(),
             id: (*id).into(),
@@ -178,47 +169,12 @@ pub fn write(
         });
     }
     for (id, old) in before.iter().filter(|(id, _)| !now.contains_key(*id)) {
-        changed.insert(id);
-        words.extend(stored_words(old));
+        for word in stored_words(old) {
+            changes.entry(word).or_default().push((id, None));
+        }
         batch.delete_key::<CodeTextRow>(vec![graph.into(), (*id).into()]);
     }
-    if words.is_empty() {
-        return Ok(());
-    }
-    let rows = store.read(
-        queries::SEARCH_POSTINGS,
-        Params::new()
-            .with("graph", graph)
-            .with("words", str_list(words.iter().copied())),
-    )?;
-    let lists = decode_rows::<WordPostingsRow>(&rows)?;
-    let mut old_lists: BTreeMap<&str, Vec<Posting>> = BTreeMap::new();
-    for r in &lists {
-        let entries = decode_postings(&r.postings).ok_or_else(|| bad_list(&r.word))?;
-        old_lists.insert(r.word.as_ref(), entries);
-    }
-    for word in words {
-        let mut entries: Vec<Posting> = old_lists
-            .remove(word)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|p| !changed.contains(p.id))
-            .collect();
-        for &id in &changed {
-            if let Some(w) = now.get(id) {
-                if let Ok(i) = w.words.binary_search_by(|(x, _)| x.as_str().cmp(word)) {
-                    entries.push(Posting {
-                        id,
-                        tf: w.words[i].1,
-                        len: w.len,
-                    });
-                }
-            }
-        }
-        entries.sort_unstable_by(|a, b| a.id.cmp(b.id));
-        put_list(batch, graph, word, &entries);
-    }
-    Ok(())
+    rewrite_blocks(store, graph, batch, Lists::Entities, &changes)
 }
 
 /// Every text row of `graph` anew: the stored ones (of another version)
@@ -230,10 +186,6 @@ fn write_all(
     now: &BTreeMap<&str, Words>,
 ) -> Result<(), StoreError> {
     let p = Params::new().with("graph", graph);
-    let rows = store.read(queries::WORD_KEYS, p.clone())?;
-    for r in decode_rows::<WordKeyRow>(&rows)? {
-        batch.delete_key::<CodeWordRow>(vec![graph.into(), r.word.as_ref().into()]);
-    }
     let rows = store.read(queries::TEXT_KEYS, p)?;
     for r in decode_rows::<TextKeyRow>(&rows)? {
         batch.delete_key::<CodeTextRow>(vec![graph.into(), r.id.as_ref().into()]);
@@ -258,23 +210,7 @@ fn write_all(
             text: w.list.as_str().into(),
         });
     }
-    for (word, entries) in lists {
-        put_list(batch, graph, word, &entries);
-    }
-    Ok(())
-}
-
-/// Stage a word's list, or its deletion when no entity holds the word.
-fn put_list(batch: &mut Batch, graph: &str, word: &str, entries: &[Posting]) {
-    if entries.is_empty() {
-        batch.delete_key::<CodeWordRow>(vec![graph.into(), word.into()]);
-    } else {
-        batch.put_row(CodeWordRow {
-            graph: graph.into(),
-            word: word.into(),
-            postings: encode_postings(entries.iter().copied()).into(),
-        });
-    }
+    put_all_blocks(store, graph, batch, Lists::Entities, lists)
 }
 
 /// A file's words: (word, count) in word order ([`file_words`]).
@@ -372,40 +308,26 @@ pub fn write_files(
             }
         }
     }
-    if updates.is_empty() {
-        return Ok(());
-    }
-    let rows = store.read(
-        queries::SEARCH_FILE_POSTINGS,
-        Params::new()
-            .with("graph", graph)
-            .with("words", str_list(updates.keys().copied())),
-    )?;
-    let lists = decode_rows::<FilePostingsRow>(&rows)?;
-    let mut old_lists: BTreeMap<&str, Vec<Posting>> = BTreeMap::new();
-    for r in &lists {
-        let entries = decode_postings(&r.postings).ok_or_else(|| bad_file_list(&r.word))?;
-        old_lists.insert(r.word.as_ref(), entries);
-    }
-    for (word, changes) in updates {
-        let changed: BTreeSet<&str> = changes.iter().map(|(path, _)| *path).collect();
-        let mut entries: Vec<Posting> = old_lists
-            .remove(word)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|p| !changed.contains(p.id))
-            .collect();
-        entries.extend(changes.iter().filter_map(|(path, tf)| {
-            tf.map(|tf| Posting {
-                id: path,
-                tf,
-                len: 0,
-            })
-        }));
-        entries.sort_unstable_by(|a, b| a.id.cmp(b.id));
-        put_file_list(batch, graph, word, &entries);
-    }
-    Ok(())
+    let changes: Changes = updates
+        .into_iter()
+        .map(|(word, files)| {
+            let entries = files
+                .into_iter()
+                .map(|(path, tf)| {
+                    (
+                        path,
+                        tf.map(|tf| Posting {
+                            id: path,
+                            tf,
+                            len: 0,
+                        }),
+                    )
+                })
+                .collect();
+            (word, entries)
+        })
+        .collect();
+    rewrite_blocks(store, graph, batch, Lists::Files, &changes)
 }
 
 /// Every file-level text row of `graph` anew.
@@ -416,10 +338,6 @@ fn write_all_files(
     now: &BTreeMap<String, FileWords>,
 ) -> Result<(), StoreError> {
     let p = Params::new().with("graph", graph);
-    let rows = store.read(queries::FILE_WORD_KEYS, p.clone())?;
-    for r in decode_rows::<FileWordKeyRow>(&rows)? {
-        batch.delete_key::<CodeFileWordRow>(vec![graph.into(), r.word.as_ref().into()]);
-    }
     let rows = store.read(queries::FILE_TEXT_KEYS, p)?;
     for r in decode_rows::<FileTextKeyRow>(&rows)? {
         batch.delete_key::<CodeFileTextRow>(vec![graph.into(), r.path.as_ref().into()]);
@@ -440,43 +358,172 @@ fn write_all_files(
             words: encode_file_words(words).into(),
         });
     }
+    put_all_blocks(store, graph, batch, Lists::Files, lists)
+}
+
+/// Per word, the ids whose entry in its list changed: each listed id's
+/// stored entry is dropped and the entry given (if any) put in.
+type Changes<'a> = BTreeMap<&'a str, Vec<Change<'a>>>;
+
+/// An id whose entry changed, and its entry now (`None`: gone).
+type Change<'a> = (&'a str, Option<Posting<'a>>);
+
+/// The two kinds of posting lists, stored alike (schema 17): per word and
+/// block one row, in id order.
+#[derive(Clone, Copy)]
+enum Lists {
+    /// `code_word`: entities by the words of their text.
+    Entities,
+    /// `code_file_word`: files by the words of their source.
+    Files,
+}
+
+query_rows! {
+    /// `queries/word_keys.cozo`, `queries/file_word_keys.cozo`.
+    BlockKeyRow = "word_keys" {
+        key { graph: Str<'a>, word: Str<'a>, block: i64 }
+    }
+    /// `queries/word_block_postings.cozo`,
+    /// `queries/file_word_block_postings.cozo`.
+    BlockRow = "word_block_postings" {
+        key { word: Str<'a>, block: i64 }
+        value { postings: Str<'a> }
+    }
+}
+
+impl Lists {
+    fn relation(self) -> &'static str {
+        match self {
+            Lists::Entities => "code_word",
+            Lists::Files => "code_file_word",
+        }
+    }
+
+    /// Stage a block of a word's list, or its deletion when empty.
+    fn put(self, batch: &mut Batch, graph: &str, word: &str, block: i64, entries: &[Posting]) {
+        let key = || vec![graph.into(), word.into(), block.into()];
+        if entries.is_empty() {
+            match self {
+                Lists::Entities => batch.delete_key::<CodeWordRow>(key()),
+                Lists::Files => batch.delete_key::<CodeFileWordRow>(key()),
+            }
+            return;
+        }
+        let postings = encode_postings(entries.iter().copied()).into();
+        match self {
+            Lists::Entities => batch.put_row(CodeWordRow {
+                graph: graph.into(),
+                word: word.into(),
+                block,
+                postings,
+            }),
+            Lists::Files => batch.put_row(CodeFileWordRow {
+                graph: graph.into(),
+                word: word.into(),
+                block,
+                postings,
+            }),
+        }
+    }
+
+    fn malformed(self, word: &str) -> StoreError {
+        RowError {
+            relation: self.relation().into(),
+            column: "postings".into(),
+            expected: "a posting list".into(),
+            found: format!("a malformed list for '{word}'"),
+        }
+        .into()
+    }
+}
+
+/// Stage every list of `kind` anew: each stored block deleted, then the
+/// lists (each in id order) put block by block.
+fn put_all_blocks(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    kind: Lists,
+    lists: BTreeMap<&str, Vec<Posting>>,
+) -> Result<(), StoreError> {
+    let keys = match kind {
+        Lists::Entities => queries::WORD_KEYS,
+        Lists::Files => queries::FILE_WORD_KEYS,
+    };
+    let rows = store.read(keys, Params::new().with("graph", graph))?;
+    for r in decode_rows::<BlockKeyRow>(&rows)? {
+        kind.put(batch, graph, &r.word, r.block, &[]);
+    }
     for (word, entries) in lists {
-        put_file_list(batch, graph, word, &entries);
+        let mut blocks: BTreeMap<i64, Vec<Posting>> = BTreeMap::new();
+        for p in entries {
+            blocks.entry(posting_block(p.id)).or_default().push(p);
+        }
+        for (block, entries) in blocks {
+            kind.put(batch, graph, word, block, &entries);
+        }
     }
     Ok(())
 }
 
-/// Stage a word's file list, or its deletion when no file holds the word.
-fn put_file_list(batch: &mut Batch, graph: &str, word: &str, entries: &[Posting]) {
-    if entries.is_empty() {
-        batch.delete_key::<CodeFileWordRow>(vec![graph.into(), word.into()]);
-    } else {
-        batch.put_row(CodeFileWordRow {
-            graph: graph.into(),
-            word: word.into(),
-            postings: encode_postings(entries.iter().copied()).into(),
-        });
+/// Rewrite the blocks of `kind` that `changes` touch: each is read, its
+/// changed ids' entries replaced, and put back in id order (or deleted
+/// when empty). Only the block an id hashes to holds its entry, so a run
+/// reads and writes a share of a common word's list, not all of it.
+fn rewrite_blocks(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    kind: Lists,
+    changes: &Changes,
+) -> Result<(), StoreError> {
+    let mut touched: BTreeMap<(&str, i64), Vec<&Change>> = BTreeMap::new();
+    for (word, entries) in changes {
+        for change in entries {
+            touched
+                .entry((word, posting_block(change.0)))
+                .or_default()
+                .push(change);
+        }
     }
-}
-
-fn bad_file_list(word: &str) -> StoreError {
-    RowError {
-        relation: "code_file_word".into(),
-        column: "postings".into(),
-        expected: "a posting list".into(),
-        found: format!("a malformed list for '{word}'"),
+    if touched.is_empty() {
+        return Ok(());
     }
-    .into()
-}
-
-fn bad_list(word: &str) -> StoreError {
-    RowError {
-        relation: "code_word".into(),
-        column: "postings".into(),
-        expected: "a posting list".into(),
-        found: format!("a malformed list for '{word}'"),
+    let pairs = cozo::DataValue::List(
+        touched
+            .keys()
+            .map(|(word, block)| {
+                cozo::DataValue::List(vec![(*word).into(), cozo::DataValue::from(*block)])
+            })
+            .collect(),
+    );
+    let query = match kind {
+        Lists::Entities => queries::WORD_BLOCK_POSTINGS,
+        Lists::Files => queries::FILE_WORD_BLOCK_POSTINGS,
+    };
+    let rows = store.read(
+        query,
+        Params::new().with("graph", graph).with("lists", pairs),
+    )?;
+    let stored = decode_rows::<BlockRow>(&rows)?;
+    let mut old: BTreeMap<(&str, i64), Vec<Posting>> = BTreeMap::new();
+    for r in &stored {
+        let entries = decode_postings(&r.postings).ok_or_else(|| kind.malformed(&r.word))?;
+        old.insert((r.word.as_ref(), r.block), entries);
     }
-    .into()
+    for ((word, block), changed) in touched {
+        let gone: BTreeSet<&str> = changed.iter().map(|(id, _)| *id).collect();
+        let mut entries: Vec<Posting> = old
+            .remove(&(word, block))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| !gone.contains(p.id))
+            .collect();
+        entries.extend(changed.iter().filter_map(|(_, p)| *p));
+        entries.sort_unstable_by(|a, b| a.id.cmp(b.id));
+        kind.put(batch, graph, word, block, &entries);
+    }
+    Ok(())
 }
 
 /// The text of an entity: what its postings are made from.

@@ -58,6 +58,8 @@ queries! {
     TEXT_VERSION => "text_version.cozo",
     TEXT_KEYS => "text_keys.cozo",
     WORD_KEYS => "word_keys.cozo",
+    WORD_BLOCK_POSTINGS => "word_block_postings.cozo",
+    FILE_WORD_BLOCK_POSTINGS => "file_word_block_postings.cozo",
     COCHANGE_OF => "cochange_of.cozo",
     ENTITY_BRIEF => "entity_brief.cozo",
     CONTEXT_ENTITIES => "context_entities.cozo",

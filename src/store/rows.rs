@@ -433,10 +433,10 @@ rows! {
         key { graph: Str<'a>, id: Str<'a> }
         value { text: Str<'a> }
     }
-    /// `code_word`: a word's posting list (schema 14; the format is
-    /// `support::words::encode_postings`).
+    /// `code_word`: a block of a word's posting list (schemas 14 and 17;
+    /// the format is `support::words::encode_postings`).
     CodeWordRow = "code_word", writable {
-        key { graph: Str<'a>, word: Str<'a> }
+        key { graph: Str<'a>, word: Str<'a>, block: i64 }
         value { postings: Str<'a> }
     }
     /// `code_file_text`: a file's words (schema 16; the format is
@@ -445,10 +445,11 @@ rows! {
         key { graph: Str<'a>, path: Str<'a> }
         value { words: Str<'a> }
     }
-    /// `code_file_word`: the files holding a word (schema 16; the format
-    /// is `support::words::encode_postings`, ids being paths).
+    /// `code_file_word`: a block of the files holding a word (schemas 16
+    /// and 17; the format is `support::words::encode_postings`, ids being
+    /// paths).
     CodeFileWordRow = "code_file_word", writable {
-        key { graph: Str<'a>, word: Str<'a> }
+        key { graph: Str<'a>, word: Str<'a>, block: i64 }
         value { postings: Str<'a> }
     }
     /// `code_text_version`: the version of a graph's text rows (schema 12).

@@ -57,6 +57,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "file_words",
         include_str!("../../schema/016_file_words.cozo"),
     ),
+    (
+        17,
+        "posting_blocks",
+        include_str!("../../schema/017_posting_blocks.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.

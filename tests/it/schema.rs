@@ -121,7 +121,14 @@ fn every_query_file_parses() {
             .with("origins", graphctx::store::value::str_list(["f"]))
             .with("rels", graphctx::store::value::str_list(["calls"]))
             .with("rel", "tests")
-            .with("words", graphctx::store::value::str_list(["w"]));
+            .with("words", graphctx::store::value::str_list(["w"]))
+            .with(
+                "lists",
+                cozo::DataValue::List(vec![cozo::DataValue::List(vec![
+                    "w".into(),
+                    cozo::DataValue::from(0i64),
+                ])]),
+            );
         store
             .read(script, params)
             .unwrap_or_else(|e| panic!("queries/{file}: {e}"));
