@@ -178,6 +178,19 @@ struct ResidentFiles {
     seq: i64,
     states: BTreeMap<String, StoredFile>,
     stats: BTreeMap<String, FileStat>,
+    /// Every file's names, once an interface edit needed them: the next
+    /// one finds who sees its change without reading them all again.
+    names: Option<HeldNames>,
+}
+
+/// Per file, the names it mentions (its `code_names` row) and what its
+/// interface tells the spreading of touched names
+/// ([`names::SpreadFacts`]): what finding the scope of an interface edit
+/// reads of every file.
+#[derive(Default)]
+struct HeldNames {
+    mentioned: BTreeMap<String, Vec<names::Name>>,
+    facts: BTreeMap<String, names::SpreadFacts>,
 }
 
 impl InterfaceCache {
@@ -246,11 +259,12 @@ pub fn index_repository_cached(
         .take()
         .filter(|f| f.graph == graph && f.seq == seq_before);
     let files_cached = held_files.is_some();
-    let (mut stored, mut stats) = match held_files {
-        Some(f) => (f.states, f.stats),
+    let (mut stored, mut stats, mut held_names) = match held_files {
+        Some(f) => (f.states, f.stats, f.names),
         None => (
             load_file_states(store, graph)?,
             load_file_stats(store, graph)?,
+            None,
         ),
     };
     phases.lap("walk");
@@ -479,6 +493,8 @@ pub fn index_repository_cached(
             );
         }
         let stored_counts = read_counts(store, graph)?;
+        // Files given names rows only now (indexed before they were kept).
+        let mut legacy_names: Vec<String> = Vec::new();
         // Only the files parsed now need resolving when none of them
         // changed what other files can see (see `rust::interface`).
         let narrow = usage_current
@@ -500,7 +516,14 @@ pub fn index_repository_cached(
             && replaced.len() == replaced_before
             && stored_counts.as_ref().is_some_and(|c| c.ambiguous >= 0)
         {
-            scope_of_change(store, graph, &replaced, &old_interfaces, &extracts)?
+            scope_of_change(
+                store,
+                graph,
+                &replaced,
+                &old_interfaces,
+                &extracts,
+                &mut held_names,
+            )?
         } else {
             None
         };
@@ -531,6 +554,7 @@ pub fn index_repository_cached(
                 // Indexes from before names were stored get them now.
                 if let (Some(named), Some((_, ex))) = (&named, extracts.get(path)) {
                     if !named.contains(path) {
+                        legacy_names.push(path.clone());
                         put_names(&mut batch, graph, path, ex);
                     }
                 }
@@ -725,6 +749,26 @@ pub fn index_repository_cached(
                 None => stored.remove(&path),
             };
         }
+        // The names rows this run wrote: those of the files parsed now
+        // (whole extracts still), none of the files gone. A run that
+        // parsed files again for another reason drops the held names.
+        match (&mut held_names, reparsed_any || !legacy_names.is_empty()) {
+            (Some(held), false) => {
+                for path in replaced.iter().chain(&deleted) {
+                    match extracts.get(path) {
+                        Some((_, ex)) => {
+                            held.mentioned.insert(path.clone(), names::mentioned(ex));
+                            held.facts.insert(path.clone(), names::spread_facts(ex));
+                        }
+                        None => {
+                            held.mentioned.remove(path);
+                            held.facts.remove(path);
+                        }
+                    }
+                }
+            }
+            _ => held_names = None,
+        }
         cache.graph = graph.to_string();
         for (_, ex) in extracts.values_mut() {
             interface::keep_interface(ex);
@@ -774,6 +818,7 @@ pub fn index_repository_cached(
             seq: seq_after,
             states: stored,
             stats,
+            names: held_names,
         });
         cache.walk = snapshot;
     }
@@ -807,6 +852,7 @@ fn scope_of_change(
     replaced: &BTreeSet<String>,
     old_interfaces: &BTreeMap<String, FileExtract>,
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+    held: &mut Option<HeldNames>,
 ) -> Result<Option<BTreeSet<String>>, StoreError> {
     let mut touched = rustc_hash::FxHashSet::default();
     for path in replaced {
@@ -818,8 +864,29 @@ fn scope_of_change(
             None => return Ok(None),
         }
     }
-    names::spread(&mut touched, extracts.values().map(|(_, e)| e));
-    let mentioned = load_names(store, graph)?;
+    let held = match held {
+        Some(names) => names,
+        None => held.insert(HeldNames {
+            mentioned: load_names(store, graph)?,
+            facts: extracts
+                .par_iter()
+                .map(|(path, (_, ex))| (path.clone(), names::spread_facts(ex)))
+                .collect(),
+        }),
+    };
+    // The held facts are the last run's: the edited files' are taken now.
+    let edited: Vec<names::SpreadFacts> = replaced
+        .iter()
+        .filter_map(|p| extracts.get(p))
+        .map(|(_, ex)| names::spread_facts(ex))
+        .collect();
+    let others = held
+        .facts
+        .iter()
+        .filter(|(p, _)| !replaced.contains(*p))
+        .map(|(_, f)| f);
+    names::spread_over(&mut touched, others.chain(&edited));
+    let mentioned = &held.mentioned;
     let mut scope = replaced.clone();
     for path in extracts.keys().filter(|p| !replaced.contains(*p)) {
         match mentioned.get(path) {

@@ -255,31 +255,55 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
     Some(touched)
 }
 
+/// What one file's interface tells [`spread`]: each entity's name with
+/// the names its declared types mention, and each `use` that binds a name
+/// other than the one it imports. A server keeps these per file, so that
+/// spreading an edit's names does not read every signature again.
+#[derive(Debug, Clone, Default)]
+pub struct SpreadFacts {
+    typed: Vec<(Name, Vec<Name>)>,
+    bindings: Vec<(Name, Name)>,
+}
+
+/// The [`SpreadFacts`] of a file's interface.
+pub fn spread_facts(x: &FileExtract) -> SpreadFacts {
+    let mut facts = SpreadFacts::default();
+    let mut mentions = HashSet::default();
+    for e in &x.entities {
+        type_idents(&mut mentions, &e.signature);
+        if !mentions.is_empty() {
+            facts
+                .typed
+                .push((hash(&e.name), mentions.drain().collect()));
+        }
+    }
+    for u in &x.uses {
+        if let (Some(bound), Some(last)) = (bound_name(u), u.path.last()) {
+            if bound != last {
+                facts.bindings.push((hash(bound), hash(last)));
+            }
+        }
+    }
+    facts
+}
+
 /// Spread touched names through every file's interface until nothing
 /// more is touched: an entity whose declared types mention a touched name
 /// (a function returning a changed type, a struct with a field of one, an
 /// alias of one) is touched, and so is the name a `use` of a touched name
 /// binds.
 pub fn spread<'a>(touched: &mut HashSet<Name>, interfaces: impl Iterator<Item = &'a FileExtract>) {
-    // Each entity's name and the names its declared types mention; each
-    // use's bound name and the name it imports.
-    let mut typed: Vec<(Name, Vec<Name>)> = Vec::new();
-    let mut bindings: Vec<(Name, Name)> = Vec::new();
-    for x in interfaces {
-        for e in &x.entities {
-            let mut mentions = HashSet::default();
-            type_idents(&mut mentions, &e.signature);
-            if !mentions.is_empty() {
-                typed.push((hash(&e.name), mentions.into_iter().collect()));
-            }
-        }
-        for u in &x.uses {
-            if let (Some(bound), Some(last)) = (bound_name(u), u.path.last()) {
-                if bound != last {
-                    bindings.push((hash(bound), hash(last)));
-                }
-            }
-        }
+    let facts: Vec<SpreadFacts> = interfaces.map(spread_facts).collect();
+    spread_over(touched, facts.iter());
+}
+
+/// [`spread`] over the files' [`SpreadFacts`].
+pub fn spread_over<'a>(touched: &mut HashSet<Name>, files: impl Iterator<Item = &'a SpreadFacts>) {
+    let mut typed: Vec<&(Name, Vec<Name>)> = Vec::new();
+    let mut bindings: Vec<&(Name, Name)> = Vec::new();
+    for f in files {
+        typed.extend(&f.typed);
+        bindings.extend(&f.bindings);
     }
     loop {
         let before = touched.len();
