@@ -207,6 +207,42 @@ impl InterfaceCache {
         }
     }
 
+    /// Fill a server's cache from the store after a run that changed
+    /// nothing (a server's first run over an index that was current),
+    /// which leaves no interfaces held: the first save would otherwise
+    /// read every interface and build the symbol table itself. Does
+    /// nothing unless the file rows this cache holds are of the graph's
+    /// `seq` now (the last run was this cache's), or when the interfaces
+    /// are held already. A change landing meanwhile leaves the cache as
+    /// it was.
+    pub fn warm(&mut self, store: &Store, graph: &str) -> Result<(), IndexError> {
+        let seq = store.graph_seq(graph)?;
+        let held = self.graph == graph && self.seq == seq && !self.interfaces.is_empty();
+        let files_current = self
+            .files
+            .as_ref()
+            .is_some_and(|f| f.graph == graph && f.seq == seq);
+        if !self.keep_table || seq == 0 || held || !files_current {
+            return Ok(());
+        }
+        // Stored interfaces carry the contexts they were parsed in, which
+        // a run settles before it stores them.
+        let interfaces: BTreeMap<String, (FileContext, FileExtract)> =
+            load_interfaces(store, graph)?
+                .into_iter()
+                .map(|(path, ex)| (path, (ex.context.clone(), ex)))
+                .collect();
+        let table = ResidentTable::build(interfaces.values().cloned().collect());
+        if store.graph_seq(graph)? != seq {
+            return Ok(());
+        }
+        self.graph = graph.to_string();
+        self.seq = seq;
+        self.interfaces = interfaces;
+        self.table = Some(table);
+        Ok(())
+    }
+
     /// Files held.
     pub fn len(&self) -> usize {
         self.interfaces.len()

@@ -419,7 +419,13 @@ impl LanguageServer for Backend {
             let run = {
                 let ws = ws.clone();
                 tokio::task::spawn_blocking(move || {
-                    ws.refresh_waiting(true, Duration::from_millis(200))
+                    let run = ws.refresh_waiting(true, Duration::from_millis(200));
+                    if run.is_ok() {
+                        // Best effort: a failure leaves the first save to
+                        // read what it needs itself.
+                        let _ = ws.warm();
+                    }
+                    run
                 })
                 .await
             };

@@ -114,9 +114,16 @@ impl ServerHandler for GraphctxMcp {
 pub async fn serve_stdio(ws: Arc<Workspace>, watch_files: bool) -> anyhow::Result<()> {
     let first = ws.clone();
     std::thread::spawn(move || {
-        if let Err(e) = first.refresh_waiting(true, Duration::from_millis(200)) {
-            eprintln!("graphctx mcp: indexing failed: {e}");
-            first.mark_ready();
+        match first.refresh_waiting(true, Duration::from_millis(200)) {
+            // Best effort: a failure leaves the first save to read what
+            // it needs itself.
+            Ok(_) => {
+                let _ = first.warm();
+            }
+            Err(e) => {
+                eprintln!("graphctx mcp: indexing failed: {e}");
+                first.mark_ready();
+            }
         }
     });
     let refresher = Refresher::start(ws.clone(), Delays::default(), None);

@@ -171,6 +171,16 @@ impl Workspace {
         Ok(Refresh::Done(Box::new(result?)))
     }
 
+    /// Read what the next run after a save needs (every interface, the
+    /// symbol table) ahead of the first save, after a first run that found
+    /// the index current. Holds off runs and answers that refresh while it
+    /// reads: servers call it right after their first run.
+    pub fn warm(&self) -> Result<(), ServeError> {
+        let mut cache = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        cache.warm(&self.store, &self.graph)?;
+        Ok(())
+    }
+
     /// Bring the index current before answering: an incremental run
     /// (parsing only what changed; nothing when nothing did), or, when
     /// another process holds the write lock, the files the answer cannot

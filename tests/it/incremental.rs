@@ -293,6 +293,24 @@ proptest! {
         let mut run = |step: usize| {
             if step % 3 == 2 {
                 index(&store, tree.path());
+            } else if step % 4 == 3 {
+                // Another process's run, then a server started on the
+                // current index: its first run changes nothing, and its
+                // cache is read ahead of the next save.
+                index(&store, tree.path());
+                let mut fresh_cache = graphctx::index::InterfaceCache::with_symbol_table();
+                let first = graphctx::index::index_repository_cached(
+                    &store,
+                    tree.path(),
+                    &graphctx::index::IndexOptions::default(),
+                    &mut fresh_cache,
+                )
+                .expect("index runs");
+                assert_eq!(first.rows_written, 0);
+                assert!(fresh_cache.is_empty());
+                fresh_cache.warm(&store, "code").expect("warm");
+                assert!(!fresh_cache.is_empty());
+                cache = fresh_cache;
             } else {
                 graphctx::index::index_repository_cached(
                     &store,
