@@ -210,7 +210,8 @@ impl InterfaceCache {
     /// Fill a server's cache from the store after a run that changed
     /// nothing (a server's first run over an index that was current),
     /// which leaves no interfaces held: the first save would otherwise
-    /// read every interface and build the symbol table itself. Does
+    /// read every interface and build the symbol table itself (and the
+    /// first interface edit every file's names). Does
     /// nothing unless the file rows this cache holds are of the graph's
     /// `seq` now (the last run was this cache's), or when the interfaces
     /// are held already. A change landing meanwhile leaves the cache as
@@ -233,6 +234,14 @@ impl InterfaceCache {
                 .map(|(path, ex)| (path, (ex.context.clone(), ex)))
                 .collect();
         let table = ResidentTable::build(interfaces.values().cloned().collect());
+        // And what the first interface edit reads to find who sees it.
+        let names = HeldNames {
+            mentioned: load_names(store, graph)?,
+            facts: interfaces
+                .par_iter()
+                .map(|(path, (_, ex))| (path.clone(), names::spread_facts(ex)))
+                .collect(),
+        };
         if store.graph_seq(graph)? != seq {
             return Ok(());
         }
@@ -240,6 +249,9 @@ impl InterfaceCache {
         self.seq = seq;
         self.interfaces = interfaces;
         self.table = Some(table);
+        if let Some(files) = &mut self.files {
+            files.names = Some(names);
+        }
         Ok(())
     }
 
