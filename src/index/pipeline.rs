@@ -193,6 +193,24 @@ struct HeldNames {
     facts: BTreeMap<String, names::SpreadFacts>,
 }
 
+impl HeldNames {
+    /// The stored names of every file, and the spread facts of these
+    /// interfaces (every file's).
+    fn load(
+        store: &Store,
+        graph: &str,
+        interfaces: &BTreeMap<String, (FileContext, FileExtract)>,
+    ) -> Result<HeldNames, StoreError> {
+        Ok(HeldNames {
+            mentioned: load_names(store, graph)?,
+            facts: interfaces
+                .par_iter()
+                .map(|(path, (_, ex))| (path.clone(), names::spread_facts(ex)))
+                .collect(),
+        })
+    }
+}
+
 impl InterfaceCache {
     /// A cache that also keeps the symbol table of every file between
     /// runs, so a run that changes no interface resolves the edited files
@@ -235,13 +253,7 @@ impl InterfaceCache {
                 .collect();
         let table = ResidentTable::build(interfaces.values().cloned().collect());
         // And what the first interface edit reads to find who sees it.
-        let names = HeldNames {
-            mentioned: load_names(store, graph)?,
-            facts: interfaces
-                .par_iter()
-                .map(|(path, (_, ex))| (path.clone(), names::spread_facts(ex)))
-                .collect(),
-        };
+        let names = HeldNames::load(store, graph, &interfaces)?;
         if store.graph_seq(graph)? != seq {
             return Ok(());
         }
@@ -914,13 +926,7 @@ fn scope_of_change(
     }
     let held = match held {
         Some(names) => names,
-        None => held.insert(HeldNames {
-            mentioned: load_names(store, graph)?,
-            facts: extracts
-                .par_iter()
-                .map(|(path, (_, ex))| (path.clone(), names::spread_facts(ex)))
-                .collect(),
-        }),
+        None => held.insert(HeldNames::load(store, graph, extracts)?),
     };
     // The held facts are the last run's: the edited files' are taken now.
     let edited: Vec<names::SpreadFacts> = replaced

@@ -227,34 +227,31 @@ pub(super) fn write_entities(
                 .map(|(k, _)| k.to_string()),
         )
         .collect();
-    fn facts<'r>(rows: &'r Rows) -> (&'r str, &'r str, bool) {
-        (&rows.0.kind, &rows.1.file, rows.1.is_test)
-    }
-    let facts_changed: BTreeSet<String> = touched
-        .iter()
-        .filter(|k| match (old.get(k.as_str()), new.get(k.as_str())) {
-            (Some(before), Some(now)) => facts(before) != facts(now),
-            _ => true,
-        })
-        .cloned()
-        .collect();
-    let lines_only = |before: &Rows, now: &Rows| {
-        before.0 == now.0
-            && now.1
-                == CodeEntityRow {
+    // Of those, the ones that changed in a way `differs` sees (appeared
+    // and gone ones always).
+    let touched_where = |differs: &dyn Fn(&Rows, &Rows) -> bool| -> BTreeSet<String> {
+        touched
+            .iter()
+            .filter(|k| match (old.get(k.as_str()), new.get(k.as_str())) {
+                (Some(before), Some(now)) => differs(before, now),
+                _ => true,
+            })
+            .cloned()
+            .collect()
+    };
+    let facts_changed = touched_where(&|before, now| {
+        (&before.0.kind, &before.1.file, before.1.is_test)
+            != (&now.0.kind, &now.1.file, now.1.is_test)
+    });
+    let content_changed = touched_where(&|before, now| {
+        before.0 != now.0
+            || now.1
+                != CodeEntityRow {
                     start_line: now.1.start_line,
                     end_line: now.1.end_line,
                     ..before.1.clone()
                 }
-    };
-    let content_changed: BTreeSet<String> = touched
-        .iter()
-        .filter(|k| match (old.get(k.as_str()), new.get(k.as_str())) {
-            (Some(before), Some(now)) => !lines_only(before, now),
-            _ => true,
-        })
-        .cloned()
-        .collect();
+    });
     let entities_delta = new.len() as isize - old.len() as isize;
     for key in old.keys().filter(|k| !new.contains_key(k.as_str())) {
         batch.delete_key::<NodeRow>(vec![graph.into(), key.as_str().into()]);
