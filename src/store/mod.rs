@@ -235,6 +235,7 @@ impl Store {
             })?;
         }
         configure_sqlite_library();
+        create_key_value_table(&building)?;
         let db = DbInstance::new("sqlite", &building, "").map_err(|e| StoreError::Open {
             path: building.display().to_string(),
             message: e.to_string(),
@@ -578,13 +579,18 @@ unsafe extern "C" fn size_connection_cache(
 /// Put the database file in WAL mode (a persistent setting of the file):
 /// readers in other processes keep reading while a writer writes, and a
 /// large index transaction spills to the log instead of rewriting pages.
+/// A new file gets CozoDB's table in key order first ([`KEY_VALUE_TABLE`]).
 fn prepare_sqlite_file(path: &Path) -> Result<()> {
     let err = |e: sqlite::Error| StoreError::Open {
         path: path.display().to_string(),
         message: e.to_string(),
     };
+    let new = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
     let mut conn = sqlite::Connection::open(path).map_err(err)?;
     conn.set_busy_timeout(5000).map_err(err)?;
+    if new {
+        conn.execute(KEY_VALUE_TABLE).map_err(err)?;
+    }
     let mut mode = String::new();
     conn.iterate("PRAGMA journal_mode", |pairs| {
         mode = pairs.first().and_then(|p| p.1).unwrap_or("").to_string();
@@ -595,6 +601,30 @@ fn prepare_sqlite_file(path: &Path) -> Result<()> {
         conn.execute("PRAGMA journal_mode=WAL").map_err(err)?;
     }
     Ok(())
+}
+
+/// CozoDB's one table of a SQLite database, made before CozoDB opens a
+/// new file (its own `create table if not exists` then finds it). CozoDB
+/// declares `k BLOB primary key` on an ordinary table: SQLite then keeps
+/// every key twice, once in the rowid table's row and once in the index
+/// that enforces the key, and a lookup walks both B-trees. Declared
+/// `WITHOUT ROWID`, the rows live in one B-tree ordered by key: each key
+/// is stored once, a range scan reads neighbouring pages, and rows landed
+/// in key order fill pages one after another. Keys compare as blobs
+/// (`memcmp`) either way, so CozoDB's statements work unchanged; a
+/// database made before keeps the table it has.
+const KEY_VALUE_TABLE: &str =
+    "CREATE TABLE IF NOT EXISTS cozo (k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID";
+
+/// Make CozoDB's table in the new database file at `path` (see
+/// [`KEY_VALUE_TABLE`]).
+fn create_key_value_table(path: &Path) -> Result<()> {
+    let err = |e: sqlite::Error| StoreError::Open {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    let conn = sqlite::Connection::open(path).map_err(err)?;
+    conn.execute(KEY_VALUE_TABLE).map_err(err)
 }
 
 /// `path` with `suffix` appended to its file name.
