@@ -399,6 +399,7 @@ pub fn index_repository_cached(
                     });
                 }
                 put_extract(&mut batch, graph, &path, &extract);
+                store.land_when_full(&mut batch)?;
                 new_files.insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
                 replaced.insert(path.clone());
                 extracts.insert(path, (file.ctx.clone(), *extract));
@@ -628,7 +629,7 @@ pub fn index_repository_cached(
         phases.lap("load");
         // A database being built lands each stage's rows as it goes (no
         // stage below reads what an earlier one wrote).
-        let mut landed = land_early(store, &mut batch, &mut phases, "load")?;
+        land_early(store, &mut batch, &mut phases, "load")?;
         phases.show("resolve");
         let inputs: Vec<(&FileContext, &FileExtract)> =
             extracts.values().map(|(c, e)| (c, e)).collect();
@@ -683,6 +684,7 @@ pub fn index_repository_cached(
         let written = write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
         // The text index follows entities whose words may have changed,
         // not every entity whose lines moved.
+        land_early(store, &mut batch, &mut phases, "diff")?;
         let touched = written.content_changed;
         // Usage rows follow the entities whose facts changed and the
         // endpoints of changed edges, not every entity whose lines moved.
@@ -695,6 +697,7 @@ pub fn index_repository_cached(
                 &extracts,
                 text_current.then_some((&touched, &replaced)),
             )?;
+            land_early(store, &mut batch, &mut phases, "diff")?;
             // Files: the words of those parsed now (of every file when the
             // text rows are written anew), and the files gone.
             if !text_current {
@@ -728,11 +731,11 @@ pub fn index_repository_cached(
         } else {
             super::text::invalidate(graph, &mut batch);
         }
-        landed += land_early(store, &mut batch, &mut phases, "diff")?;
+        land_early(store, &mut batch, &mut phases, "diff")?;
         let linked = write_links(
             store, graph, &mut batch, &links, &digests, &stored, &deleted,
         )?;
-        landed += land_early(store, &mut batch, &mut phases, "diff")?;
+        land_early(store, &mut batch, &mut phases, "diff")?;
         usage_touched.extend(linked.endpoints);
         phases.lap("diff");
         let usage_scope = match &scoped {
@@ -749,7 +752,7 @@ pub fn index_repository_cached(
             usage_current.then_some(&usage_touched),
             usage_scope,
         )?;
-        landed += land_early(store, &mut batch, &mut phases, "usage")?;
+        land_early(store, &mut batch, &mut phases, "usage")?;
         phases.lap("usage");
         phases.show("diff");
         let file_rows = write_files(
@@ -795,7 +798,7 @@ pub fn index_repository_cached(
             .begin_graph_change(graph)?
             .with_source(root.display().to_string());
         batch.lands_as(change);
-        summary.rows_written = landed + batch.len();
+        summary.rows_written = batch.landed_early().rows + batch.len();
         summary.files_resolved = links.len();
         phases.lap("diff");
         phases.show("write");
@@ -954,17 +957,18 @@ fn scope_of_change(
     Ok(Some(scope))
 }
 
-/// [`Store::land_early`], its time counted as writing.
+/// [`Store::land_early`], its time counted as writing, as is the time the
+/// stage's writers spent landing full chunks ([`Store::land_when_full`]).
 fn land_early(
     store: &Store,
     batch: &mut Batch,
     phases: &mut Phases,
     running: &'static str,
-) -> Result<usize, StoreError> {
-    phases.lap(running);
-    let rows = store.land_early(batch)?;
-    phases.lap("write");
-    Ok(rows)
+) -> Result<(), StoreError> {
+    phases.lap_landing(running, batch);
+    store.land_early(batch)?;
+    phases.lap_landing("write", batch);
+    Ok(())
 }
 
 /// Wall-clock time per pipeline phase, reported in the summary, and the
@@ -973,6 +977,8 @@ fn land_early(
 struct Phases {
     last: Instant,
     done: BTreeMap<&'static str, f64>,
+    /// Early landings already counted as writing ([`Phases::lap_landing`]).
+    landing_seen: std::time::Duration,
     bar: indicatif::ProgressBar,
 }
 
@@ -990,6 +996,7 @@ impl Phases {
         Phases {
             last: Instant::now(),
             done: BTreeMap::new(),
+            landing_seen: std::time::Duration::ZERO,
             bar,
         }
     }
@@ -1022,6 +1029,19 @@ impl Phases {
         let now = Instant::now();
         *self.done.entry(name).or_insert(0.0) += (now - self.last).as_secs_f64() * 1000.0;
         self.last = now;
+    }
+
+    /// [`Phases::lap`], with the time `batch` spent landing rows since the
+    /// last such lap moved from `name` to `write`.
+    fn lap_landing(&mut self, name: &'static str, batch: &Batch) {
+        self.lap(name);
+        let landing = batch.landed_early().time;
+        let moved = landing.saturating_sub(self.landing_seen).as_secs_f64() * 1000.0;
+        self.landing_seen = landing;
+        if let Some(ms) = self.done.get_mut(name) {
+            *ms -= moved;
+        }
+        *self.done.entry("write").or_insert(0.0) += moved;
     }
 }
 

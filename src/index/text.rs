@@ -209,6 +209,8 @@ fn write_all(
             id: (*id).into(),
             text: w.list.as_str().into(),
         });
+        // Old rows' deletes were staged first: a chunk may land now.
+        store.land_when_full(batch)?;
     }
     put_all_blocks(store, graph, batch, Lists::Entities, lists)
 }
@@ -357,6 +359,7 @@ fn write_all_files(
             path: path.as_str().into(),
             words: encode_file_words(words).into(),
         });
+        store.land_when_full(batch)?;
     }
     put_all_blocks(store, graph, batch, Lists::Files, lists)
 }
@@ -462,6 +465,8 @@ fn put_all_blocks(
         for (block, entries) in blocks {
             kind.put(batch, graph, word, block, &entries);
         }
+        // Every old block's delete is staged above, before any put.
+        store.land_when_full(batch)?;
     }
     Ok(())
 }

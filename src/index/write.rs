@@ -263,6 +263,7 @@ pub(super) fn write_entities(
         }
         batch.put_row(rows.0);
         batch.put_row(rows.1);
+        store.land_when_full(batch)?;
     }
     for path in deleted
         .iter()
@@ -374,6 +375,9 @@ pub(super) fn write_links(
                 weight: w,
             });
         }
+        // A chunk of rows lands at once in a database being built: the
+        // rows put here are final (deletes below are of old rows only).
+        store.land_when_full(batch)?;
         let mut per_src: BTreeMap<&str, Vec<serde_json::Value>> = BTreeMap::new();
         for ((src, rel, text), (line, count, candidates)) in &l.unresolved {
             // An ambiguous reference says so in its text, with the number
@@ -543,6 +547,8 @@ pub(super) fn write_usage(
             continue;
         }
         batch.put_row(row);
+        // Each key is put or deleted once: a chunk may land at any time.
+        store.land_when_full(batch)?;
     }
     Ok(())
 }

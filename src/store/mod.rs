@@ -123,6 +123,8 @@ pub struct Store {
     /// A database under construction ([`Store::create_building`]): no
     /// reader sees it before it is complete.
     building: bool,
+    /// Rows staged before [`Store::land_when_full`] lands them.
+    land_chunk_rows: usize,
 }
 
 /// A change to one graph, prepared against the seq the graph had (see
@@ -201,6 +203,7 @@ impl Store {
             location: location.clone(),
             graph_commits: Arc::default(),
             building: false,
+            land_chunk_rows: LAND_CHUNK_ROWS,
         })
     }
 
@@ -247,6 +250,7 @@ impl Store {
             location: Location::Sqlite(path.to_path_buf()),
             graph_commits: Arc::default(),
             building: true,
+            land_chunk_rows: LAND_CHUNK_ROWS,
         };
         schema::migrate(&store)?;
         Ok(store)
@@ -423,10 +427,39 @@ impl Store {
         if !self.building || batch.graph_change.is_some() {
             return Ok(0);
         }
+        let started = std::time::Instant::now();
+        let early = batch.early;
         let staged = std::mem::take(batch);
         let rows = staged.len();
         self.apply(staged)?;
+        batch.early = EarlyLanding {
+            rows: early.rows + rows,
+            time: early.time + started.elapsed(),
+        };
         Ok(rows)
+    }
+
+    /// Land staged rows of a database being built `rows` at a time
+    /// instead of [`LAND_CHUNK_ROWS`] (tests use a few rows, so that every
+    /// stage lands in many chunks).
+    pub fn with_land_chunk_rows(mut self, rows: usize) -> Store {
+        self.land_chunk_rows = rows.max(1);
+        self
+    }
+
+    /// [`Store::land_early`] once `batch` holds a chunk of rows
+    /// ([`LAND_CHUNK_ROWS`] unless [`Store::with_land_chunk_rows`] says):
+    /// a writer that stages rows one at a time calls it after each, and a
+    /// database being built then holds at most a chunk of staged rows,
+    /// however large the stage. Every row of a chunk is final (a later
+    /// chunk deletes nothing an earlier one put), which writers that call
+    /// this keep. Rows and time landed are counted in the batch
+    /// ([`Batch::landed_early`]).
+    pub fn land_when_full(&self, batch: &mut Batch) -> Result<()> {
+        if self.building && batch.len() >= self.land_chunk_rows {
+            self.land_early(batch)?;
+        }
+        Ok(())
     }
 
     /// Start a change to `graph` at its current seq: a batch that
@@ -585,7 +618,7 @@ fn prepare_sqlite_file(path: &Path) -> Result<()> {
         path: path.display().to_string(),
         message: e.to_string(),
     };
-    let new = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
+    let new = !std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
     let mut conn = sqlite::Connection::open(path).map_err(err)?;
     conn.set_busy_timeout(5000).map_err(err)?;
     if new {
@@ -658,10 +691,24 @@ fn help_of(debug: &str) -> String {
     }
 }
 
+/// How many staged rows a database being built lands at a time (see
+/// [`Store::land_when_full`]): tens of megabytes of rows, and few enough
+/// transactions that their cost does not show.
+pub const LAND_CHUNK_ROWS: usize = 200_000;
+
+/// What a batch landed before the rest of it (see [`Store::land_early`]).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EarlyLanding {
+    pub rows: usize,
+    pub time: std::time::Duration,
+}
+
 /// Rows to put into and delete from relations, applied atomically by
 /// [`Store::apply`].
 #[derive(Default)]
 pub struct Batch {
+    /// Rows landed early, and the time that took; kept across landings.
+    early: EarlyLanding,
     relations: BTreeMap<String, NamedRows>,
     /// Key columns (the leading ones) of the relations whose rows were
     /// queued as typed rows or deletes: those land sorted by key.
@@ -774,6 +821,12 @@ impl Batch {
 
     /// Number of rows the batch writes: puts and deletes, and the graph's
     /// row when it is a graph change.
+    /// The rows landed before the rest of this batch and the time that
+    /// took, summed over every early landing (see [`Store::land_early`]).
+    pub fn landed_early(&self) -> EarlyLanding {
+        self.early
+    }
+
     pub fn len(&self) -> usize {
         usize::from(self.graph_change.is_some())
             + self.relations.values().map(|r| r.rows.len()).sum::<usize>()

@@ -236,6 +236,7 @@ fn killing_an_index_run_leaves_a_database_the_next_run_completes() {
         std::fs::create_dir_all(&dst).unwrap();
         copy_dir(&own, &dst);
     }
+    let started = std::time::Instant::now();
     let expected = {
         let fresh = tempfile::tempdir().unwrap();
         let db = fresh.path().join("g.db");
@@ -250,7 +251,12 @@ fn killing_an_index_run_leaves_a_database_the_next_run_completes() {
             v["unresolved"].clone(),
         )
     };
-    for delay_ms in [20u64, 80, 200, 400] {
+    // Kills early (walk, parse) and then spread over the whole run as
+    // long as it took here, so some land while stages are written chunk
+    // by chunk and while the finished file is synced and linked.
+    let whole_ms = started.elapsed().as_millis() as u64;
+    let spread = [15u64, 45, 75, 95].map(|pct| whole_ms * pct / 100);
+    for delay_ms in [20u64].into_iter().chain(spread) {
         let db = tempfile::tempdir().unwrap();
         let db_path = db.path().join("g.db");
         let mut child = Command::new(env!("CARGO_BIN_EXE_graphctx"))

@@ -606,6 +606,41 @@ fn a_first_index_built_aside_equals_one_landed_in_place() {
     }
 }
 
+#[test]
+fn a_first_index_landed_in_small_chunks_equals_one_landed_in_place() {
+    // A database being built lands a stage's rows in chunks as its writers
+    // stage them (`Store::land_when_full`). With chunks of a few rows every
+    // stage lands in hundreds of pieces, cut at every kind of row: the
+    // result must still equal one batch landed in place.
+    use graphctx::index::{index_location, index_repository, IndexOptions};
+    let tree = initial_tree();
+    let dir = tempfile::tempdir().unwrap();
+    let chunked_path = dir.path().join("chunked.db");
+    let in_place = Location::Sqlite(dir.path().join("in_place.db"));
+    drop(Store::open(&in_place).unwrap());
+    let opts = IndexOptions::default();
+    let building = Store::create_building(&chunked_path)
+        .unwrap()
+        .with_land_chunk_rows(7);
+    let a = index_repository(&building, tree.path(), &opts).unwrap();
+    building.finish_building(&chunked_path).unwrap();
+    let b = index_location(&in_place, tree.path(), &opts).unwrap();
+    assert_eq!(a.rows_written, b.rows_written);
+    assert!(
+        a.rows_written > 1000,
+        "the tree is large enough for many chunks"
+    );
+    let (a, b) = (
+        Store::open(&Location::Sqlite(chunked_path)).unwrap(),
+        Store::open(&in_place).unwrap(),
+    );
+    let relations = a.relations().unwrap();
+    assert_eq!(relations, b.relations().unwrap());
+    for r in relations.iter().filter(|r| !r.contains(':')) {
+        assert_eq!(a.dump(r).unwrap(), b.dump(r).unwrap(), "relation {r}");
+    }
+}
+
 /// Directories, manifests and ignore files changed since the last settle
 /// dated back to `when`, as a server's tree is between saves: what did
 /// not change keeps the time it had, what changed gets a later one than

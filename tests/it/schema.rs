@@ -283,3 +283,61 @@ mod graph_seq {
         assert_eq!(store.apply_to_graph(&again, Batch::new()).unwrap(), 2);
     }
 }
+
+/// The SQL that declares CozoDB's table in the SQLite file at `path`.
+fn key_value_table_sql(path: &std::path::Path) -> String {
+    let conn = sqlite::Connection::open(path).unwrap();
+    let mut sql = String::new();
+    conn.iterate(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'cozo'",
+        |pairs| {
+            sql = pairs[0].1.unwrap_or_default().to_string();
+            true
+        },
+    )
+    .unwrap();
+    sql
+}
+
+#[test]
+fn new_databases_keep_their_rows_in_one_b_tree_by_key() {
+    // Opened new, or built aside by a first index: either way the table
+    // is WITHOUT ROWID (each key stored once, rows in key order).
+    let dir = tempfile::tempdir().unwrap();
+    let opened = dir.path().join("opened.db");
+    drop(Store::open(&Location::Sqlite(opened.clone())).unwrap());
+    assert!(
+        key_value_table_sql(&opened).contains("WITHOUT ROWID"),
+        "{}",
+        key_value_table_sql(&opened)
+    );
+    let built = dir.path().join("built.db");
+    Store::create_building(&built)
+        .unwrap()
+        .finish_building(&built)
+        .unwrap();
+    assert!(key_value_table_sql(&built).contains("WITHOUT ROWID"));
+}
+
+#[test]
+fn a_database_with_cozodbs_own_table_still_opens_and_writes() {
+    // Databases made before keep the rowid table CozoDB creates itself.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("graph.db");
+    sqlite::Connection::open(&path)
+        .unwrap()
+        .execute("CREATE TABLE cozo (k BLOB PRIMARY KEY, v BLOB)")
+        .unwrap();
+    let store = Store::open(&Location::Sqlite(path.clone())).unwrap();
+    store
+        .write(
+            "?[graph, id, kind, name, doc] <- [['code', 'k1', 'function', 'run', '']] :put node {graph, id => kind, name, doc}",
+            Params::new(),
+        )
+        .unwrap();
+    let rows = store
+        .read("?[id] := *node{graph: 'code', id}", Params::new())
+        .unwrap();
+    assert_eq!(rows.rows.len(), 1);
+    assert!(!key_value_table_sql(&path).contains("WITHOUT ROWID"));
+}
