@@ -129,6 +129,9 @@ enum Outcome {
     Parsed {
         hash: String,
         extract: Box<FileExtract>,
+        /// Its stored form (interface and other references, compressed),
+        /// made on the parsing thread.
+        stored: interface::Stored,
         note: Option<String>,
         /// The file's words for the file-level text index, when it is
         /// written (`IndexOptions::text_index`).
@@ -384,6 +387,7 @@ pub fn index_repository_cached(
             Outcome::Parsed {
                 hash,
                 extract,
+                stored,
                 note,
                 words,
             } => {
@@ -398,7 +402,7 @@ pub fn index_repository_cached(
                         reason: reason.clone(),
                     });
                 }
-                put_extract(&mut batch, graph, &path, &extract);
+                put_extract(&mut batch, graph, &path, &extract, stored);
                 store.land_when_full(&mut batch)?;
                 new_files.insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
                 replaced.insert(path.clone());
@@ -1054,7 +1058,7 @@ impl Drop for Phases {
 /// Changes whenever the extractor or the `FileExtract` format changes, so
 /// every file of an index written by an older graphctx is parsed again
 /// instead of being resolved from a stale extract.
-pub const EXTRACT_VERSION: &str = "graphctx-extract-4";
+pub const EXTRACT_VERSION: &str = "graphctx-extract-5";
 
 /// What a file's stored hash and stat row were computed under: the
 /// extract version and the workspace's targets. A stat row made under
@@ -1121,9 +1125,11 @@ fn examine(
     };
     let extract = Box::new(extractor.extract(&file.ctx, &text));
     let words = with_words.then(|| file_words(&file.ctx.path, &text));
+    let stored = interface::encode(&extract);
     Outcome::Parsed {
         hash,
         extract,
+        stored,
         note,
         words,
     }
@@ -1199,6 +1205,7 @@ fn settle_contexts<'w>(
         let Outcome::Parsed {
             hash,
             extract,
+            stored,
             note,
             ..
         } = outcome
@@ -1207,7 +1214,7 @@ fn settle_contexts<'w>(
         };
         let path = file.ctx.path.clone();
         let (status, reason) = parse_status(&extract, note.as_deref());
-        put_extract(s.batch, graph, &path, &extract);
+        put_extract(s.batch, graph, &path, &extract, stored);
         s.new_files
             .insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
         s.replaced.insert(path.clone());
@@ -1228,7 +1235,9 @@ fn reparse_files<'f>(
     let mut out = Vec::new();
     let mut extractor = RustExtractor::new();
     for &file in files {
-        if let Outcome::Parsed { extract, .. } = examine(
+        if let Outcome::Parsed {
+            extract, stored, ..
+        } = examine(
             &mut extractor,
             file,
             None,
@@ -1236,7 +1245,7 @@ fn reparse_files<'f>(
             layout_digest,
             false,
         ) {
-            put_extract(batch, graph, &file.ctx.path, &extract);
+            put_extract(batch, graph, &file.ctx.path, &extract, stored);
             out.push((file, *extract));
         }
     }

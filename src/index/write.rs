@@ -70,9 +70,16 @@ query_rows! {
 
 /// Store an extract: its interface and its other references apart (see
 /// [`interface`]), so a run that resolves only edited files reads the
-/// interfaces of the rest and nothing else.
-pub(super) fn put_extract(batch: &mut Batch, graph: &str, path: &str, extract: &FileExtract) {
-    let (iface, body) = interface::encode(extract);
+/// interfaces of the rest and nothing else. `stored` is
+/// [`interface::encode`] of `extract`.
+pub(super) fn put_extract(
+    batch: &mut Batch,
+    graph: &str,
+    path: &str,
+    extract: &FileExtract,
+    stored: interface::Stored,
+) {
+    let interface::Stored { iface, body } = stored;
     batch.put_row(CodeInterfaceRow {
         graph: graph.into(),
         path: path.into(),
