@@ -7,9 +7,9 @@
 //! (as `graphctx index` makes it), a no-change re-index, and one-file edits
 //! → index current: a body edit as the CLI and as a server run it, and a
 //! new `pub fn` (an interface change), and a `pub fn` that other files
-//! call renamed. It prints the index ÷ parse ratio,
-//! entities/s and edges/s, and the peak RSS of a child process that does
-//! only the cold index.
+//! call renamed. It prints the index ÷ parse ratio, entities/s and
+//! edges/s, and the peak RSS and database size of a child process that
+//! does only the cold index.
 //!
 //! Run: `cargo bench --bench index` (add crate directory names or paths as
 //! arguments to choose the trees; default: regex-automata, syn, serde_json,
@@ -53,12 +53,19 @@ fn peak_rss_kb() -> Option<u64> {
         .and_then(|v| v.parse().ok())
 }
 
-/// Child mode: cold-index one tree into a fresh database and print peak RSS.
+/// Child mode: cold-index one tree into a fresh database and print peak
+/// RSS (KiB) and the database file's size (bytes).
 fn child(root: &Path) {
     let dir = tempfile::tempdir().unwrap();
-    let location = Location::Sqlite(dir.path().join("graph.db"));
-    index_location(&location, root, &IndexOptions::default()).unwrap();
-    println!("{}", peak_rss_kb().unwrap_or(0));
+    let path = dir.path().join("graph.db");
+    index_location(
+        &Location::Sqlite(path.clone()),
+        root,
+        &IndexOptions::default(),
+    )
+    .unwrap();
+    let db_bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+    println!("{} {db_bytes}", peak_rss_kb().unwrap_or(0));
 }
 
 fn bench_tree(label: &str, root: &Path) {
@@ -205,19 +212,22 @@ fn bench_tree(label: &str, root: &Path) {
         (worst(&body_cli), worst(&body_server), worst(&iface));
     let (body_cli, body_server, iface) = (median(body_cli), median(body_server), median(iface));
 
-    let rss = std::process::Command::new(std::env::current_exe().unwrap())
+    let (rss, db_bytes) = std::process::Command::new(std::env::current_exe().unwrap())
         .arg("--child")
         .arg(root)
         .output()
         .ok()
         .and_then(|o| String::from_utf8(o.stdout).ok())
-        .and_then(|s| s.trim().parse::<u64>().ok())
-        .unwrap_or(0);
+        .and_then(|s| {
+            let mut fields = s.split_whitespace().map(|f| f.parse::<u64>().ok());
+            Some((fields.next()??, fields.next()??))
+        })
+        .unwrap_or((0, 0));
 
     println!(
         "{label:<22} {:>5} files {:>6} KiB | parse {:>7.1} ms | cold index {:>7.1} ms = {:>4.2}x parse | \
          no-op {:>6.1} ms | body edit: CLI {:>6.1} ms (largest file {:>6.1}), server {:>6.1} ms ({:>6.1}) | \
-         new pub fn {:>6.1} ms ({:>6.1}) | {:>6} entities {:>6} edges | {:>8.0} entities/s {:>8.0} edges/s | peak RSS {:>5.1} MiB",
+         new pub fn {:>6.1} ms ({:>6.1}) | {:>6} entities {:>6} edges | {:>8.0} entities/s {:>8.0} edges/s | peak RSS {:>5.1} MiB | database {:>6.1} MiB",
         files.len(),
         bytes / 1024,
         parse,
@@ -235,6 +245,7 @@ fn bench_tree(label: &str, root: &Path) {
         s.entities as f64 / (cold / 1000.0),
         s.edges as f64 / (cold / 1000.0),
         rss as f64 / 1024.0,
+        db_bytes as f64 / (1024.0 * 1024.0),
     );
     if let Some((name, users, resolved, t)) = rename {
         println!(
