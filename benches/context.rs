@@ -19,11 +19,6 @@ use graphctx::index::{index_repository, IndexOptions};
 use graphctx::store::{Location, Store};
 use graphctx::support::tokens::{Encoding, TokenCounter};
 
-/// The allocator the `graphctx` binary uses (see src/main.rs), so the
-/// figures are the binary's.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod common;
 use common::{copy_crates, crate_names_from_args, ms, percentile, stats};
 

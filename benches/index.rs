@@ -27,11 +27,6 @@ use graphctx::index::{
 use graphctx::store::{Location, Store};
 use rayon::prelude::*;
 
-/// The allocator the `graphctx` binary uses (see src/main.rs), so the
-/// figures are the binary's.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod common;
 use common::{copy_tree, find_crate};
 

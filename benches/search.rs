@@ -25,11 +25,6 @@ use graphctx::store::value::str_list;
 use graphctx::store::{queries, Location, Params, Store};
 use graphctx::support::words::query_terms;
 
-/// The allocator the `graphctx` binary uses (see src/main.rs), so the
-/// figures are the binary's.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod common;
 use common::{copy_crates, crate_names_from_args, ms, stats, thread_cpu_ms};
 

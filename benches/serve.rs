@@ -30,11 +30,6 @@ use graphctx::analyse::select::BaseSpec;
 use graphctx::emit::Format;
 use graphctx::serve::{Refresh, Workspace};
 
-/// The allocator the `graphctx` binary uses (see src/main.rs), so the
-/// figures are the binary's.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod common;
 #[path = "../tests/it/common/lsp_rpc.rs"]
 mod lsp_rpc;

@@ -6,6 +6,11 @@ use std::path::{Path, PathBuf};
 
 use graphctx::index::walk;
 
+/// The allocator the `graphctx` binary uses (see src/main.rs), in every
+/// benchmark (each includes this module), so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Registry crates indexed together for the ≥ 50k-entity benchmarks
 /// (`context`, `serve`).
 pub const LARGE_INDEX_CRATES: &[&str] = &[

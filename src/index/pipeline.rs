@@ -686,9 +686,9 @@ pub fn index_repository_cached(
         phases.show("diff");
 
         let written = write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
+        land_early(store, &mut batch, &mut phases, "diff")?;
         // The text index follows entities whose words may have changed,
         // not every entity whose lines moved.
-        land_early(store, &mut batch, &mut phases, "diff")?;
         let touched = written.content_changed;
         // Usage rows follow the entities whose facts changed and the
         // endpoints of changed edges, not every entity whose lines moved.

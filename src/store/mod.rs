@@ -618,12 +618,11 @@ fn prepare_sqlite_file(path: &Path) -> Result<()> {
         path: path.display().to_string(),
         message: e.to_string(),
     };
-    let new = !std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
+    if !std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+        create_key_value_table(path)?;
+    }
     let mut conn = sqlite::Connection::open(path).map_err(err)?;
     conn.set_busy_timeout(5000).map_err(err)?;
-    if new {
-        conn.execute(KEY_VALUE_TABLE).map_err(err)?;
-    }
     let mut mode = String::new();
     conn.iterate("PRAGMA journal_mode", |pairs| {
         mode = pairs.first().and_then(|p| p.1).unwrap_or("").to_string();
