@@ -79,54 +79,53 @@ pub(super) fn emit_selection(
     }
 
     // Exact count of the assembled document: trim if the estimate was
-    // short, top up (calibrated by the measured error) if it was long.
+    // short, top up (calibrated by the measured error) if it was long. A
+    // top-up that comes out over the budget is trimmed like any plan, and
+    // the fullest document that fitted on the way is the answer: trimming
+    // a top-up can end below the document it started from.
     let mut top_ups = 0;
     let mut trims = 0;
+    let mut best: Option<(String, usize, Plan)> = None;
     loop {
         let (text, n) = settle_token_count(&assemble, &plan, counter);
-        let estimate = fit::estimate(&items, &fit_rels, &plan, overhead);
-        if n <= req.budget
-            && (n as f64) < 0.95 * req.budget as f64
-            && estimate > n
-            && top_ups < 2
-            && plan.excluded().next().is_some()
-        {
-            top_ups += 1;
-            let before = plan.clone();
-            // The plan overestimated by `estimate - n`: plan again with
-            // that much more room (first out of the overhead, then on top
-            // of the budget; the exact count below is what holds).
-            let error = estimate - n;
-            let (budget, calibrated) = if error <= overhead {
-                (req.budget, overhead - error)
-            } else {
-                (req.budget + (error - overhead), 0)
-            };
-            let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
-            fit::refill(
-                &items, &fit_rels, budget, calibrated, &mut plan, base_last, &listing,
-            );
-            if plan != before {
-                continue;
-            }
-        }
         if n <= req.budget {
-            let included = plan.included.iter().filter(|x| **x).count();
-            return Ok(ContextOutput {
-                text,
-                token_count: n,
-                entities_included: included,
-                entities_excluded: selection.candidates.len() - included,
-                relationships: kept_relationships(&loaded, &plan).len(),
-                steps: plan.steps.clone(),
-                cycles: cycles.found.len(),
-                from_cache: false,
-            });
+            let estimate = fit::estimate(&items, &fit_rels, &plan, overhead);
+            let fuller = best.as_ref().is_none_or(|(_, best_n, _)| n > *best_n);
+            if fuller {
+                best = Some((text, n, plan.clone()));
+            }
+            if (n as f64) < 0.95 * req.budget as f64
+                && estimate > n
+                && top_ups < 2
+                && plan.excluded().next().is_some()
+            {
+                top_ups += 1;
+                let before = plan.clone();
+                // The plan overestimated by `estimate - n`: plan again with
+                // that much more room (first out of the overhead, then on
+                // top of the budget; the exact count is what holds).
+                let error = estimate - n;
+                let (budget, calibrated) = if error <= overhead {
+                    (req.budget, overhead - error)
+                } else {
+                    (req.budget + (error - overhead), 0)
+                };
+                let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
+                fit::refill(
+                    &items, &fit_rels, budget, calibrated, &mut plan, base_last, &listing,
+                );
+                if plan != before {
+                    continue;
+                }
+            }
+            let (text, n, plan) = best.expect("a document within the budget was just kept");
+            return Ok(finished(selection, &loaded, text, n, &plan, &cycles));
         }
         // Over the budget: take back entities (those whose files stay
         // named first) and detail until the estimate, corrected by the
         // error just measured, fits — one exact count per correction
         // rather than one per step.
+        let estimate = fit::estimate(&items, &fit_rels, &plan, overhead);
         let short_by = n.saturating_sub(estimate);
         let target = req.budget.saturating_sub(short_by);
         if !fit::trim(&items, &fit_rels, &mut plan, overhead, target, &listing) {
@@ -142,6 +141,28 @@ pub(super) fn emit_selection(
         if trims == 1 {
             fit::fill(&items, &fit_rels, &mut plan, overhead, target);
         }
+    }
+}
+
+/// The output of a document whose exact count `n` is within the budget.
+fn finished(
+    selection: &Selection,
+    loaded: &Loaded,
+    text: String,
+    n: usize,
+    plan: &Plan,
+    cycles: &SelectionCycles,
+) -> ContextOutput {
+    let included = plan.included.iter().filter(|x| **x).count();
+    ContextOutput {
+        text,
+        token_count: n,
+        entities_included: included,
+        entities_excluded: selection.candidates.len() - included,
+        relationships: kept_relationships(loaded, plan).len(),
+        steps: plan.steps.clone(),
+        cycles: cycles.found.len(),
+        from_cache: false,
     }
 }
 

@@ -679,3 +679,42 @@ proptest! {
         }
     }
 }
+
+/// A case the property once found: a whole file as the base, no hops. The
+/// estimate ran long, the first top-up overshot the budget and trimming it
+/// ended far below the document before it; the fuller document that fitted
+/// is the answer.
+#[test]
+fn a_top_up_that_overshoots_keeps_the_fuller_document() {
+    let mut fns = vec![(vec![], 0usize, 0usize); 39];
+    fns[2] = (vec![0], 0, 0);
+    fns[11] = (vec![0], 63, 0);
+    fns[14] = (vec![0], 0, 4);
+    fns[17] = (vec![0], 131, 1);
+    let c = RandomCrate {
+        fns,
+        structs: vec![(vec![], 0), (vec![], 0), (vec![3, 3], 155)],
+    };
+    let dir = tempfile::tempdir().unwrap();
+    write_crate(dir.path(), &c);
+    let store = Store::memory().unwrap();
+    let options = IndexOptions {
+        history: false,
+        ..IndexOptions::default()
+    };
+    index_repository(&store, dir.path(), &options).unwrap();
+    let mut req = request(BaseSpec::File("src/m2.rs".into()));
+    req.budget = 1515;
+    req.hops = 0;
+    let counter = TokenCounter::new(Encoding::O200k);
+    let out = emit::build_context(&store, &req, &counter).unwrap();
+    assert!(out.entities_excluded > 0, "{}", out.text);
+    assert_eq!(out.token_count, counter.count_exact(&out.text));
+    assert!(
+        out.token_count <= req.budget && out.token_count as f64 >= 0.9 * req.budget as f64,
+        "{} of {} tokens ({:?})",
+        out.token_count,
+        req.budget,
+        out.steps
+    );
+}
