@@ -685,7 +685,17 @@ pub fn index_repository_cached(
         phases.lap("resolve");
         phases.show("diff");
 
-        let written = write_entities(store, graph, &mut batch, &replaced, &deleted, &extracts)?;
+        // The changed sets are wanted only where text or usage rows are
+        // updated, not rewritten whole.
+        let written = write_entities(
+            store,
+            graph,
+            &mut batch,
+            &replaced,
+            &deleted,
+            &extracts,
+            text_current || usage_current,
+        )?;
         land_early(store, &mut batch, &mut phases, "diff")?;
         // The text index follows entities whose words may have changed,
         // not every entity whose lines moved.
@@ -737,7 +747,14 @@ pub fn index_repository_cached(
         }
         land_early(store, &mut batch, &mut phases, "diff")?;
         let linked = write_links(
-            store, graph, &mut batch, &links, &digests, &stored, &deleted,
+            store,
+            graph,
+            &mut batch,
+            &links,
+            &digests,
+            &stored,
+            &deleted,
+            usage_current,
         )?;
         land_early(store, &mut batch, &mut phases, "diff")?;
         usage_touched.extend(linked.endpoints);

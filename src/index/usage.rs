@@ -74,6 +74,22 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// The same facts, borrowed.
+    pub fn view(&self) -> UsageOf<'_> {
+        UsageOf {
+            fan_in: self.fan_in,
+            references: self.references,
+            call_sites: self.call_sites.iter().map(String::as_str).collect(),
+            tests: self.tests,
+            tested_members: self.tested_members,
+            out: self
+                .out
+                .iter()
+                .map(|(r, d, w, o)| (r.as_str(), d.as_str(), *w, o.as_str()))
+                .collect(),
+        }
+    }
+
     /// Distinct entities this one (`own`) depends on, itself excluded.
     pub fn dependencies(&self, own: &str) -> BTreeSet<&str> {
         self.out
@@ -122,10 +138,10 @@ fn all_edges<'a>(links: &'a BTreeMap<String, FileLinks<'a>>) -> impl Iterator<It
 /// Usage of every entity in `keys`, computed from all resolved edges.
 /// Containers of entities in `keys` are added first (see module docs), so
 /// the result may hold more entities than were asked for.
-pub fn compute(
-    links: &BTreeMap<String, FileLinks<'_>>,
-    keys: &BTreeSet<String>,
-) -> BTreeMap<String, Usage> {
+pub fn compute<'a>(
+    links: &'a BTreeMap<String, FileLinks<'a>>,
+    keys: impl IntoIterator<Item = &'a str>,
+) -> HashMap<&'a str, UsageOf<'a>> {
     compute_from(|| all_edges(links), keys)
 }
 
@@ -139,7 +155,7 @@ pub fn compute_around(
     graph: &str,
     links: &BTreeMap<String, FileLinks<'_>>,
     resolved: &BTreeSet<String>,
-    keys: &BTreeSet<String>,
+    keys: &[&str],
 ) -> Result<BTreeMap<String, Usage>, StoreError> {
     if keys.is_empty() {
         return Ok(BTreeMap::new());
@@ -165,7 +181,7 @@ pub fn compute_around(
     let fresh = || all_edges(links);
     // The asked entities, then their containers, then the members of
     // both and who tests those (what `compute_from` looks at).
-    let asked: BTreeSet<&str> = keys.iter().map(String::as_str).collect();
+    let asked: BTreeSet<&str> = keys.iter().copied().collect();
     read(&mut edges, queries::EDGES_TOUCHING, touching(&asked))?;
     let containers: BTreeSet<String> = edges
         .keys()
@@ -195,7 +211,7 @@ pub fn compute_around(
             touching(&members.iter().map(String::as_str).collect()).with("rel", TESTS),
         )?;
     }
-    Ok(compute_from(
+    let computed = compute_from(
         || {
             edges
                 .iter()
@@ -208,25 +224,31 @@ pub fn compute_around(
                 })
                 .chain(fresh())
         },
-        keys,
-    ))
+        keys.iter().copied(),
+    );
+    Ok(computed
+        .into_iter()
+        .map(|(k, u)| (k.to_string(), u.into_owned()))
+        .collect())
 }
 
-fn compute_from<'e, I: Iterator<Item = EdgeRef<'e>>>(
+fn compute_from<'a, I: Iterator<Item = EdgeRef<'a>>>(
     all_edges: impl Fn() -> I,
-    keys: &BTreeSet<String>,
-) -> BTreeMap<String, Usage> {
-    if keys.is_empty() {
-        return BTreeMap::new();
+    keys: impl IntoIterator<Item = &'a str>,
+) -> HashMap<&'a str, UsageOf<'a>> {
+    let mut wanted: HashSet<&str> = keys.into_iter().collect();
+    if wanted.is_empty() {
+        return HashMap::default();
     }
-    let mut wanted: HashSet<&str> = keys.iter().map(String::as_str).collect();
     let asked = wanted.clone();
     for e in all_edges() {
         if e.rel == CONTAINS && asked.contains(e.dst) {
             wanted.insert(e.src);
         }
     }
-    let mut out: HashMap<&str, Usage> = wanted.iter().map(|k| (*k, Usage::default())).collect();
+    drop(asked);
+    let mut out: HashMap<&str, UsageOf> = wanted.iter().map(|k| (*k, UsageOf::default())).collect();
+    drop(wanted);
     let mut fan_in: HashMap<&str, HashSet<&str>> = HashMap::default();
     // Members of wanted containers; who tests what (all `tests` edges: few).
     let mut members_of: HashMap<&str, Vec<&str>> = HashMap::default();
@@ -236,12 +258,7 @@ fn compute_from<'e, I: Iterator<Item = EdgeRef<'e>>>(
             testers.entry(e.dst).or_default().insert(e.src);
         }
         if let Some(u) = out.get_mut(e.src) {
-            u.out.push((
-                e.rel.to_string(),
-                e.dst.to_string(),
-                e.weight,
-                e.origin.to_string(),
-            ));
+            u.out.push((e.rel, e.dst, e.weight, e.origin));
             if e.rel == CONTAINS {
                 members_of.entry(e.src).or_default().push(e.dst);
             }
@@ -252,7 +269,7 @@ fn compute_from<'e, I: Iterator<Item = EdgeRef<'e>>>(
             }
             match e.rel {
                 CALLS => {
-                    u.call_sites.insert(e.origin.to_string());
+                    u.call_sites.insert(e.origin);
                 }
                 TESTS => u.tests += 1,
                 _ => {}
@@ -272,21 +289,51 @@ fn compute_from<'e, I: Iterator<Item = EdgeRef<'e>>>(
             u.tested_members = tested.len();
         }
     }
-    out.into_iter()
-        .map(|(k, mut u)| {
-            u.fan_in = fan_in.get(k).map_or(0, |s| s.len() as i64);
-            u.out.sort_by(|a, b| {
-                (&a.0, &a.1, &a.3)
-                    .cmp(&(&b.0, &b.1, &b.3))
-                    .then(a.2.total_cmp(&b.2))
-            });
-            (k.to_string(), u)
-        })
-        .collect()
+    for (k, u) in out.iter_mut() {
+        u.fan_in = fan_in.get(k).map_or(0, |s| s.len() as i64);
+        u.out.sort_by(|a, b| {
+            (a.0, a.1, a.3)
+                .cmp(&(b.0, b.1, b.3))
+                .then(a.2.total_cmp(&b.2))
+        });
+    }
+    out
 }
 
-/// The stored form of `out` (one string: a context reads it in one piece).
-pub fn encode_out(out: &[OutEdge]) -> String {
+/// [`Usage`] borrowing its strings from the edges it was computed from:
+/// what a run computes for every entity of a first index without copying
+/// each edge's ends once more.
+#[derive(Debug, Default)]
+pub struct UsageOf<'a> {
+    pub fan_in: i64,
+    pub references: usize,
+    pub call_sites: BTreeSet<&'a str>,
+    pub tests: usize,
+    pub tested_members: usize,
+    /// `(rel, dst, weight, origin)`, sorted.
+    pub out: Vec<(&'a str, &'a str, f64, &'a str)>,
+}
+
+impl UsageOf<'_> {
+    pub fn into_owned(self) -> Usage {
+        Usage {
+            fan_in: self.fan_in,
+            references: self.references,
+            call_sites: self.call_sites.into_iter().map(str::to_string).collect(),
+            tests: self.tests,
+            tested_members: self.tested_members,
+            out: self
+                .out
+                .into_iter()
+                .map(|(r, d, w, o)| (r.to_string(), d.to_string(), w, o.to_string()))
+                .collect(),
+        }
+    }
+}
+
+/// The stored form of `out` (one string: a context reads it in one piece):
+/// of [`OutEdge`]s, or of the same tuples borrowed.
+pub fn encode_out<E: Serialize>(out: &[E]) -> String {
     serde_json::to_string(out).unwrap_or_else(|_| "[]".to_string())
 }
 

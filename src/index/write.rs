@@ -181,7 +181,10 @@ pub(super) struct EntitiesWritten {
 
 /// Write the entities of re-parsed, skipped and deleted files: only the
 /// rows that differ from what is stored (an edit to one function rewrites
-/// that function's rows, not its file's).
+/// that function's rows, not its file's). Rows are made and staged a file
+/// at a time, so a first index never holds every entity's rows at once;
+/// the changed sets are collected only when `track` asks for them (a run
+/// that rewrites the text and usage rows of every entity reads neither).
 pub(super) fn write_entities(
     store: &Store,
     graph: &str,
@@ -189,13 +192,15 @@ pub(super) fn write_entities(
     replaced: &BTreeSet<String>,
     deleted: &[String],
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+    track: bool,
 ) -> Result<EntitiesWritten, StoreError> {
     let files: Vec<&str> = replaced
         .iter()
         .map(String::as_str)
         .chain(deleted.iter().map(String::as_str))
         .collect();
-    let stored_rows = match files.is_empty() {
+    // A database being built holds no entities yet.
+    let stored_rows = match files.is_empty() || store.is_building() {
         true => None,
         false => Some(
             store.read(
@@ -213,64 +218,61 @@ pub(super) fn write_entities(
             old.insert(r.id.to_string(), stored_entity_rows(graph, r));
         }
     }
-    let mut new: BTreeMap<&str, Rows> = BTreeMap::new();
+    let mut written = EntitiesWritten {
+        content_changed: BTreeSet::new(),
+        facts_changed: BTreeSet::new(),
+        entities_delta: -(old.len() as i64),
+    };
+    // Entities that appeared or changed: their usage rows follow if their
+    // kind, file or test flag changed (an unchanged row keeps them; edges
+    // around it are the other writer's business, see `write_links`), their
+    // text rows if more than their lines changed.
     for path in replaced {
-        if let Some((ctx, ex)) = extracts.get(path) {
-            for e in &ex.entities {
-                new.insert(e.key.as_str(), entity_rows(graph, &ctx.crate_name, e));
+        let Some((ctx, ex)) = extracts.get(path) else {
+            continue;
+        };
+        written.entities_delta += ex.entities.len() as i64;
+        for e in &ex.entities {
+            let now = entity_rows(graph, &ctx.crate_name, e);
+            let before = old.remove(e.key.as_str());
+            if before.as_ref() == Some(&now) {
+                continue;
             }
+            if track {
+                let (facts, content) = match &before {
+                    None => (true, true),
+                    Some(before) => (
+                        (&before.0.kind, &before.1.file, before.1.is_test)
+                            != (&now.0.kind, &now.1.file, now.1.is_test),
+                        before.0 != now.0
+                            || now.1
+                                != CodeEntityRow {
+                                    start_line: now.1.start_line,
+                                    end_line: now.1.end_line,
+                                    ..before.1.clone()
+                                },
+                    ),
+                };
+                if facts {
+                    written.facts_changed.insert(e.key.clone());
+                }
+                if content {
+                    written.content_changed.insert(e.key.clone());
+                }
+            }
+            batch.put_row(now.0);
+            batch.put_row(now.1);
+            store.land_when_full(batch)?;
         }
     }
-    // Entities that appeared, changed or went: their usage rows follow
-    // (an unchanged row keeps kind, file and test flag; edges around it
-    // are the other writer's business, see `write_links`).
-    let touched: BTreeSet<String> = old
-        .keys()
-        .filter(|k| !new.contains_key(k.as_str()))
-        .cloned()
-        .chain(
-            new.iter()
-                .filter(|(k, row)| old.get(**k) != Some(*row))
-                .map(|(k, _)| k.to_string()),
-        )
-        .collect();
-    // Of those, the ones that changed in a way `differs` sees (appeared
-    // and gone ones always).
-    let touched_where = |differs: &dyn Fn(&Rows, &Rows) -> bool| -> BTreeSet<String> {
-        touched
-            .iter()
-            .filter(|k| match (old.get(k.as_str()), new.get(k.as_str())) {
-                (Some(before), Some(now)) => differs(before, now),
-                _ => true,
-            })
-            .cloned()
-            .collect()
-    };
-    let facts_changed = touched_where(&|before, now| {
-        (&before.0.kind, &before.1.file, before.1.is_test)
-            != (&now.0.kind, &now.1.file, now.1.is_test)
-    });
-    let content_changed = touched_where(&|before, now| {
-        before.0 != now.0
-            || now.1
-                != CodeEntityRow {
-                    start_line: now.1.start_line,
-                    end_line: now.1.end_line,
-                    ..before.1.clone()
-                }
-    });
-    let entities_delta = new.len() as isize - old.len() as isize;
-    for key in old.keys().filter(|k| !new.contains_key(k.as_str())) {
+    // What is left of the stored rows went.
+    for key in old.keys() {
         batch.delete_key::<NodeRow>(vec![graph.into(), key.as_str().into()]);
         batch.delete_key::<CodeEntityRow>(vec![graph.into(), key.as_str().into()]);
     }
-    for (key, rows) in new {
-        if old.get(key) == Some(&rows) {
-            continue;
-        }
-        batch.put_row(rows.0);
-        batch.put_row(rows.1);
-        store.land_when_full(batch)?;
+    if track {
+        written.facts_changed.extend(old.keys().cloned());
+        written.content_changed.extend(old.into_keys());
     }
     for path in deleted
         .iter()
@@ -281,11 +283,7 @@ pub(super) fn write_entities(
         batch.delete_key::<CodeInterfaceRow>(vec![graph.into(), path.as_str().into()]);
         batch.delete_key::<CodeNamesRow>(vec![graph.into(), path.as_str().into()]);
     }
-    Ok(EntitiesWritten {
-        content_changed,
-        facts_changed,
-        entities_delta: entities_delta as i64,
-    })
+    Ok(written)
 }
 
 /// Edges, unresolved and ambiguous references: now minus before.
@@ -304,7 +302,9 @@ pub(super) struct LinksWritten {
 }
 
 /// Write the links of files whose digest differs from the stored one (and
-/// drop those of deleted files): only the rows that changed.
+/// drop those of deleted files): only the rows that changed. The ends of
+/// changed edges are collected only when `track` asks for them.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn write_links(
     store: &Store,
     graph: &str,
@@ -313,6 +313,7 @@ pub(super) fn write_links(
     digests: &BTreeMap<String, String>,
     stored: &BTreeMap<String, StoredFile>,
     deleted: &[String],
+    track: bool,
 ) -> Result<LinksWritten, StoreError> {
     let mut endpoints = BTreeSet::new();
     let mut delta = LinkDelta::default();
@@ -325,22 +326,25 @@ pub(super) fn write_links(
     if changed.is_empty() {
         return Ok(LinksWritten { endpoints, delta });
     }
-    let origins = str_list(changed.iter().copied());
-    let params = Params::new().with("graph", graph).with("origins", origins);
     // Stored rows of these origins, diffed against the new links: only
-    // what changed is deleted or written.
+    // what changed is deleted or written. A database being built holds
+    // none yet.
     let mut old_edges: BTreeMap<(String, String, String, String), f64> = BTreeMap::new();
-    let rows = store.read(queries::EDGES_FROM_ORIGINS, params.clone())?;
-    for r in decode_rows::<EdgesFromOrigins>(&rows)? {
-        old_edges.insert(
-            (r.src.into(), r.rel.into(), r.dst.into(), r.origin.into()),
-            r.weight,
-        );
-    }
     let mut old_unresolved: BTreeMap<(String, String), serde_json::Value> = BTreeMap::new();
-    let rows = store.read(queries::UNRESOLVED_FROM_ORIGINS, params)?;
-    for r in decode_rows::<UnresolvedFromOrigins>(&rows)? {
-        old_unresolved.insert((r.origin.into(), r.src.into()), r.refs.into_owned());
+    if !store.is_building() {
+        let origins = str_list(changed.iter().copied());
+        let params = Params::new().with("graph", graph).with("origins", origins);
+        let rows = store.read(queries::EDGES_FROM_ORIGINS, params.clone())?;
+        for r in decode_rows::<EdgesFromOrigins>(&rows)? {
+            old_edges.insert(
+                (r.src.into(), r.rel.into(), r.dst.into(), r.origin.into()),
+                r.weight,
+            );
+        }
+        let rows = store.read(queries::UNRESOLVED_FROM_ORIGINS, params)?;
+        for r in decode_rows::<UnresolvedFromOrigins>(&rows)? {
+            old_unresolved.insert((r.origin.into(), r.src.into()), r.refs.into_owned());
+        }
     }
     delta.edges -= old_edges.len() as i64;
     for refs in old_unresolved.values() {
@@ -371,8 +375,10 @@ pub(super) fn write_links(
             // Added, or its weight changed: usage around it follows. An
             // edge as stored leaves its ends' usage as it was, though its
             // file's other references moved.
-            endpoints.insert(src.to_string());
-            endpoints.insert(dst.to_string());
+            if track {
+                endpoints.insert(src.to_string());
+                endpoints.insert(dst.to_string());
+            }
             batch.put_row(EdgeRow {
                 graph: graph.into(),
                 src: (*src).into(),
@@ -470,37 +476,48 @@ pub(super) fn write_usage(
         })
         .flat_map(|(_, (_, ex))| ex.entities.iter().map(|e| (e.key.as_str(), e)))
         .collect();
-    let all: BTreeSet<String>;
-    let touched = match touched {
-        Some(t) => t,
+    let touched: Vec<&str> = match touched {
+        Some(t) => t.iter().map(String::as_str).collect(),
         None => {
             batch.put_row(CodeUsageVersionRow {
                 graph: graph.into(),
                 version: usage::USAGE_VERSION,
             });
-            all = entities.keys().map(|k| k.to_string()).collect();
-            &all
+            entities.keys().copied().collect()
         }
     };
-    let computed = match scope {
-        UsageScope::AllLinks => usage::compute(links, touched),
+    let around;
+    let mut computed = match scope {
+        UsageScope::AllLinks => usage::compute(links, touched.iter().copied()),
         UsageScope::Around(resolved) => {
-            usage::compute_around(store, graph, links, resolved, touched)?
+            around = usage::compute_around(store, graph, links, resolved, &touched)?;
+            around.iter().map(|(k, u)| (k.as_str(), u.view())).collect()
         }
     };
     let asked: BTreeSet<&str> = touched
         .iter()
-        .map(String::as_str)
-        .chain(computed.keys().map(String::as_str))
+        .copied()
+        .chain(computed.keys().copied())
         .collect();
-    let stored_rows = store.read(
-        queries::USAGE_OF,
-        Params::new()
-            .with("graph", graph)
-            .with("keys", str_list(asked.iter().copied())),
-    )?;
-    let stored: BTreeMap<String, CodeUsageRow> = decode_rows::<UsageOf>(&stored_rows)?
+    drop(touched);
+    // A database being built holds no usage rows yet.
+    let stored_rows = match store.is_building() {
+        true => None,
+        false => Some(
+            store.read(
+                queries::USAGE_OF,
+                Params::new()
+                    .with("graph", graph)
+                    .with("keys", str_list(asked.iter().copied())),
+            )?,
+        ),
+    };
+    let stored: BTreeMap<String, CodeUsageRow> = stored_rows
+        .as_ref()
+        .map(|rows| decode_rows::<UsageOf>(rows))
+        .transpose()?
         .into_iter()
+        .flatten()
         .map(|r| {
             let row = CodeUsageRow {
                 graph: graph.into(),
@@ -536,7 +553,7 @@ pub(super) fn write_usage(
             }
             continue;
         };
-        let u = computed.get(key).cloned().unwrap_or_default();
+        let u = computed.remove(key).unwrap_or_default();
         let row = CodeUsageRow {
             graph: graph.into(),
             id: key.into(),
@@ -545,7 +562,7 @@ pub(super) fn write_usage(
             is_test,
             fan_in: u.fan_in,
             references: u.references as i64,
-            call_sites: u.call_sites.iter().map(|s| Cow::Owned(s.clone())).collect(),
+            call_sites: u.call_sites.iter().map(|s| Cow::Borrowed(*s)).collect(),
             tests: u.tests as i64,
             tested_members: u.tested_members as i64,
             out: usage::encode_out(&u.out).into(),

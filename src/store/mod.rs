@@ -462,6 +462,13 @@ impl Store {
         Ok(())
     }
 
+    /// Whether this is a database being built ([`Store::create_building`]):
+    /// it held nothing when the run building it began, so a writer has no
+    /// stored rows to compare with.
+    pub fn is_building(&self) -> bool {
+        self.building
+    }
+
     /// Start a change to `graph` at its current seq: a batch that
     /// [`Batch::lands_as`] it lands as `change.seq()`.
     pub fn begin_graph_change(&self, graph: &str) -> Result<GraphChange> {
