@@ -514,7 +514,7 @@ pub(super) fn write_usage(
     };
     let stored: BTreeMap<String, CodeUsageRow> = stored_rows
         .as_ref()
-        .map(|rows| decode_rows::<UsageOf>(rows))
+        .map(decode_rows::<UsageOf>)
         .transpose()?
         .into_iter()
         .flatten()
