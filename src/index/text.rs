@@ -117,17 +117,13 @@ pub fn write(
             .filter(|e| keys.contains(&e.key))
             .collect(),
     };
+    let Some((touched, _)) = touched else {
+        return write_all(store, graph, batch, entities);
+    };
     let now: BTreeMap<&str, Words> = entities
         .par_iter()
-        .map(|e| {
-            let (words, len) = index_words(&search_text(e));
-            let list = word_list(&words);
-            (e.key.as_str(), Words { words, len, list })
-        })
+        .map(|e| (e.key.as_str(), entity_words(e)))
         .collect();
-    let Some((touched, _)) = touched else {
-        return write_all(store, graph, batch, &now);
-    };
 
     // Stored word lists of the touched entities.
     let keys: Vec<&str> = touched.iter().map(String::as_str).collect();
@@ -177,13 +173,26 @@ pub fn write(
     rewrite_blocks(store, graph, batch, Lists::Entities, &changes)
 }
 
+/// The words of an entity's search text, with their stored list.
+fn entity_words(e: &Entity) -> Words {
+    let (words, len) = index_words(&search_text(e));
+    let list = word_list(&words);
+    Words { words, len, list }
+}
+
+/// Entities whose words are made at a time by [`write_all`]: enough to
+/// keep every core busy, few enough that their words never add up to much.
+const WORDS_CHUNK: usize = 16_384;
+
 /// Every text row of `graph` anew: the stored ones (of another version)
-/// deleted, the rows of `now` (every entity) put.
+/// deleted, the rows of `entities` (every entity) put. Words are made a
+/// chunk at a time in id order and only the posting lists are kept, so a
+/// first index never holds every entity's words at once.
 fn write_all(
     store: &Store,
     graph: &str,
     batch: &mut Batch,
-    now: &BTreeMap<&str, Words>,
+    entities: Vec<&Entity>,
 ) -> Result<(), StoreError> {
     let p = Params::new().with("graph", graph);
     let rows = store.read(queries::TEXT_KEYS, p)?;
@@ -194,23 +203,33 @@ fn write_all(
         graph: graph.into(),
         version: TEXT_VERSION,
     });
-    let mut lists: BTreeMap<&str, Vec<Posting>> = BTreeMap::new();
-    // `now` is in id order, so every list is too.
-    for (id, w) in now {
-        for (word, tf) in &w.words {
-            lists.entry(word).or_default().push(Posting {
-                id,
-                tf: *tf,
-                len: w.len,
+    // In id order, so every list is too (of entities sharing a key, the
+    // last one's words).
+    let by_key: BTreeMap<&str, &Entity> =
+        entities.into_iter().map(|e| (e.key.as_str(), e)).collect();
+    let entities: Vec<&Entity> = by_key.into_values().collect();
+    let mut lists: BTreeMap<String, Vec<Posting>> = BTreeMap::new();
+    for chunk in entities.chunks(WORDS_CHUNK) {
+        let words: Vec<Words> = chunk.par_iter().map(|e| entity_words(e)).collect();
+        for (e, w) in chunk.iter().zip(words) {
+            let id = e.key.as_str();
+            for (word, tf) in w.words {
+                let posting = Posting { id, tf, len: w.len };
+                match lists.get_mut(word.as_str()) {
+                    Some(list) => list.push(posting),
+                    None => {
+                        lists.insert(word, vec![posting]);
+                    }
+                }
+            }
+            batch.put_row(CodeTextRow {
+                graph: graph.into(),
+                id: id.into(),
+                text: w.list.into(),
             });
+            // Old rows' deletes were staged first: a chunk may land now.
+            store.land_when_full(batch)?;
         }
-        batch.put_row(CodeTextRow {
-            graph: graph.into(),
-            id: (*id).into(),
-            text: w.list.as_str().into(),
-        });
-        // Old rows' deletes were staged first: a chunk may land now.
-        store.land_when_full(batch)?;
     }
     put_all_blocks(store, graph, batch, Lists::Entities, lists)
 }
@@ -442,12 +461,12 @@ impl Lists {
 
 /// Stage every list of `kind` anew: each stored block deleted, then the
 /// lists (each in id order) put block by block.
-fn put_all_blocks(
+fn put_all_blocks<W: AsRef<str>>(
     store: &Store,
     graph: &str,
     batch: &mut Batch,
     kind: Lists,
-    lists: BTreeMap<&str, Vec<Posting>>,
+    lists: BTreeMap<W, Vec<Posting>>,
 ) -> Result<(), StoreError> {
     let keys = match kind {
         Lists::Entities => queries::WORD_KEYS,
@@ -463,7 +482,7 @@ fn put_all_blocks(
             blocks.entry(posting_block(p.id)).or_default().push(p);
         }
         for (block, entries) in blocks {
-            kind.put(batch, graph, word, block, &entries);
+            kind.put(batch, graph, word.as_ref(), block, &entries);
         }
         // Every old block's delete is staged above, before any put.
         store.land_when_full(batch)?;
