@@ -227,12 +227,17 @@ pub(super) fn write_entities(
     // kind, file or test flag changed (an unchanged row keeps them; edges
     // around it are the other writer's business, see `write_links`), their
     // text rows if more than their lines changed.
+    // Keys are unique, but a count of rows must not trust it: each key
+    // is one row, however many entities carry it.
+    let mut keys_now: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
     for path in replaced {
         let Some((ctx, ex)) = extracts.get(path) else {
             continue;
         };
-        written.entities_delta += ex.entities.len() as i64;
         for e in &ex.entities {
+            if keys_now.insert(e.key.as_str()) {
+                written.entities_delta += 1;
+            }
             let now = entity_rows(graph, &ctx.crate_name, e);
             let before = old.remove(e.key.as_str());
             if before.as_ref() == Some(&now) {
