@@ -74,22 +74,6 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// The same facts, borrowed.
-    pub fn view(&self) -> UsageOf<'_> {
-        UsageOf {
-            fan_in: self.fan_in,
-            references: self.references,
-            call_sites: self.call_sites.iter().map(String::as_str).collect(),
-            tests: self.tests,
-            tested_members: self.tested_members,
-            out: self
-                .out
-                .iter()
-                .map(|(r, d, w, o)| (r.as_str(), d.as_str(), *w, o.as_str()))
-                .collect(),
-        }
-    }
-
     /// Distinct entities this one (`own`) depends on, itself excluded.
     pub fn dependencies(&self, own: &str) -> BTreeSet<&str> {
         self.out
@@ -145,23 +129,28 @@ pub fn compute<'a>(
     compute_from(|| all_edges(links), keys)
 }
 
-/// [`compute`] for a run that resolved only the files `resolved`: `links`
-/// holds their edges, and the edges of every other file that touch the
-/// entities concerned are read from the store (which still holds the
-/// resolved files' old edges; those are left out). The result equals
-/// [`compute`] over the links of every file.
-pub fn compute_around(
+/// For a run that resolved only the files `resolved` (whose edges `links`
+/// holds): the stored edges of every other file that [`compute`] would
+/// look at for `keys` — those touching them, their containers and the
+/// members of both, and who tests those. The store still holds the
+/// resolved files' old edges; those are left out.
+pub struct StoredAround {
+    edges: BTreeMap<(String, String, String, String), f64>,
+}
+
+/// Read the [`StoredAround`] of `keys`.
+pub fn read_around(
     store: &Store,
     graph: &str,
     links: &BTreeMap<String, FileLinks<'_>>,
     resolved: &BTreeSet<String>,
     keys: &[&str],
-) -> Result<BTreeMap<String, Usage>, StoreError> {
-    if keys.is_empty() {
-        return Ok(BTreeMap::new());
-    }
+) -> Result<StoredAround, StoreError> {
     type Stored = BTreeMap<(String, String, String, String), f64>;
     let mut edges: Stored = BTreeMap::new();
+    if keys.is_empty() {
+        return Ok(StoredAround { edges });
+    }
     let read = |edges: &mut Stored, query: &str, params: Params| -> Result<(), StoreError> {
         let rows = store.read(query, params)?;
         for r in decode_rows::<EdgeWithOrigin>(&rows)? {
@@ -211,25 +200,33 @@ pub fn compute_around(
             touching(&members.iter().map(String::as_str).collect()).with("rel", TESTS),
         )?;
     }
-    let computed = compute_from(
-        || {
-            edges
-                .iter()
-                .map(|((src, rel, dst, origin), w)| EdgeRef {
-                    src,
-                    rel,
-                    dst,
-                    origin,
-                    weight: *w,
-                })
-                .chain(fresh())
-        },
-        keys.iter().copied(),
-    );
-    Ok(computed
-        .into_iter()
-        .map(|(k, u)| (k.to_string(), u.into_owned()))
-        .collect())
+    Ok(StoredAround { edges })
+}
+
+impl StoredAround {
+    /// [`compute`] over these edges and `links`: equal to [`compute`] over
+    /// the links of every file.
+    pub fn compute<'a>(
+        &'a self,
+        links: &'a BTreeMap<String, FileLinks<'a>>,
+        keys: impl IntoIterator<Item = &'a str>,
+    ) -> HashMap<&'a str, UsageOf<'a>> {
+        compute_from(
+            || {
+                self.edges
+                    .iter()
+                    .map(|((src, rel, dst, origin), w)| EdgeRef {
+                        src,
+                        rel,
+                        dst,
+                        origin,
+                        weight: *w,
+                    })
+                    .chain(all_edges(links))
+            },
+            keys,
+        )
+    }
 }
 
 fn compute_from<'a, I: Iterator<Item = EdgeRef<'a>>>(
@@ -300,9 +297,9 @@ fn compute_from<'a, I: Iterator<Item = EdgeRef<'a>>>(
     out
 }
 
-/// [`Usage`] borrowing its strings from the edges it was computed from:
-/// what a run computes for every entity of a first index without copying
-/// each edge's ends once more.
+/// [`Usage`] as computed, borrowing its strings from the edges it was
+/// computed from: a run writes it as rows without copying each edge's
+/// ends once more.
 #[derive(Debug, Default)]
 pub struct UsageOf<'a> {
     pub fan_in: i64,
@@ -312,23 +309,6 @@ pub struct UsageOf<'a> {
     pub tested_members: usize,
     /// `(rel, dst, weight, origin)`, sorted.
     pub out: Vec<(&'a str, &'a str, f64, &'a str)>,
-}
-
-impl UsageOf<'_> {
-    pub fn into_owned(self) -> Usage {
-        Usage {
-            fan_in: self.fan_in,
-            references: self.references,
-            call_sites: self.call_sites.into_iter().map(str::to_string).collect(),
-            tests: self.tests,
-            tested_members: self.tested_members,
-            out: self
-                .out
-                .into_iter()
-                .map(|(r, d, w, o)| (r.to_string(), d.to_string(), w, o.to_string()))
-                .collect(),
-        }
-    }
 }
 
 /// The stored form of `out` (one string: a context reads it in one piece):

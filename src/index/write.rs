@@ -223,13 +223,13 @@ pub(super) fn write_entities(
         facts_changed: BTreeSet::new(),
         entities_delta: -(old.len() as i64),
     };
+    // Keys are unique, but a count of rows must not trust it: each key
+    // is one row, however many entities carry it.
+    let mut keys_now: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
     // Entities that appeared or changed: their usage rows follow if their
     // kind, file or test flag changed (an unchanged row keeps them; edges
     // around it are the other writer's business, see `write_links`), their
     // text rows if more than their lines changed.
-    // Keys are unique, but a count of rows must not trust it: each key
-    // is one row, however many entities carry it.
-    let mut keys_now: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
     for path in replaced {
         let Some((ctx, ex)) = extracts.get(path) else {
             continue;
@@ -495,8 +495,8 @@ pub(super) fn write_usage(
     let mut computed = match scope {
         UsageScope::AllLinks => usage::compute(links, touched.iter().copied()),
         UsageScope::Around(resolved) => {
-            around = usage::compute_around(store, graph, links, resolved, &touched)?;
-            around.iter().map(|(k, u)| (k.as_str(), u.view())).collect()
+            around = usage::read_around(store, graph, links, resolved, &touched)?;
+            around.compute(links, touched.iter().copied())
         }
     };
     let asked: BTreeSet<&str> = touched
