@@ -2,6 +2,7 @@
 //!
 //! Language-specific work lives in [`rust`]; the pipeline, the walk, the
 //! co-change history and the usage summaries are about files and edges.
+mod file_edges;
 mod fresh;
 pub mod history;
 pub mod keys;

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::file_edges;
 use super::rust::resolve::FileLinks;
 use super::rust::{interface, names};
 use super::state::StoredFile;
@@ -13,9 +14,9 @@ use super::usage;
 use super::walk::SourceFile;
 use crate::model::{Entity, FileContext, FileExtract};
 use crate::store::rows::{
-    decode_rows, query_rows, CodeEntityRow, CodeExtractRow, CodeFileRow, CodeInterfaceRow,
-    CodeNamesRow, CodeUnresolvedRow, CodeUsageRow, CodeUsageVersionRow, EdgeRow, Json, NodeRow,
-    Str,
+    decode_rows, query_rows, Bytes, CodeEntityRow, CodeExtractRow, CodeFileEdgesRow, CodeFileRow,
+    CodeInterfaceRow, CodeNamesRow, CodeUnresolvedRow, CodeUsageRow, CodeUsageVersionRow, EdgeRow,
+    Json, NodeRow, Str,
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
@@ -41,8 +42,13 @@ query_rows! {
             parent: Option<Str<'a>>,
         }
     }
-    /// `queries/edges_from_origins.cozo`.
-    EdgesFromOrigins = "edges_from_origins" {
+    /// `queries/file_edges_of.cozo`.
+    FileEdgesOf = "file_edges_of" {
+        key { file: Str<'a> }
+        value { edges: Bytes<'a> }
+    }
+    /// `queries/edges_of_origins_scan.cozo`.
+    EdgesOfOriginsScan = "edges_of_origins_scan" {
         key { src: Str<'a>, rel: Str<'a>, dst: Str<'a>, origin: Str<'a> }
         value { weight: f64 }
     }
@@ -334,24 +340,18 @@ pub(super) fn write_links(
     // Stored rows of these origins, diffed against the new links: only
     // what changed is deleted or written. A database being built holds
     // none yet.
-    let mut old_edges: BTreeMap<(String, String, String, String), f64> = BTreeMap::new();
+    let mut old_edges: OldEdges = BTreeMap::new();
     let mut old_unresolved: BTreeMap<(String, String), serde_json::Value> = BTreeMap::new();
     if !store.is_building() {
+        old_edges = read_file_edges(store, graph, &changed)?;
         let origins = str_list(changed.iter().copied());
         let params = Params::new().with("graph", graph).with("origins", origins);
-        let rows = store.read(queries::EDGES_FROM_ORIGINS, params.clone())?;
-        for r in decode_rows::<EdgesFromOrigins>(&rows)? {
-            old_edges.insert(
-                (r.src.into(), r.rel.into(), r.dst.into(), r.origin.into()),
-                r.weight,
-            );
-        }
         let rows = store.read(queries::UNRESOLVED_FROM_ORIGINS, params)?;
         for r in decode_rows::<UnresolvedFromOrigins>(&rows)? {
             old_unresolved.insert((r.origin.into(), r.src.into()), r.refs.into_owned());
         }
     }
-    delta.edges -= old_edges.len() as i64;
+    delta.edges -= old_edges.values().map(BTreeMap::len).sum::<usize>() as i64;
     for refs in old_unresolved.values() {
         for r in refs.as_array().into_iter().flatten() {
             delta.unresolved -= 1;
@@ -366,17 +366,17 @@ pub(super) fn write_links(
         delta.edges += l.edges.len() as i64;
         delta.unresolved += l.unresolved.len() as i64;
         delta.ambiguous += l.unresolved.values().filter(|u| u.2 > 1).count() as i64;
+        let mut old = old_edges.remove(path).unwrap_or_default();
+        // The file's list is written again when an edge of it came, went
+        // or was reweighted.
+        let mut list_changed = false;
         for ((src, rel, dst), weight) in &l.edges {
-            let key = (
-                src.to_string(),
-                rel.to_string(),
-                dst.to_string(),
-                path.to_string(),
-            );
+            let key = (src.to_string(), rel.to_string(), dst.to_string());
             let w = *weight as f64;
-            if old_edges.remove(&key) == Some(w) {
+            if old.remove(&key) == Some(w) {
                 continue;
             }
+            list_changed = true;
             // Added, or its weight changed: usage around it follows. An
             // edge as stored leaves its ends' usage as it was, though its
             // file's other references moved.
@@ -392,6 +392,13 @@ pub(super) fn write_links(
                 origin: path.into(),
                 weight: w,
             });
+        }
+        if list_changed || !old.is_empty() {
+            put_file_edges(batch, graph, path, l);
+        }
+        // What is left of the file's old edges is gone (below).
+        if !old.is_empty() {
+            old_edges.insert(path.to_string(), old);
         }
         // A chunk of rows lands at once in a database being built: the
         // rows put here are final (deletes below are of old rows only).
@@ -429,22 +436,82 @@ pub(super) fn write_links(
             });
         }
     }
-    // Whatever is left of the old rows is gone.
-    for (src, rel, dst, origin) in old_edges.into_keys() {
-        endpoints.insert(src.clone());
-        endpoints.insert(dst.clone());
-        batch.delete_key::<EdgeRow>(vec![
-            graph.into(),
-            src.into(),
-            rel.into(),
-            dst.into(),
-            origin.into(),
-        ]);
+    // Whatever is left of the old rows is gone; so is the list of a file
+    // that has no links now (deleted, or no longer parsed).
+    for (origin, old) in old_edges {
+        if !links.contains_key(&origin) {
+            batch.delete_key::<CodeFileEdgesRow>(vec![graph.into(), origin.as_str().into()]);
+        }
+        for (src, rel, dst) in old.into_keys() {
+            endpoints.insert(src.clone());
+            endpoints.insert(dst.clone());
+            batch.delete_key::<EdgeRow>(vec![
+                graph.into(),
+                src.into(),
+                rel.into(),
+                dst.into(),
+                origin.as_str().into(),
+            ]);
+        }
     }
     for (origin, src) in old_unresolved.into_keys() {
         batch.delete_key::<CodeUnresolvedRow>(vec![graph.into(), origin.into(), src.into()]);
     }
     Ok(LinksWritten { endpoints, delta })
+}
+
+/// The stored edges of some files, by file: `(src, rel, dst)` → weight.
+type OldEdges = BTreeMap<String, BTreeMap<(String, String, String), f64>>;
+
+/// The edges `files` produced, from their stored lists; a file whose list
+/// cannot be read has its edges found by a scan of the graph's edges.
+fn read_file_edges(store: &Store, graph: &str, files: &[&str]) -> Result<OldEdges, StoreError> {
+    let mut old = OldEdges::new();
+    let params = Params::new()
+        .with("graph", graph)
+        .with("files", str_list(files.iter().copied()));
+    let rows = store.read(queries::FILE_EDGES_OF, params)?;
+    let mut unreadable: Vec<String> = Vec::new();
+    for r in decode_rows::<FileEdgesOf>(&rows)? {
+        match file_edges::decode(&r.edges) {
+            Some(list) => {
+                let of = old.entry(r.file.into_owned()).or_default();
+                for (src, rel, dst, weight) in list {
+                    of.insert((src, rel, dst), weight);
+                }
+            }
+            None => unreadable.push(r.file.into_owned()),
+        }
+    }
+    if !unreadable.is_empty() {
+        let params = Params::new()
+            .with("graph", graph)
+            .with("origins", str_list(unreadable.iter().map(String::as_str)));
+        let rows = store.read(queries::EDGES_OF_ORIGINS_SCAN, params)?;
+        for r in decode_rows::<EdgesOfOriginsScan>(&rows)? {
+            old.entry(r.origin.into_owned())
+                .or_default()
+                .insert((r.src.into(), r.rel.into(), r.dst.into()), r.weight);
+        }
+    }
+    Ok(old)
+}
+
+/// Stage the list of a file's edges as `links` has them (none: no row).
+fn put_file_edges(batch: &mut Batch, graph: &str, path: &str, links: &FileLinks) {
+    if links.edges.is_empty() {
+        batch.delete_key::<CodeFileEdgesRow>(vec![graph.into(), path.into()]);
+        return;
+    }
+    let list = links
+        .edges
+        .iter()
+        .map(|((src, rel, dst), weight)| (*src, *rel, *dst, *weight as f64));
+    batch.put_row(CodeFileEdgesRow {
+        graph: graph.into(),
+        file: path.into(),
+        edges: file_edges::encode(list).into(),
+    });
 }
 
 /// Which edges `links` holds: every file's, or only those of the files a

@@ -418,6 +418,12 @@ rows! {
         key { graph: Str<'a>, path: Str<'a> }
         value { data: Bytes<'a> }
     }
+    /// `code_file_edges`: the edges a file's references produced, as one
+    /// list (schema 18; the format is src/index/file_edges.rs).
+    CodeFileEdgesRow = "code_file_edges", writable {
+        key { graph: Str<'a>, file: Str<'a> }
+        value { edges: Bytes<'a> }
+    }
     CodeInterfaceRow = "code_interface", writable {
         key { graph: Str<'a>, path: Str<'a> }
         value { data: Bytes<'a> }

@@ -62,6 +62,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "posting_blocks",
         include_str!("../../schema/017_posting_blocks.cozo"),
     ),
+    (
+        18,
+        "file_edges",
+        include_str!("../../schema/018_file_edges.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.

@@ -389,6 +389,32 @@ fn a_changed_file_reresolves_references_from_other_files() {
     assert_eq!(callers(&store), 1);
 }
 
+/// A file's stored edge list that cannot be read (a damaged row) is not
+/// taken as "no edges": the run finds the file's edges by a scan, so the
+/// edges the rename removes are gone as in a rebuild.
+#[test]
+fn a_damaged_edge_list_does_not_leave_stale_edges() {
+    let tree = initial_tree();
+    let store = Store::memory().unwrap();
+    index(&store, tree.path());
+    let lists = |s: &Store| s.dump("code_file_edges").unwrap().len();
+    assert!(lists(&store) > 0);
+    // The list of the file the edit renames a function in.
+    store
+        .write(
+            "?[graph, file, edges] := *code_file_edges{graph, file}, file = 'src/util.rs', \
+             edges = decode_base64('bm90IGEgbGlzdA==') :put code_file_edges {graph, file => edges}",
+            graphctx::store::Params::new(),
+        )
+        .unwrap();
+    let util = tree.path().join("src/util.rs");
+    let text = std::fs::read_to_string(&util).unwrap();
+    std::fs::write(&util, text.replace("clamp_scale", "clamp_factor")).unwrap();
+    index(&store, tree.path());
+    let (fresh, _) = index_fresh(tree.path());
+    assert_eq!(dump(&store), dump(&fresh));
+}
+
 #[test]
 fn an_edit_that_keeps_every_interface_resolves_only_the_edited_file() {
     let tree = initial_tree();

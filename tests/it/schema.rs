@@ -76,6 +76,45 @@ fn totals_written_before_the_ambiguous_count_keep_their_figures() {
     );
 }
 
+/// Before schema 18 an index of every edge by its origin file told an
+/// index run which edges a file had produced; now each file's list does.
+/// The migration drops the code files' edges, and the next index run
+/// writes them anew: the graph is then what a fresh index makes.
+#[test]
+fn an_index_from_before_schema_18_gets_its_edges_back_on_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    crate::common::copy_dir(&crate::common::fixture("shapes"), &root);
+    let location = Location::Sqlite(dir.path().join("graph.db"));
+    let edges = |store: &Store| store.dump("edge").unwrap().len();
+    {
+        let store = Store::open(&location).unwrap();
+        crate::common::index(&store, &root);
+        assert!(edges(&store) > 0);
+        // Back to what graphctx before schema 18 left.
+        for script in [
+            "::remove code_file_edges",
+            "::index create edge:by_origin { graph, origin, src, rel, dst, weight }",
+            "?[version] <- [[18]] :rm schema_version {version}",
+        ] {
+            store.write(script, Params::new()).unwrap();
+        }
+    }
+    let store = Store::open(&location).unwrap();
+    assert_eq!(
+        schema::current_version(&store).unwrap(),
+        schema::latest_version()
+    );
+    assert_eq!(edges(&store), 0);
+    // A body edit: the run must still resolve every file.
+    let lib = root.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, format!("// edited\n{text}")).unwrap();
+    crate::common::index(&store, &root);
+    let (fresh, _) = crate::common::index_fresh(&root);
+    assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));
+}
+
 #[test]
 fn a_newer_database_is_a_clear_error() {
     let store = Store::memory().unwrap();

@@ -229,13 +229,20 @@ fn an_index_from_before_schema_12_gets_its_text_index_on_the_next_run() {
         store
             .write(
                 "::remove code_text, code_word, code_text_version, code_interface, code_names, \
-                 code_file_text, code_file_word",
+                 code_file_text, code_file_word, code_file_edges",
                 Params::new(),
             )
             .unwrap();
         store
             .write(
-                "?[version] <- [[12], [13], [14], [15], [16], [17]] :rm schema_version {version}",
+                "::index create edge:by_origin { graph, origin, src, rel, dst, weight }",
+                Params::new(),
+            )
+            .unwrap();
+        store
+            .write(
+                "?[version] <- [[12], [13], [14], [15], [16], [17], [18]] \
+                 :rm schema_version {version}",
                 Params::new(),
             )
             .unwrap();

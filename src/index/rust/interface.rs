@@ -21,6 +21,7 @@ use serde::Serialize;
 use crate::model::{
     Entity, FileContext, FileExtract, ModDecl, ParseStatus, RawRef, RefKind, UseDecl,
 };
+use crate::support::packed::{pack, unpack};
 
 /// Whether the symbol table reads references of this kind.
 pub fn is_interface_ref(kind: RefKind) -> bool {
@@ -87,7 +88,7 @@ struct InterfaceView<'a> {
 
 /// The stored forms of an extract (`code_interface`, `code_extract`):
 /// MessagePack with field names (self-describing, so optional fields can
-/// come and go), compressed with zstd. The names repeat in every entity
+/// come and go), compressed with zstd ([`crate::support::packed`]). The names repeat in every entity
 /// and reference, so a file's blobs shrink about tenfold (the registry
 /// tree's 486 MB of stored extracts to about 50 MB), and decompressing
 /// costs less than decoding.
@@ -95,10 +96,6 @@ pub struct Stored {
     pub iface: Vec<u8>,
     pub body: Vec<u8>,
 }
-
-/// zstd's fastest level: compressing runs on the parsing threads, for
-/// every file parsed.
-const STORED_LEVEL: i32 = 1;
 
 /// The stored forms of an extract: its interface and its other
 /// references.
@@ -121,29 +118,6 @@ pub fn encode(extract: &FileExtract) -> Stored {
     }
 }
 
-/// `bytes` compressed, by this thread's compressor: one context per
-/// parsing thread, not one allocated for every blob.
-fn pack(bytes: Vec<u8>) -> Vec<u8> {
-    thread_local! {
-        static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    COMPRESSOR.with_borrow_mut(|slot| {
-        if slot.is_none() {
-            *slot = zstd::bulk::Compressor::new(STORED_LEVEL).ok();
-        }
-        let mut packed = slot
-            .as_mut()
-            .and_then(|c| c.compress(&bytes).ok())
-            .or_else(|| zstd::bulk::compress(&bytes, STORED_LEVEL).ok())
-            .unwrap_or_default();
-        // The buffer was sized for the worst case (the input's size and
-        // more); every file's blob is held until it lands.
-        packed.shrink_to_fit();
-        packed
-    })
-}
-
 /// A stored interface; `None` for a blob this version cannot read (the
 /// file is then parsed again).
 pub fn decode_interface(bytes: &[u8]) -> Option<FileExtract> {
@@ -153,12 +127,6 @@ pub fn decode_interface(bytes: &[u8]) -> Option<FileExtract> {
 /// A file's stored other references; `None` as for [`decode_interface`].
 pub fn decode_body(bytes: &[u8]) -> Option<Vec<RawRef>> {
     rmp_serde::from_slice(&unpack(bytes)?).ok()
-}
-
-/// The MessagePack inside a stored blob; `None` when it is not a zstd
-/// frame (a blob from before they were compressed, or damaged).
-fn unpack(bytes: &[u8]) -> Option<Vec<u8>> {
-    zstd::stream::decode_all(bytes).ok()
 }
 
 /// A fingerprint of what other files can see: equal fingerprints mean no

@@ -63,6 +63,7 @@ pub const GRAPH_RELATIONS: &[&str] = &[
     "code_interface",
     "code_names",
     "code_unresolved",
+    "code_file_edges",
     "code_stats",
     "code_usage",
     "code_usage_version",
