@@ -56,12 +56,7 @@ fn walk_noting(root: &Path, mut seen_dir: impl FnMut(&Path)) -> WalkResult {
     let mut manifests: BTreeMap<String, String> = BTreeMap::new(); // manifest dir → text
     let mut issues = Vec::new();
 
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .follow_links(true)
-        .require_git(false)
-        .filter_entry(|e| e.file_name() != STORE_DIR)
-        .build();
+    let walker = walker(root).build();
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
@@ -292,6 +287,19 @@ impl WalkSnapshot {
         self.checked_ns = now;
         Some(self)
     }
+}
+
+/// The walk's directory traversal from `start`: gitignore-aware (in a git
+/// repository or not), no hidden entries, links followed, the store's
+/// directory left out. A server's file watch covers what it visits.
+pub fn walker(start: &Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(start);
+    builder
+        .hidden(true)
+        .follow_links(true)
+        .require_git(false)
+        .filter_entry(|e| e.file_name() != STORE_DIR);
+    builder
 }
 
 fn relative(root: &Path, abs: &Path) -> Option<String> {

@@ -15,7 +15,8 @@
 //!   to those two;
 //! - [`watch`] keeps the index current: a refresher thread that coalesces
 //!   triggers (saves, debounced edits, file-system events) into incremental
-//!   index runs.
+//!   index runs; [`quiet`] lets an answer over a tree the watch saw no
+//!   change in skip the index run that would otherwise make it fresh.
 //!
 //! Concurrency: servers and CLI commands may share one `.graphctx/`. A
 //! refresh takes the database's [`WriteLock`] with `try_acquire`; when
@@ -31,6 +32,7 @@ pub mod graph_tools;
 pub mod lsp;
 pub mod mcp;
 pub mod nav;
+pub mod quiet;
 pub mod registry;
 pub mod tools;
 pub mod watch;
@@ -95,6 +97,9 @@ pub struct Workspace {
     progressed: Condvar,
     /// `workspace/symbol` table, valid for the graph seq it was read at.
     symbols: Mutex<Option<(i64, Arc<Vec<EntityRow>>)>>,
+    /// What the file watch (when one runs) saw since the last run: an
+    /// answer over a quiet tree needs no index run (see [`quiet`]).
+    changes: Arc<quiet::Changes>,
 }
 
 impl Workspace {
@@ -123,6 +128,7 @@ impl Workspace {
             progress: Mutex::new(Progress::default()),
             progressed: Condvar::new(),
             symbols: Mutex::new(None),
+            changes: Arc::default(),
         };
         // An existing index answers at once (the first run brings it
         // current meanwhile); a new one is waited for.
@@ -165,8 +171,12 @@ impl Workspace {
             history,
             ..IndexOptions::default()
         };
+        let seen = self.changes.before_run();
         let result = index_repository_cached(&self.store, &self.root, &opts, &mut cache);
         drop(lock);
+        if result.is_ok() {
+            self.changes.indexed(seen);
+        }
         self.finish_run();
         Ok(Refresh::Done(Box::new(result?)))
     }
@@ -185,7 +195,12 @@ impl Workspace {
     /// (parsing only what changed; nothing when nothing did), or, when
     /// another process holds the write lock, the files the answer cannot
     /// reflect (changed, new or deleted since they were indexed).
+    /// A tree the file watch saw no change in since the last run began
+    /// needs no run.
     pub fn ensure_current(&self) -> Result<Vec<String>, ServeError> {
+        if self.changes.quiet() {
+            return Ok(Vec::new());
+        }
         match self.refresh(false)? {
             Refresh::Done(_) => Ok(Vec::new()),
             Refresh::Busy(_) => Ok(crate::index::pipeline::stale_files(

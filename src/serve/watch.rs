@@ -10,8 +10,10 @@
 //!
 //! [`watch_workspace`] feeds file-system events (`notify`) for `.rs` files
 //! and `Cargo.toml` into a refresher. It watches the directories the
-//! indexer would walk (gitignore-aware), not `target/` or `.graphctx/`,
-//! and starts watching directories created later.
+//! indexer walks (the same gitignore-aware walk) and starts watching
+//! directories created later. It also counts every change under the
+//! root for the workspace's [`Changes`], so that answers can tell a quiet
+//! tree without asking it (see [`super::quiet`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -20,9 +22,10 @@ use std::time::{Duration, Instant};
 
 use notify::{EventKind, RecursiveMode, Watcher};
 
+use super::quiet::{Changes, FENCE_SUFFIX};
 use super::{Refresh, Workspace};
 use crate::index::IndexSummary;
-use crate::store::STORE_DIR;
+use crate::store::{Location, STORE_DIR};
 
 /// Why a run is wanted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,6 +150,24 @@ pub fn relevant(root: &Path, path: &Path) -> bool {
 /// Keeps the file-system watch alive; drop to stop watching.
 pub struct WorkspaceWatch {
     _watcher: Arc<Mutex<notify::RecommendedWatcher>>,
+    changes: Arc<Changes>,
+}
+
+impl Drop for WorkspaceWatch {
+    fn drop(&mut self) {
+        // No more events: answers ask the tree again.
+        self.changes.distrust();
+    }
+}
+
+/// Whether a failed watch of a directory leaves changes unseen: not when
+/// the directory is gone (its parent's event was counted).
+fn watch_failed(e: &notify::Error) -> bool {
+    match &e.kind {
+        notify::ErrorKind::PathNotFound => false,
+        notify::ErrorKind::Io(io) => io.kind() != std::io::ErrorKind::NotFound,
+        _ => true,
+    }
 }
 
 /// Watch the directories of `ws` that the indexer walks and trigger
@@ -154,11 +175,28 @@ pub struct WorkspaceWatch {
 pub fn watch_workspace(ws: &Workspace, refresher: Refresher) -> notify::Result<WorkspaceWatch> {
     let root = ws.root().to_path_buf();
     let cb_root = root.clone();
+    let changes = ws.changes.clone();
+    let cb_changes = changes.clone();
+    // Answers fence next to the database (an in-memory store has no place:
+    // its answers always ask the tree).
+    let db = match ws.store.location() {
+        Location::Sqlite(db) => Some(db.clone()),
+        Location::Memory => None,
+    };
+    let store_dir = db.as_ref().and_then(|d| d.parent()).map(Path::to_path_buf);
+    let fence = db.as_deref().map(fence_of);
+    let cb_fence = fence.clone();
+    let cb_db = db.clone();
     // New directories are watched from another thread: notify runs this
     // callback on its event loop, and `watch` waits for that loop.
     let (dir_tx, dir_rx) = mpsc::channel::<PathBuf>();
     let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-        let Ok(event) = res else { return };
+        let Ok(event) = res else {
+            // An error of the watch may mean lost events.
+            cb_changes.count();
+            return;
+        };
+        count_change(&cb_changes, &event, cb_fence.as_deref(), cb_db.as_deref());
         if matches!(event.kind, EventKind::Create(_)) {
             for p in &event.paths {
                 if p.is_dir() && watchable_dir(&cb_root, p) {
@@ -180,12 +218,21 @@ pub fn watch_workspace(ws: &Workspace, refresher: Refresher) -> notify::Result<W
     let watcher = Arc::new(Mutex::new(watcher));
     {
         let mut w = watcher.lock().unwrap_or_else(|p| p.into_inner());
+        let mut complete = true;
         for d in dirs_to_watch(&root) {
-            // A directory that vanished meanwhile is not an error.
-            let _ = w.watch(&d, RecursiveMode::NonRecursive);
+            if let Err(e) = w.watch(&d, RecursiveMode::NonRecursive) {
+                complete &= !watch_failed(&e);
+            }
+        }
+        let fenced = store_dir
+            .as_ref()
+            .is_some_and(|d| w.watch(d, RecursiveMode::NonRecursive).is_ok());
+        if let (true, true, Some(fence)) = (complete, fenced, fence) {
+            changes.trust(fence);
         }
     }
     let weak = Arc::downgrade(&watcher);
+    let dir_changes = changes.clone();
     std::thread::Builder::new()
         .name("graphctx-watch-dirs".into())
         .spawn(move || {
@@ -193,12 +240,65 @@ pub fn watch_workspace(ws: &Workspace, refresher: Refresher) -> notify::Result<W
                 let Some(w) = weak.upgrade() else { break };
                 let mut w = w.lock().unwrap_or_else(|p| p.into_inner());
                 for d in dirs_to_watch(&dir) {
-                    let _ = w.watch(&d, RecursiveMode::NonRecursive);
+                    if let Err(e) = w.watch(&d, RecursiveMode::NonRecursive) {
+                        if watch_failed(&e) {
+                            dir_changes.distrust();
+                        }
+                    }
                 }
+                // What changed in the new directories before they were
+                // watched is seen by the next run.
+                dir_changes.count();
             }
         })
         .expect("spawn the directory watcher thread");
-    Ok(WorkspaceWatch { _watcher: watcher })
+    Ok(WorkspaceWatch {
+        _watcher: watcher,
+        changes,
+    })
+}
+
+/// The fence file of the database at `db` (see [`super::quiet`]): beside
+/// it, named after it.
+fn fence_of(db: &Path) -> PathBuf {
+    let mut name = db.file_name().unwrap_or_default().to_os_string();
+    name.push(FENCE_SUFFIX);
+    db.with_file_name(name)
+}
+
+/// Whether `path` is one of the database's own files (the database, its
+/// journal, locks and fence: all named after it), which its writes and
+/// answers touch.
+fn is_store_file(path: &Path, db: &Path) -> bool {
+    path.parent() == db.parent()
+        && path
+            .file_name()
+            .zip(db.file_name())
+            .is_some_and(|(name, db)| name.as_encoded_bytes().starts_with(db.as_encoded_bytes()))
+}
+
+/// Count `event` for [`Changes`]: a change anywhere the walk reads (the
+/// store's own files aside), a lost event, or an answer's fence.
+fn count_change(changes: &Changes, event: &notify::Event, fence: Option<&Path>, db: Option<&Path>) {
+    if event.need_rescan() {
+        changes.count();
+        return;
+    }
+    // Reading a file is no change (the indexer reads what it parses).
+    if matches!(event.kind, EventKind::Access(_)) {
+        return;
+    }
+    for p in &event.paths {
+        if Some(p.as_path()) == fence {
+            changes.fence_written(p);
+        } else if db.is_some_and(|db| is_store_file(p, db))
+            || p.components().any(|c| c.as_os_str() == STORE_DIR)
+        {
+            continue;
+        } else {
+            changes.count();
+        }
+    }
 }
 
 fn watchable_dir(root: &Path, dir: &Path) -> bool {
@@ -212,18 +312,33 @@ fn watchable_dir(root: &Path, dir: &Path) -> bool {
 }
 
 /// `start` and its subdirectories as the indexer's walk sees them
-/// (gitignore-aware, no hidden directories, no `target/`).
+/// ([`crate::index::walk::walker`]: gitignore-aware, no hidden
+/// directories, links followed).
 fn dirs_to_watch(start: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for entry in ignore::WalkBuilder::new(start)
-        .hidden(true)
-        .filter_entry(|e| e.file_name() != "target")
-        .build()
-        .flatten()
-    {
+    for entry in crate::index::walk::walker(start).build().flatten() {
         if entry.file_type().is_some_and(|t| t.is_dir()) {
             out.push(entry.into_path());
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database kept in the root itself (`--db ROOT/graph.db`): its own
+    /// files are no change, the sources beside it are.
+    #[test]
+    fn only_the_database_s_own_files_are_not_changes() {
+        let db = Path::new("/repo/graph.db");
+        for own in ["graph.db", "graph.db-wal", "graph.db.lock", "graph.db.fence"] {
+            assert!(is_store_file(&Path::new("/repo").join(own), db), "{own}");
+        }
+        for source in ["/repo/build.rs", "/repo/src/graph.db", "/repo/Cargo.toml"] {
+            assert!(!is_store_file(Path::new(source), db), "{source}");
+        }
+        assert_eq!(fence_of(db), Path::new("/repo/graph.db.fence"));
+    }
 }

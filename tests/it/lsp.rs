@@ -346,6 +346,44 @@ fn the_watcher_picks_up_changes_made_outside_the_editor() {
     assert!(relevant(ws.root(), &ws.root().join("src/lib.rs")));
 }
 
+/// Under a file watch, an answer over a tree nobody touched runs no index
+/// run; an edit made right before an answer is in it all the same (the
+/// answer waits for the watch to catch up with it, not for a timer).
+#[test]
+fn a_watched_quiet_tree_answers_without_a_run_and_misses_no_edit() {
+    let (d, ws) = shapes();
+    // The refresher never runs here: only answers bring the index current.
+    let never = Duration::from_secs(3600);
+    let delays = Delays {
+        save: never,
+        file_event: never,
+        edit: never,
+    };
+    let refresher = Refresher::start(ws.clone(), delays, None);
+    let _watch = graphctx::serve::watch::watch_workspace(&ws, refresher).unwrap();
+    // The first answer under the watch runs: what came before is unknown.
+    let runs = ws.runs();
+    assert!(ws.ensure_current().unwrap().is_empty());
+    assert_eq!(ws.runs(), runs + 1);
+    for _ in 0..5 {
+        assert!(ws.ensure_current().unwrap().is_empty());
+        ws.context(BaseSpec::Keys(vec![origin_key(&ws)]), 1, 2000, Format::E)
+            .unwrap();
+    }
+    assert_eq!(ws.runs(), runs + 1, "a quiet tree took an index run");
+    for i in 0..10 {
+        let name = format!("edited_just_before_{i}");
+        std::fs::write(
+            d.path().join("src/extra.rs"),
+            format!("pub fn {name}() {{}}\n"),
+        )
+        .unwrap();
+        assert!(ws.ensure_current().unwrap().is_empty());
+        let found = ws.workspace_symbols(&name, 5).unwrap();
+        assert!(found.iter().any(|e| e.name == name), "{name} not indexed");
+    }
+}
+
 // ---------------------------------------------------------------------------
 // The protocol over stdio, with the JSON-RPC client of tests/it/common.
 
