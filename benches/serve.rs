@@ -152,7 +152,9 @@ fn main() {
     drop(ws);
 
     // Through the binary over stdio.
-    let mut lsp = Rpc::start(&root);
+    // As an editor runs it: watching the files, so that an answer over an
+    // unchanged tree needs no index run.
+    let mut lsp = Rpc::start_with(&root, &["lsp"]);
     // The first request waits for the first index run of the corpus.
     lsp.timeout = Duration::from_secs(600);
     let t = Instant::now();

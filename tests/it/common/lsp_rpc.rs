@@ -19,10 +19,19 @@ pub struct Rpc {
 }
 
 impl Rpc {
-    /// `graphctx lsp --no-watch` in `root`, its stdout read on a thread.
+    /// `graphctx lsp --no-watch` in `root`, its stdout read on a thread
+    /// (the tests start their servers with it).
+    #[allow(dead_code)]
     pub fn start(root: &Path) -> Rpc {
+        Rpc::start_with(root, &["lsp", "--no-watch"])
+    }
+
+    /// `graphctx ARGS` in `root`, its stdout read on a thread (the serve
+    /// benchmark starts a watching server with it).
+    #[allow(dead_code)]
+    pub fn start_with(root: &Path, args: &[&str]) -> Rpc {
         let mut child = Command::new(env!("CARGO_BIN_EXE_graphctx"))
-            .args(["lsp", "--no-watch"])
+            .args(args)
             .current_dir(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
