@@ -1212,33 +1212,43 @@ fn settle_contexts<'w>(
     if moved.is_empty() {
         return;
     }
-    let outcomes: Vec<Outcome> = moved
-        .par_iter()
-        .map_init(RustExtractor::new, |x, f| {
-            examine(x, f, None, max_bytes, layout_digest, false)
-        })
-        .collect();
-    for (file, outcome) in moved.iter().zip(outcomes) {
-        let Outcome::Parsed {
-            hash,
-            extract,
-            stored,
-            note,
-            ..
-        } = outcome
-        else {
-            continue;
-        };
-        let path = file.ctx.path.clone();
-        let (status, reason) = parse_status(&extract, note.as_deref());
-        put_extract(s.batch, graph, &path, &extract, stored);
-        s.new_files
-            .insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
-        s.replaced.insert(path.clone());
-        s.unchanged.retain(|f| f.ctx.path != path);
-        s.extracts.insert(path, (file.ctx.clone(), *extract));
+    // A chunk at a time: each new extract replaces its file's old one
+    // before the next chunk is parsed, so the run never holds both of
+    // every moved file (a tenth of a large tree's files can move).
+    let mut reparsed: BTreeSet<String> = BTreeSet::new();
+    for chunk in moved.chunks(SETTLE_CHUNK) {
+        let outcomes: Vec<Outcome> = chunk
+            .par_iter()
+            .map_init(RustExtractor::new, |x, f| {
+                examine(x, f, None, max_bytes, layout_digest, false)
+            })
+            .collect();
+        for (file, outcome) in chunk.iter().zip(outcomes) {
+            let Outcome::Parsed {
+                hash,
+                extract,
+                stored,
+                note,
+                ..
+            } = outcome
+            else {
+                continue;
+            };
+            let path = file.ctx.path.clone();
+            let (status, reason) = parse_status(&extract, note.as_deref());
+            put_extract(s.batch, graph, &path, &extract, stored);
+            s.new_files
+                .insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
+            s.replaced.insert(path.clone());
+            reparsed.insert(path.clone());
+            s.extracts.insert(path, (file.ctx.clone(), *extract));
+        }
     }
+    s.unchanged.retain(|f| !reparsed.contains(&f.ctx.path));
 }
+
+/// Files [`settle_contexts`] parses again at once.
+const SETTLE_CHUNK: usize = 64;
 
 /// Parse files whose stored extract could not be read, and store the new
 /// extracts. Their stored hash stays: the content is the one it names.

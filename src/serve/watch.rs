@@ -333,7 +333,12 @@ mod tests {
     #[test]
     fn only_the_database_s_own_files_are_not_changes() {
         let db = Path::new("/repo/graph.db");
-        for own in ["graph.db", "graph.db-wal", "graph.db.lock", "graph.db.fence"] {
+        for own in [
+            "graph.db",
+            "graph.db-wal",
+            "graph.db.lock",
+            "graph.db.fence",
+        ] {
             assert!(is_store_file(&Path::new("/repo").join(own), db), "{own}");
         }
         for source in ["/repo/build.rs", "/repo/src/graph.db", "/repo/Cargo.toml"] {
