@@ -182,12 +182,19 @@ mod tests {
         assert!(!changes.quiet());
     }
 
+    /// Changes under a watch fencing in `dir`, after a run.
+    fn trusted_after_a_run(dir: &Path) -> (Arc<Changes>, PathBuf) {
+        let fence = dir.join("graph.db.fence");
+        let changes = Arc::new(Changes::default());
+        changes.trust(fence.clone());
+        changes.indexed(changes.before_run());
+        (changes, fence)
+    }
+
     #[test]
     fn a_fence_the_watch_does_not_see_is_not_quiet() {
         let dir = tempfile::tempdir().unwrap();
-        let changes = Changes::default();
-        changes.trust(dir.path().join("graph.db.fence"));
-        changes.indexed(changes.before_run());
+        let (changes, _) = trusted_after_a_run(dir.path());
         let t = Instant::now();
         assert!(!changes.quiet());
         assert!(t.elapsed() >= FENCE_WAIT);
@@ -196,10 +203,7 @@ mod tests {
     #[test]
     fn a_change_the_watch_counts_before_the_fence_is_not_quiet() {
         let dir = tempfile::tempdir().unwrap();
-        let fence = dir.path().join("graph.db.fence");
-        let changes = Arc::new(Changes::default());
-        changes.trust(fence.clone());
-        changes.indexed(changes.before_run());
+        let (changes, fence) = trusted_after_a_run(dir.path());
         // The change happened before the answer; the watch reports it
         // only as it reaches the fence.
         watch_thread(changes.clone(), fence, 1);
