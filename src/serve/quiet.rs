@@ -75,8 +75,11 @@ impl Changes {
     /// The watch now covers the walk's directories and `fence`'s.
     pub fn trust(&self, fence: PathBuf) {
         *self.fence.lock().unwrap_or_else(|p| p.into_inner()) = Some(fence);
-        // Whatever happened before the watch began is unknown.
+        // Whatever happened before the watch began is unknown: a run that
+        // began before it (and completes after) records a count below
+        // this one, so only a run begun from now on makes the tree quiet.
         *self.indexed.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.count();
         self.trusted.store(true, Ordering::SeqCst);
     }
 
@@ -113,7 +116,9 @@ impl Changes {
         self.trusted.load(Ordering::SeqCst) && self.seen.load(Ordering::SeqCst) == indexed
     }
 
-    /// Write a fence and wait until the watch has seen it.
+    /// Write a fence and wait until the watch has seen it. A fence the
+    /// watch does not deliver in time means it cannot be relied on: later
+    /// answers ask the tree rather than wait for fences too.
     fn caught_up(&self) -> bool {
         let Some(path) = self.fence.lock().unwrap_or_else(|p| p.into_inner()).clone() else {
             return false;
@@ -127,6 +132,7 @@ impl Changes {
         while *seen < n {
             let now = Instant::now();
             if now >= deadline {
+                self.distrust();
                 return false;
             }
             seen = match self.fence_moved.wait_timeout(seen, deadline - now) {
@@ -192,12 +198,30 @@ mod tests {
     }
 
     #[test]
+    fn a_run_begun_before_the_watch_does_not_make_the_tree_quiet() {
+        let dir = tempfile::tempdir().unwrap();
+        let fence = dir.path().join("graph.db.fence");
+        let changes = Arc::new(Changes::default());
+        let begun = changes.before_run();
+        changes.trust(fence.clone());
+        watch_thread(changes.clone(), fence, 0);
+        changes.indexed(begun);
+        assert!(!changes.quiet());
+        changes.indexed(changes.before_run());
+        assert!(changes.quiet());
+    }
+
+    #[test]
     fn a_fence_the_watch_does_not_see_is_not_quiet() {
         let dir = tempfile::tempdir().unwrap();
         let (changes, _) = trusted_after_a_run(dir.path());
         let t = Instant::now();
         assert!(!changes.quiet());
         assert!(t.elapsed() >= FENCE_WAIT);
+        // And no later answer waits for a fence again.
+        let t = Instant::now();
+        assert!(!changes.quiet());
+        assert!(t.elapsed() < FENCE_WAIT);
     }
 
     #[test]

@@ -179,8 +179,22 @@ pub fn watch_workspace(ws: &Workspace, refresher: Refresher) -> notify::Result<W
     let cb_changes = changes.clone();
     // Answers fence next to the database (an in-memory store has no place:
     // its answers always ask the tree).
+    // The watch reports paths under the directories as they were given to
+    // it: the database's directory is given (and the fence compared) in
+    // its canonical form, however the database was named.
     let db = match ws.store.location() {
-        Location::Sqlite(db) => Some(db.clone()),
+        Location::Sqlite(db) => db
+            .parent()
+            .and_then(|d| {
+                std::fs::canonicalize(if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d
+                })
+                .ok()
+            })
+            .zip(db.file_name())
+            .map(|(dir, name)| dir.join(name)),
         Location::Memory => None,
     };
     let store_dir = db.as_ref().and_then(|d| d.parent()).map(Path::to_path_buf);
