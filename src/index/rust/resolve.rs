@@ -556,7 +556,7 @@ impl<'a> SymbolTable<'a> {
         // Pass 2: module items (children of module entities) and uses,
         // while another thread gathers the references that name the
         // owners and traits of impl blocks.
-        let members = {
+        let (members, (owner_refs, trait_refs)) = {
             let SymbolTable {
                 entities,
                 key_to_ent,
@@ -568,13 +568,13 @@ impl<'a> SymbolTable<'a> {
                 ..
             } = &mut t;
             let key_to_ent = &*key_to_ent;
-            let (members, impl_refs) = rayon::join(
+            let mut tree = ModuleTree {
+                modules,
+                module_ids,
+                crate_roots,
+            };
+            rayon::join(
                 || {
-                    let mut tree = ModuleTree {
-                        modules,
-                        module_ids,
-                        crate_roots,
-                    };
                     items_and_uses(
                         files,
                         entities,
@@ -585,10 +585,8 @@ impl<'a> SymbolTable<'a> {
                     )
                 },
                 || impl_refs(files, key_to_ent),
-            );
-            (members, impl_refs)
+            )
         };
-        let (members, (owner_refs, trait_refs)) = members;
         // Pass 3: owners of impl blocks, then associated items.
         for (imp, krate, r) in owner_refs {
             let site = t.impl_site(imp, krate, r);
