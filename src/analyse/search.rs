@@ -32,6 +32,7 @@
 //! different places. All weights are fixed constants, the same for every
 //! repository.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
@@ -40,16 +41,17 @@ use rustc_hash::FxHashMap;
 
 use super::relevance::rel_weight;
 use super::select::EntityBrief;
-use crate::store::rows::{decode_first, decode_rows, query_rows, RowError, Str};
+use crate::store::rows::{decode_first, decode_rows, query_rows, Bytes, RowError, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
+use crate::support::packed::unpack_text;
 use crate::support::words::{decode_postings, has_words, query_terms, Posting, Term};
 
 query_rows! {
     /// `queries/search_postings.cozo`.
     PostingsRow = "search_postings" {
         key { word: Str<'a>, block: i64 }
-        value { postings: Str<'a> }
+        value { postings: Bytes<'a> }
     }
     /// `queries/search_entities.cozo`.
     HitRow = "search_entities" {
@@ -436,7 +438,8 @@ fn lexical(
             .with("graph", graph)
             .with("words", str_list(words)),
     )?;
-    let lists = decode_rows::<PostingsRow>(&rows)?;
+    let rows = decode_rows::<PostingsRow>(&rows)?;
+    let lists = unpacked(&rows, "code_word")?;
     let postings = whole_lists(&lists, "code_word")?;
     let mut lens: FxHashMap<&str, i64> = FxHashMap::default();
     for p in postings.iter().flat_map(|(_, ps)| ps) {
@@ -479,30 +482,45 @@ fn lexical(
         .collect())
 }
 
+/// A stored block of a word's list: the word, the block, its text.
+type Block<'r> = (&'r str, i64, Cow<'r, str>);
+
+/// The blocks of `rows` as text (schema 19 stores them compressed).
+fn unpacked<'r>(rows: &'r [PostingsRow<'r>], relation: &str) -> Result<Vec<Block<'r>>, StoreError> {
+    rows.iter()
+        .map(|r| match unpack_text(&r.postings) {
+            Some(list) => Ok((r.word.as_ref(), r.block, list)),
+            None => Err(malformed(relation, &r.word)),
+        })
+        .collect()
+}
+
+fn malformed(relation: &str, word: &str) -> StoreError {
+    RowError {
+        relation: relation.into(),
+        column: "postings".into(),
+        expected: "a posting list".into(),
+        found: format!("a malformed list for '{word}'"),
+    }
+    .into()
+}
+
 /// Each word's whole posting list, in word order (so that a score sums
 /// its words in one order), from the blocks it is stored in (schema 17).
 fn whole_lists<'r>(
-    rows: &'r [PostingsRow<'r>],
+    blocks: &'r [Block<'r>],
     relation: &str,
 ) -> Result<Vec<(&'r str, Vec<Posting<'r>>)>, StoreError> {
     let mut by_word: BTreeMap<&str, Vec<(i64, &str)>> = BTreeMap::new();
-    for r in rows {
-        by_word
-            .entry(r.word.as_ref())
-            .or_default()
-            .push((r.block, r.postings.as_ref()));
+    for (word, block, list) in blocks {
+        by_word.entry(word).or_default().push((*block, list.as_ref()));
     }
     let mut out = Vec::with_capacity(by_word.len());
     for (word, mut blocks) in by_word {
         blocks.sort_unstable_by_key(|(block, _)| *block);
         let mut entries = Vec::new();
         for (_, list) in blocks {
-            entries.extend(decode_postings(list).ok_or_else(|| RowError {
-                relation: relation.into(),
-                column: "postings".into(),
-                expected: "a posting list".into(),
-                found: format!("a malformed list for '{word}'"),
-            })?);
+            entries.extend(decode_postings(list).ok_or_else(|| malformed(relation, word))?);
         }
         out.push((word, entries));
     }
@@ -528,7 +546,8 @@ fn file_words(
             .with("graph", graph)
             .with("words", str_list(words)),
     )?;
-    let lists = decode_rows::<PostingsRow>(&rows)?;
+    let rows = decode_rows::<PostingsRow>(&rows)?;
+    let lists = unpacked(&rows, "code_file_word")?;
     let mut score: FxHashMap<&str, f64> = FxHashMap::default();
     for (_, entries) in whole_lists(&lists, "code_file_word")? {
         let d = entries.len() as f64;

@@ -24,7 +24,7 @@ use crate::analyse::select::{self, BaseSpec, Candidate, SelectError, Selection};
 use crate::graph::{EntityDetails, EntityHead};
 use crate::index::usage;
 use crate::model::rel::name;
-use crate::store::rows::{self, query_rows, ContextCacheRow, StoredRow, Str};
+use crate::store::rows::{self, query_rows, Bytes, ContextCacheRow, StoredRow, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
 use crate::support::tokens::{Encoding, TokenCounter};
@@ -372,7 +372,7 @@ query_rows! {
     /// ([`EntityHead`], [`EntityDetails`]): its `code_usage` row.
     ContextUsage = "context_entities" {
         key { references: i64 }
-        value { call_sites: Vec<Str<'a>>, tests: i64, tested_members: i64, out: Str<'a> }
+        value { call_sites: Vec<Str<'a>>, tests: i64, tested_members: i64, out: Bytes<'a> }
     }
 }
 

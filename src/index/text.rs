@@ -15,6 +15,7 @@
 //! does. Lists are kept in id order, so a list rewritten by runs after
 //! edits is the list a fresh index writes.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
@@ -22,11 +23,12 @@ use rayon::prelude::*;
 use crate::model::Entity;
 use crate::model::{FileContext, FileExtract};
 use crate::store::rows::{
-    decode_first, decode_rows, query_rows, CodeFileTextRow, CodeFileWordRow, CodeTextRow,
+    decode_first, decode_rows, query_rows, Bytes, CodeFileTextRow, CodeFileWordRow, CodeTextRow,
     CodeTextVersionRow, CodeWordRow, RowError, Str,
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
+use crate::support::packed::{pack_text, unpack_text};
 use crate::support::words::{
     decode_file_words, decode_postings, encode_file_words, encode_postings, index_words,
     posting_block, stored_words, word_list, Posting,
@@ -40,7 +42,8 @@ use crate::support::words::{
 /// 4: the words of whole files, `code_file_text` and `code_file_word`
 /// (schema 16).
 /// 5: posting lists cut into blocks by id (schema 17).
-pub const TEXT_VERSION: i64 = 5;
+/// 6: posting lists compressed (schema 19).
+pub const TEXT_VERSION: i64 = 6;
 
 query_rows! {
     /// `queries/text_of.cozo`.
@@ -409,7 +412,7 @@ query_rows! {
     /// `queries/file_word_block_postings.cozo`.
     BlockRow = "word_block_postings" {
         key { word: Str<'a>, block: i64 }
-        value { postings: Str<'a> }
+        value { postings: Bytes<'a> }
     }
 }
 
@@ -431,7 +434,7 @@ impl Lists {
             }
             return;
         }
-        let postings = encode_postings(entries.iter().copied()).into();
+        let postings = pack_text(encode_postings(entries.iter().copied())).into();
         match self {
             Lists::Entities => batch.put_row(CodeWordRow {
                 graph: graph.into(),
@@ -530,10 +533,17 @@ fn rewrite_blocks(
         Params::new().with("graph", graph).with("lists", pairs),
     )?;
     let stored = decode_rows::<BlockRow>(&rows)?;
+    let lists: Vec<(&str, i64, Cow<str>)> = stored
+        .iter()
+        .map(|r| {
+            let list = unpack_text(&r.postings).ok_or_else(|| kind.malformed(&r.word))?;
+            Ok((r.word.as_ref(), r.block, list))
+        })
+        .collect::<Result<_, StoreError>>()?;
     let mut old: BTreeMap<(&str, i64), Vec<Posting>> = BTreeMap::new();
-    for r in &stored {
-        let entries = decode_postings(&r.postings).ok_or_else(|| kind.malformed(&r.word))?;
-        old.insert((r.word.as_ref(), r.block), entries);
+    for (word, block, list) in &lists {
+        let entries = decode_postings(list).ok_or_else(|| kind.malformed(word))?;
+        old.insert((word, *block), entries);
     }
     for ((word, block), changed) in touched {
         let gone: BTreeSet<&str> = changed.iter().map(|(id, _)| *id).collect();

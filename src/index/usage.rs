@@ -27,6 +27,7 @@ use crate::model::rel::DEPENDENCY_RELS;
 use crate::store::rows::{decode_first, decode_rows, query_rows, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
+use crate::support::packed::{pack_text, unpack_text};
 
 /// Version of what `code_usage` rows hold; a database whose rows were
 /// written by another version (or by none) is recomputed in full by the
@@ -311,13 +312,16 @@ pub struct UsageOf<'a> {
     pub out: Vec<(&'a str, &'a str, f64, &'a str)>,
 }
 
-/// The stored form of `out` (one string: a context reads it in one piece):
-/// of [`OutEdge`]s, or of the same tuples borrowed.
-pub fn encode_out<E: Serialize>(out: &[E]) -> String {
-    serde_json::to_string(out).unwrap_or_else(|_| "[]".to_string())
+/// The stored form of `out` (one value: a context reads it in one piece):
+/// of [`OutEdge`]s, or of the same tuples borrowed, as JSON packed by
+/// [`pack_text`] (schema 19: an entity's edges repeat its file's path).
+pub fn encode_out<E: Serialize>(out: &[E]) -> Vec<u8> {
+    pack_text(serde_json::to_string(out).unwrap_or_else(|_| "[]".to_string()))
 }
 
 /// Read back what [`encode_out`] wrote; a damaged value reads as no edges.
-pub fn decode_out(text: &str) -> Vec<OutEdge> {
-    serde_json::from_str(text).unwrap_or_default()
+pub fn decode_out(stored: &[u8]) -> Vec<OutEdge> {
+    unpack_text(stored)
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
 }

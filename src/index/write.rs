@@ -69,7 +69,7 @@ query_rows! {
             call_sites: Vec<Str<'a>>,
             tests: i64,
             tested_members: i64,
-            out: Str<'a>,
+            out: Bytes<'a>,
         }
     }
 }

@@ -439,11 +439,12 @@ rows! {
         key { graph: Str<'a>, id: Str<'a> }
         value { text: Str<'a> }
     }
-    /// `code_word`: a block of a word's posting list (schemas 14 and 17;
-    /// the format is `support::words::encode_postings`).
+    /// `code_word`: a block of a word's posting list (schemas 14, 17 and
+    /// 19: `support::words::encode_postings`, packed by
+    /// `support::packed::pack_text`).
     CodeWordRow = "code_word", writable {
         key { graph: Str<'a>, word: Str<'a>, block: i64 }
-        value { postings: Str<'a> }
+        value { postings: Bytes<'a> }
     }
     /// `code_file_text`: a file's words (schema 16; the format is
     /// `support::words::encode_file_words`).
@@ -453,10 +454,10 @@ rows! {
     }
     /// `code_file_word`: a block of the files holding a word (schemas 16
     /// and 17; the format is `support::words::encode_postings`, ids being
-    /// paths).
+    /// paths, packed as `code_word`'s).
     CodeFileWordRow = "code_file_word", writable {
         key { graph: Str<'a>, word: Str<'a>, block: i64 }
-        value { postings: Str<'a> }
+        value { postings: Bytes<'a> }
     }
     /// `code_text_version`: the version of a graph's text rows (schema 12).
     CodeTextVersionRow = "code_text_version", writable {
@@ -576,7 +577,7 @@ rows! {
             call_sites: Vec<Str<'a>>,
             tests: i64,
             tested_members: i64,
-            out: Str<'a>,
+            out: Bytes<'a>,
         }
     }
     CodeUsageVersionRow = "code_usage_version", writable {

@@ -67,6 +67,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "file_edges",
         include_str!("../../schema/018_file_edges.cozo"),
     ),
+    (
+        19,
+        "packed_text",
+        include_str!("../../schema/019_packed_text.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.

@@ -35,3 +35,54 @@ pub fn pack(bytes: Vec<u8>) -> Vec<u8> {
 pub fn unpack(bytes: &[u8]) -> Option<Vec<u8>> {
     zstd::stream::decode_all(bytes).ok()
 }
+
+/// Text below this many bytes is stored as it is: a zstd frame's own
+/// header and block headers would eat what compressing it saves.
+const SMALL_TEXT: usize = 96;
+
+/// The stored form of a text column that is mostly repeated names (an
+/// entity's outgoing edges, a word's posting list): compressed when that
+/// makes it smaller, else its UTF-8 bytes. The two cannot be confused: a
+/// zstd frame starts with `28 B5 2F FD`, and `B5` cannot follow `(` in
+/// UTF-8.
+pub fn pack_text(text: String) -> Vec<u8> {
+    if text.len() < SMALL_TEXT {
+        return text.into_bytes();
+    }
+    let packed = pack(text.as_bytes().to_vec());
+    if packed.is_empty() || packed.len() >= text.len() {
+        return text.into_bytes();
+    }
+    packed
+}
+
+/// What [`pack_text`] stored; `None` when it is neither a zstd frame of
+/// UTF-8 text nor UTF-8 text (damaged).
+pub fn unpack_text(bytes: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+    const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+    if bytes.starts_with(&ZSTD_MAGIC) {
+        let raw = unpack(bytes)?;
+        return String::from_utf8(raw).ok().map(std::borrow::Cow::Owned);
+    }
+    std::str::from_utf8(bytes).ok().map(std::borrow::Cow::Borrowed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trips_small_and_large_and_damage_is_none() {
+        let small = "[]".to_string();
+        assert_eq!(pack_text(small.clone()), small.as_bytes());
+        assert_eq!(unpack_text(&pack_text(small.clone())).unwrap(), small);
+        let large = "1 4 20 serde/src/de/mod.rs-Visitor\n".repeat(50);
+        let packed = pack_text(large.clone());
+        assert!(packed.len() < large.len() / 4, "{} bytes", packed.len());
+        assert_eq!(unpack_text(&packed).unwrap(), large);
+        let mut damaged = packed.clone();
+        damaged.truncate(packed.len() / 2);
+        assert!(unpack_text(&damaged).is_none());
+        assert!(unpack_text(&[0xff, 0xfe]).is_none());
+    }
+}

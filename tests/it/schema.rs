@@ -95,7 +95,8 @@ fn an_index_from_before_schema_18_gets_its_edges_back_on_the_next_run() {
         for script in [
             "::remove code_file_edges",
             "::index create edge:by_origin { graph, origin, src, rel, dst, weight }",
-            "?[version] <- [[18]] :rm schema_version {version}",
+            "?[version] := *schema_version{version}, version >= 18 \
+             :rm schema_version {version}",
         ] {
             store.write(script, Params::new()).unwrap();
         }
@@ -113,6 +114,58 @@ fn an_index_from_before_schema_18_gets_its_edges_back_on_the_next_run() {
     crate::common::index(&store, &root);
     let (fresh, _) = crate::common::index_fresh(&root);
     assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));
+}
+
+/// Before schema 19 an entity's outgoing edges and the posting lists were
+/// stored as text. The migration drops those rows; the next index run
+/// writes them compressed, and the graph is then what a fresh index makes
+/// (contexts and searches read it back).
+#[test]
+fn an_index_from_before_schema_19_gets_its_usage_and_postings_back_on_the_next_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    crate::common::copy_dir(&crate::common::fixture("shapes"), &root);
+    let location = Location::Sqlite(dir.path().join("graph.db"));
+    {
+        let store = Store::open(&location).unwrap();
+        crate::common::index(&store, &root);
+        // Back to what graphctx before schema 19 left: the same relations
+        // with text columns, each holding a row.
+        for script in [
+            "?[graph, id, kind, file, is_test, fan_in, references, call_sites, tests, \
+              tested_members, out] <- [['code', 'x', 'fn', 'src/lib.rs', false, 0, 0, [], 0, 0, '[]']] \
+             :replace code_usage { graph: String, id: String => kind: String, file: String, \
+              is_test: Bool, fan_in: Int, references: Int, call_sites: [String], tests: Int, \
+              tested_members: Int, out: String }",
+            "?[graph, word, block, postings] <- [['code', 'scale', 0, '1 3 1 x\n']] \
+             :replace code_word { graph: String, word: String, block: Int => postings: String }",
+            "?[graph, word, block, postings] <- [['code', 'scale', 0, '1 0 1 x\n']] \
+             :replace code_file_word { graph: String, word: String, block: Int => postings: String }",
+            "?[version] := *schema_version{version}, version >= 19 \
+             :rm schema_version {version}",
+        ] {
+            store.write(script, Params::new()).unwrap();
+        }
+    }
+    let store = Store::open(&location).unwrap();
+    assert_eq!(
+        schema::current_version(&store).unwrap(),
+        schema::latest_version()
+    );
+    for relation in ["code_usage", "code_word", "code_file_word"] {
+        assert!(store.dump(relation).unwrap().is_empty(), "{relation}");
+    }
+    crate::common::index(&store, &root);
+    let (fresh, _) = crate::common::index_fresh(&root);
+    assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));
+    let hits = graphctx::analyse::search::search(
+        &store,
+        "code",
+        "scale a rectangle by a factor",
+        &graphctx::analyse::search::Options::default(),
+    )
+    .unwrap();
+    assert_eq!(hits[0].key, "src/geometry/mod.rs-geometry-Rect::scale");
 }
 
 #[test]
