@@ -9,7 +9,8 @@ use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
 
 query_rows! {
-    /// `queries/blast_radius.cozo`.
+    /// `queries/blast_radius.cozo` (and `queries/context_reach.cozo`,
+    /// whose columns are the same).
     BlastRadius = "blast_radius" {
         key { node: Str<'a> }
         value { d: i64, dir: Str<'a>, rel: Str<'a>, prev: Str<'a> }
@@ -83,8 +84,43 @@ pub fn blast_radius(
             .with("bases", str_list(bases))
             .with("hops", hops.min(MAX_HOPS) as i64),
     )?;
+    reached(&rows)
+}
+
+/// Beyond the base, an entity with more edges than this is reached but
+/// not passed through by a context's neighbourhood ([`neighbourhood`]).
+/// A context holds a few hundred entities at most; the neighbours of an
+/// entity with more than this rank below everything closer, and a module
+/// of generated bindings (thousands of items) made one context read tens
+/// of thousands of rows. The same for every repository.
+pub const HUB_EDGES: i64 = 256;
+
+/// The entities a context ranks: those within `hops` of `bases`, as
+/// [`blast_radius`] finds them, except that beyond the base an entity with
+/// more than [`HUB_EDGES`] edges is not passed through
+/// (`queries/context_reach.cozo`).
+pub fn neighbourhood(
+    store: &Store,
+    graph: &str,
+    bases: &[String],
+    hops: u32,
+) -> Result<Vec<Reached>, StoreError> {
+    let rows = store.read(
+        queries::CONTEXT_REACH,
+        Params::new()
+            .with("graph", graph)
+            .with("bases", str_list(bases))
+            .with("hops", hops.min(MAX_HOPS) as i64)
+            .with("hub", HUB_EDGES),
+    )?;
+    reached(&rows)
+}
+
+/// The rows of `blast_radius.cozo` or `context_reach.cozo`, one
+/// [`Reached`] per entity.
+fn reached(rows: &cozo::NamedRows) -> Result<Vec<Reached>, StoreError> {
     let mut by_key: BTreeMap<String, Reached> = BTreeMap::new();
-    for r in rows::decode_rows::<BlastRadius>(&rows)? {
+    for r in rows::decode_rows::<BlastRadius>(rows)? {
         let key = r.node;
         let distance = r.d as u32;
         let entry = by_key.entry(key.to_string()).or_insert_with(|| Reached {

@@ -513,7 +513,10 @@ fn whole_lists<'r>(
 ) -> Result<Vec<(&'r str, Vec<Posting<'r>>)>, StoreError> {
     let mut by_word: BTreeMap<&str, Vec<(i64, &str)>> = BTreeMap::new();
     for (word, block, list) in blocks {
-        by_word.entry(word).or_default().push((*block, list.as_ref()));
+        by_word
+            .entry(word)
+            .or_default()
+            .push((*block, list.as_ref()));
     }
     let mut out = Vec::with_capacity(by_word.len());
     for (word, mut blocks) in by_word {

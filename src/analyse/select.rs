@@ -123,7 +123,7 @@ pub fn select(
         ))));
     }
     let base_keys = resolve_base(store, graph, base)?;
-    let reached = blast::blast_radius(store, graph, &base_keys, hops)?;
+    let reached = blast::neighbourhood(store, graph, &base_keys, hops)?;
     let keys: Vec<&str> = reached.iter().map(|r| r.key.as_str()).collect();
     let briefs = briefs(store, graph, &keys)?;
 

@@ -262,6 +262,7 @@ fn compute_from<'a, I: Iterator<Item = EdgeRef<'a>>>(
             }
         }
         if let Some(u) = out.get_mut(e.dst) {
+            u.incoming += 1;
             if e.rel != CONTAINS && e.src != e.dst {
                 u.references += 1;
             }
@@ -308,6 +309,9 @@ pub struct UsageOf<'a> {
     pub call_sites: BTreeSet<&'a str>,
     pub tests: usize,
     pub tested_members: usize,
+    /// Edges into it, of every relationship (its degree is these and
+    /// `out`).
+    pub incoming: usize,
     /// `(rel, dst, weight, origin)`, sorted.
     pub out: Vec<(&'a str, &'a str, f64, &'a str)>,
 }

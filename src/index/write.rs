@@ -69,6 +69,7 @@ query_rows! {
             call_sites: Vec<Str<'a>>,
             tests: i64,
             tested_members: i64,
+            degree: i64,
             out: Bytes<'a>,
         }
     }
@@ -602,6 +603,7 @@ pub(super) fn write_usage(
                 call_sites: r.call_sites,
                 tests: r.tests,
                 tested_members: r.tested_members,
+                degree: r.degree,
                 out: r.out,
             };
             (row.id.to_string(), row)
@@ -637,6 +639,7 @@ pub(super) fn write_usage(
             call_sites: u.call_sites.iter().map(|s| Cow::Borrowed(*s)).collect(),
             tests: u.tests as i64,
             tested_members: u.tested_members as i64,
+            degree: (u.out.len() + u.incoming) as i64,
             out: usage::encode_out(&u.out).into(),
         };
         if stored.get(key) == Some(&row) {

@@ -577,6 +577,7 @@ rows! {
             call_sites: Vec<Str<'a>>,
             tests: i64,
             tested_members: i64,
+            degree: i64,
             out: Bytes<'a>,
         }
     }

@@ -64,7 +64,9 @@ pub fn unpack_text(bytes: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
         let raw = unpack(bytes)?;
         return String::from_utf8(raw).ok().map(std::borrow::Cow::Owned);
     }
-    std::str::from_utf8(bytes).ok().map(std::borrow::Cow::Borrowed)
+    std::str::from_utf8(bytes)
+        .ok()
+        .map(std::borrow::Cow::Borrowed)
 }
 
 #[cfg(test)]

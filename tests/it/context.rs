@@ -718,3 +718,77 @@ fn a_top_up_that_overshoots_keeps_the_fuller_document() {
         out.steps
     );
 }
+
+/// A crate whose `bindings` module holds more items than a hub may have
+/// (`blast::HUB_EDGES`), one of them called from the crate root.
+fn crate_with_a_hub_module() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"hub\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "pub mod bindings;\n\n/// Uses one binding.\npub fn caller() {\n    bindings::item_0();\n}\n",
+    )
+    .unwrap();
+    let items: String = (0..300)
+        .map(|i| format!("/// Binding {i}.\npub fn item_{i}() {{}}\n"))
+        .collect();
+    std::fs::write(root.join("src/bindings.rs"), items).unwrap();
+    let store = Store::memory().unwrap();
+    index(&store, root);
+    (dir, store)
+}
+
+/// A context's neighbourhood reaches a module of hundreds of items but does
+/// not walk on to every item in it: the blast radius (the `blast` command)
+/// holds all 300, the context's candidates the base's own neighbours. With
+/// the module itself as base, its items are all candidates.
+#[test]
+fn a_context_does_not_spread_through_a_hub() {
+    use graphctx::analyse::blast;
+    use graphctx::analyse::select::select;
+    let (_dir, store) = crate_with_a_hub_module();
+    let item = "src/bindings.rs-bindings-item_0".to_string();
+    let module = "src/bindings.rs-crate-bindings";
+    let sibling = "src/bindings.rs-bindings-item_299";
+    let caller = "src/lib.rs-crate-caller";
+    let keys = |reached: &[blast::Reached]| -> Vec<String> {
+        reached.iter().map(|r| r.key.clone()).collect()
+    };
+    let radius =
+        keys(&blast::blast_radius(&store, "code", std::slice::from_ref(&item), 2).unwrap());
+    assert!(radius.iter().any(|k| k == sibling), "{radius:?}");
+    let near = keys(&blast::neighbourhood(&store, "code", std::slice::from_ref(&item), 2).unwrap());
+    for k in [module, caller] {
+        assert!(near.iter().any(|n| n == k), "{k} missing from {near:?}");
+    }
+    assert!(!near.iter().any(|k| k == sibling), "{near:?}");
+    assert!(near.len() < 10, "{near:?}");
+
+    let selection = select(
+        &store,
+        "code",
+        &BaseSpec::Keys(vec![item.clone()]),
+        2,
+        Relevance::default(),
+    )
+    .unwrap();
+    assert!(selection.candidates.iter().any(|c| c.key == caller));
+    assert!(!selection.candidates.iter().any(|c| c.key == sibling));
+
+    let from_module =
+        keys(&blast::neighbourhood(&store, "code", &[module.to_string()], 1).unwrap());
+    assert!(from_module.iter().any(|k| k == sibling));
+    assert_eq!(
+        from_module
+            .iter()
+            .filter(|k| k.contains("-bindings-item_"))
+            .count(),
+        300
+    );
+}

@@ -203,6 +203,7 @@ fn every_query_file_parses() {
             .with("session", "s")
             .with("slot", "full")
             .with("hops", 2)
+            .with("hub", 256)
             .with("entry", 1)
             .with("idx", 0)
             .with("n", 1)
