@@ -6,6 +6,8 @@
 //! file-local is what makes incremental indexing equal to a full rebuild: the
 //! stored graph is a pure function of the set of `(path, FileExtract)` pairs.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 pub mod rel;
@@ -247,7 +249,9 @@ pub enum RefKind {
 pub struct RawRef {
     /// Key of the innermost entity in which the reference occurs
     /// (function, method, const, struct, impl, ...; the file module at top level).
-    pub from: String,
+    /// Shared by the references of one entity: a large tree holds a
+    /// million references until they are resolved.
+    pub from: Arc<str>,
     pub kind: RefKind,
     /// Path segments as written, generic arguments removed:
     /// `crate::a::Foo::<T>::new` → `["crate", "a", "Foo", "new"]`;
@@ -255,8 +259,9 @@ pub struct RawRef {
     pub path: Vec<String>,
     /// 1-based line of the reference.
     pub line: u32,
-    /// Module path in which the reference occurs (inline modules included).
-    pub scope: Vec<String>,
+    /// Module path in which the reference occurs (inline modules
+    /// included); shared by the references of one module.
+    pub scope: Arc<[String]>,
     /// Self type name (last segment) of the enclosing impl or trait, if any,
     /// so `Self::new` and `self.method()` can be resolved.
     pub self_type: Option<String>,

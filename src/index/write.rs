@@ -559,20 +559,52 @@ pub(super) fn write_usage(
             entities.keys().copied().collect()
         }
     };
-    let around;
-    let mut computed = match scope {
-        UsageScope::AllLinks => usage::compute(links, touched.iter().copied()),
+    let around = match &scope {
+        UsageScope::AllLinks => None,
         UsageScope::Around(resolved) => {
-            around = usage::read_around(store, graph, links, resolved, &touched)?;
-            around.compute(links, touched.iter().copied())
+            Some(usage::read_around(store, graph, links, resolved, &touched)?)
         }
     };
-    let asked: BTreeSet<&str> = touched
-        .iter()
-        .copied()
-        .chain(computed.keys().copied())
-        .collect();
-    drop(touched);
+    // A chunk of entities at a time: a cold run's usage of every entity,
+    // outgoing edges included, held at once was a large tree's peak of
+    // memory. Each chunk reads the edges once more.
+    let mut written: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    // (No more than a landing chunk: a test that lands a few rows at a
+    // time computes usage a few entities at a time too.)
+    for chunk in touched.chunks(USAGE_CHUNK.min(store.land_chunk_rows())) {
+        let mut computed = match &around {
+            None => usage::compute(links, chunk.iter().copied()),
+            Some(around) => around.compute(links, chunk.iter().copied()),
+        };
+        // The containers of a chunk's entities come with it; one that an
+        // earlier chunk brought is written already (each key is put or
+        // deleted once: a chunk may land at any time).
+        let asked: BTreeSet<&str> = chunk
+            .iter()
+            .copied()
+            .chain(computed.keys().copied())
+            .filter(|k| !written.contains(k))
+            .collect();
+        written.extend(asked.iter().copied());
+        write_usage_rows(store, graph, batch, &entities, &scope, &mut computed, asked)?;
+    }
+    Ok(())
+}
+
+/// Entities whose usage one chunk of [`write_usage`] computes.
+const USAGE_CHUNK: usize = 1 << 17;
+
+/// Write the usage rows of `asked` that differ from the stored ones, from
+/// `computed` (see [`write_usage`]).
+fn write_usage_rows<'a>(
+    store: &Store,
+    graph: &str,
+    batch: &mut Batch,
+    entities: &rustc_hash::FxHashMap<&str, &crate::model::Entity>,
+    scope: &UsageScope,
+    computed: &mut rustc_hash::FxHashMap<&'a str, usage::UsageOf<'a>>,
+    asked: BTreeSet<&'a str>,
+) -> Result<(), StoreError> {
     // A database being built holds no usage rows yet.
     let stored_rows = match store.is_building() {
         true => None,
@@ -611,7 +643,7 @@ pub(super) fn write_usage(
         .collect();
     for key in asked {
         let facts: Option<(Cow<str>, Cow<str>, bool)> =
-            match (entities.get(key), &scope, stored.get(key)) {
+            match (entities.get(key), scope, stored.get(key)) {
                 (Some(e), ..) => Some((e.kind.as_str().into(), e.file.as_str().into(), e.is_test)),
                 // Not in a resolved file: unchanged, as stored.
                 (None, UsageScope::Around(resolved), Some(row))

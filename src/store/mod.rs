@@ -462,6 +462,11 @@ impl Store {
         Ok(())
     }
 
+    /// How many staged rows a database being built lands at a time.
+    pub fn land_chunk_rows(&self) -> usize {
+        self.land_chunk_rows
+    }
+
     /// Whether this is a database being built ([`Store::create_building`]):
     /// it held nothing when the run building it began, so a writer has no
     /// stored rows to compare with.

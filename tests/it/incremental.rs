@@ -636,8 +636,10 @@ fn a_first_index_built_aside_equals_one_landed_in_place() {
 fn a_first_index_landed_in_small_chunks_equals_one_landed_in_place() {
     // A database being built lands a stage's rows in chunks as its writers
     // stage them (`Store::land_when_full`). With chunks of a few rows every
-    // stage lands in hundreds of pieces, cut at every kind of row: the
-    // result must still equal one batch landed in place.
+    // stage lands in hundreds of pieces, cut at every kind of row, and
+    // usage is computed a few entities at a time (containers shared by
+    // several chunks): the result must still equal one batch landed in
+    // place.
     use graphctx::index::{index_location, index_repository, IndexOptions};
     let tree = initial_tree();
     let dir = tempfile::tempdir().unwrap();

@@ -68,7 +68,30 @@ pub fn keep_interface(extract: &mut FileExtract) {
 /// not depend on it.
 pub fn join(mut interface: FileExtract, body: Vec<RawRef>) -> FileExtract {
     interface.refs.extend(body);
+    share_names(&mut interface.refs);
     interface
+}
+
+/// Make references read back from storage share their `from` key and
+/// `scope` again, as the extractor made them: each decoded reference
+/// otherwise holds copies of its own.
+fn share_names(refs: &mut [RawRef]) {
+    let mut froms: rustc_hash::FxHashSet<std::sync::Arc<str>> = Default::default();
+    let mut scopes: rustc_hash::FxHashSet<std::sync::Arc<[String]>> = Default::default();
+    for r in refs {
+        match froms.get(&*r.from) {
+            Some(shared) => r.from = shared.clone(),
+            None => {
+                froms.insert(r.from.clone());
+            }
+        }
+        match scopes.get(&*r.scope) {
+            Some(shared) => r.scope = shared.clone(),
+            None => {
+                scopes.insert(r.scope.clone());
+            }
+        }
+    }
 }
 
 /// The stored form of [`split`]'s interface, serialised from a borrowed

@@ -94,7 +94,7 @@ fn recv_idents(out: &mut HashSet<Name>, r: &Recv) {
 }
 
 fn ref_idents(out: &mut HashSet<Name>, r: &RawRef) {
-    out.extend(r.path.iter().chain(&r.scope).map(|s| hash(s)));
+    out.extend(r.path.iter().chain(r.scope.iter()).map(|s| hash(s)));
     if let Some(t) = &r.self_type {
         add_idents(out, t);
     }
@@ -229,7 +229,7 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
         x.refs
             .iter()
             .filter(|r| is_interface_ref(r.kind))
-            .map(|r| (r.from.clone(), r.kind, r.path.clone()))
+            .map(|r| (r.from.to_string(), r.kind, r.path.clone()))
             .collect()
     };
     let (placed_before, placed_after) = (placed(before), placed(after));

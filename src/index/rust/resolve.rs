@@ -422,7 +422,7 @@ fn impl_refs<'a>(
                 RefKind::Implements => &mut trait_refs,
                 _ => continue,
             };
-            if let Some(&imp) = key_to_ent.get(r.from.as_str()) {
+            if let Some(&imp) = key_to_ent.get(&*r.from) {
                 list.push((imp, ctx.crate_name.as_str(), r));
             }
         }

@@ -807,6 +807,10 @@ struct Walker<'t, 'x> {
     entities: Vec<Entity>,
     refs: Vec<RawRef>,
     ref_from: Vec<u32>,
+    /// The `from` key and `scope` the references of an entity and of a
+    /// module share, by entity and module index.
+    shared_from: FxMap<u32, std::sync::Arc<str>>,
+    shared_scope: FxMap<u32, std::sync::Arc<[String]>>,
     uses: Vec<UseDecl>,
     mods: Vec<ModInfo>,
     impls: Vec<ImplInfo>,

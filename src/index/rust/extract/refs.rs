@@ -218,12 +218,24 @@ impl<'t, 'x> Walker<'t, 'x> {
             let e = &self.entities[i as usize];
             e.owner.clone().unwrap_or_else(|| e.name.clone())
         });
+        let entities = &self.entities;
+        let from = self
+            .shared_from
+            .entry(cx.from)
+            .or_insert_with(|| entities[cx.from as usize].key.as_str().into())
+            .clone();
+        let mods = &self.mods;
+        let scope = self
+            .shared_scope
+            .entry(cx.module)
+            .or_insert_with(|| mods[cx.module as usize].path.as_slice().into())
+            .clone();
         self.refs.push(RawRef {
-            from: self.entities[cx.from as usize].key.clone(),
+            from,
             kind,
             path: path.iter().map(|s| s.to_string()).collect(),
             line: line_of(n),
-            scope: self.mods[cx.module as usize].path.clone(),
+            scope,
             self_type,
             on_self,
             receiver: recv,

@@ -120,7 +120,7 @@ impl X {
         .refs
         .iter()
         .filter(|r| r.kind == RefKind::Implements)
-        .map(|r| (r.from.as_str(), r.path.join("::")))
+        .map(|r| (&*r.from, r.path.join("::")))
         .collect();
     assert_eq!(
         imp_refs,
@@ -146,7 +146,7 @@ impl X {
         .find(|r| r.kind == RefKind::MacroCall && r.path == ["write"])
         .unwrap();
     assert_eq!(w.self_type.as_deref(), Some("X"));
-    assert_eq!(w.from, "src/lib.rs-crate-<X as fmt::Display>::fmt");
+    assert_eq!(&*w.from, "src/lib.rs-crate-<X as fmt::Display>::fmt");
 }
 
 #[test]
@@ -228,8 +228,8 @@ pub mod outer {
         .find(|r| r.kind == RefKind::Call)
         .expect("call ref");
     assert_eq!(call.path, vec!["super", "sibling"]);
-    assert_eq!(call.scope, vec!["m", "outer", "inner"]);
-    assert_eq!(call.from, "src/m.rs-m::outer::inner-deep");
+    assert_eq!(&*call.scope, ["m", "outer", "inner"]);
+    assert_eq!(&*call.from, "src/m.rs-m::outer::inner-deep");
 }
 
 #[test]
@@ -269,7 +269,7 @@ fn maybe_test() {}
     let c: Vec<_> = x
         .refs
         .iter()
-        .filter(|r| r.from == "src/lib.rs-tests-it_works")
+        .filter(|r| &*r.from == "src/lib.rs-tests-it_works")
         .map(|r| (r.kind, r.path.join("::")))
         .collect();
     assert!(c.contains(&(RefKind::Call, "prod".to_string())));
@@ -602,7 +602,7 @@ fn body(x: Foo) {
     ] {
         assert!(types.contains(&t), "missing {t:?} in {types:?}");
     }
-    assert!(x.refs.iter().all(|r| r.from == "src/lib.rs-crate-body"));
+    assert!(x.refs.iter().all(|r| &*r.from == "src/lib.rs-crate-body"));
     let line = x.refs.iter().find(|r| r.path == ["Target"]).map(|r| r.line);
     assert_eq!(line, Some(11));
 }
@@ -849,7 +849,7 @@ fn generic_params_are_not_type_refs() {
         .refs
         .iter()
         .filter(|r| r.kind == RefKind::Type && r.path == ["T"])
-        .map(|r| r.from.as_str())
+        .map(|r| &*r.from)
         .collect();
     assert_eq!(t_refs, vec!["src/lib.rs-crate-outside"]);
     for t in ["Default", "Hash", "Option", "Borrow", "Vec", "Sized"] {
@@ -881,7 +881,7 @@ fn nested_items_in_fn_bodies_and_const_blocks() {
     let m = ent(&x, "src/lib.rs-crate-outer()::Local::m");
     assert_eq!(m.kind, EntityKind::Method);
     let call = x.refs.iter().find(|r| r.path == ["helper"]).unwrap();
-    assert_eq!(call.from, "src/lib.rs-crate-outer()::inner");
+    assert_eq!(&*call.from, "src/lib.rs-crate-outer()::inner");
     let i = ent(&x, "src/lib.rs-crate-impl Foo for Bar");
     assert_eq!(i.parent.as_deref(), Some("src/lib.rs-crate-demo"));
     assert!(!x.entities.iter().any(|e| e.name == "_"));
@@ -1143,7 +1143,7 @@ fn sweep_cargo_registry() {
         }
         for r in &x.refs {
             assert!(!r.path.is_empty() && r.path.iter().all(|s| !s.is_empty()));
-            assert!(keys.contains(r.from.as_str()));
+            assert!(keys.contains(&*r.from));
         }
     }
     println!(

@@ -19,6 +19,8 @@ impl<'t, 'x> Walker<'t, 'x> {
             entities: Vec::new(),
             refs: Vec::new(),
             ref_from: Vec::new(),
+            shared_from: FxMap::default(),
+            shared_scope: FxMap::default(),
             uses: Vec::new(),
             mods: Vec::new(),
             impls: Vec::new(),

@@ -55,7 +55,7 @@ impl<'a> SymbolTable<'a> {
             krate,
             scope: self.scope_of(krate, &r.scope),
             self_type: r.self_type.as_deref(),
-            from: self.key_to_ent.get(r.from.as_str()).copied(),
+            from: self.key_to_ent.get(&*r.from).copied(),
             self_ent: None,
         }
     }
