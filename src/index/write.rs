@@ -605,6 +605,16 @@ fn write_usage_rows<'a>(
     computed: &mut rustc_hash::FxHashMap<&'a str, usage::UsageOf<'a>>,
     asked: BTreeSet<&'a str>,
 ) -> Result<(), StoreError> {
+    // Outgoing edges are compressed on every thread (the rows are put
+    // in key order on this one).
+    let mut outs: rustc_hash::FxHashMap<&str, Vec<u8>> = {
+        use rayon::prelude::*;
+        let computed = &*computed;
+        asked
+            .par_iter()
+            .filter_map(|k| computed.get(k).map(|u| (*k, usage::encode_out(&u.out))))
+            .collect()
+    };
     // A database being built holds no usage rows yet.
     let stored_rows = match store.is_building() {
         true => None,
@@ -660,6 +670,10 @@ fn write_usage_rows<'a>(
             continue;
         };
         let u = computed.remove(key).unwrap_or_default();
+        let out = match outs.remove(key) {
+            Some(out) => out,
+            None => usage::encode_out(&u.out),
+        };
         let row = CodeUsageRow {
             graph: graph.into(),
             id: key.into(),
@@ -672,7 +686,7 @@ fn write_usage_rows<'a>(
             tests: u.tests as i64,
             tested_members: u.tested_members as i64,
             degree: (u.out.len() + u.incoming) as i64,
-            out: usage::encode_out(&u.out).into(),
+            out: out.into(),
         };
         if stored.get(key) == Some(&row) {
             continue;
