@@ -77,14 +77,14 @@ pub fn blast_radius(
     bases: &[String],
     hops: u32,
 ) -> Result<Vec<Reached>, StoreError> {
-    let rows = store.read(
+    reach(
+        store,
         queries::BLAST_RADIUS,
-        Params::new()
-            .with("graph", graph)
-            .with("bases", str_list(bases))
-            .with("hops", hops.min(MAX_HOPS) as i64),
-    )?;
-    reached(&rows)
+        graph,
+        bases,
+        hops,
+        Params::new(),
+    )
 }
 
 /// Beyond the base, an entity with more edges than this is reached but
@@ -105,22 +105,27 @@ pub fn neighbourhood(
     bases: &[String],
     hops: u32,
 ) -> Result<Vec<Reached>, StoreError> {
-    let rows = store.read(
-        queries::CONTEXT_REACH,
-        Params::new()
-            .with("graph", graph)
-            .with("bases", str_list(bases))
-            .with("hops", hops.min(MAX_HOPS) as i64)
-            .with("hub", HUB_EDGES),
-    )?;
-    reached(&rows)
+    let hub = Params::new().with("hub", HUB_EDGES);
+    reach(store, queries::CONTEXT_REACH, graph, bases, hops, hub)
 }
 
-/// The rows of `blast_radius.cozo` or `context_reach.cozo`, one
-/// [`Reached`] per entity.
-fn reached(rows: &cozo::NamedRows) -> Result<Vec<Reached>, StoreError> {
+/// `blast_radius.cozo` or `context_reach.cozo` (with `params` besides the
+/// graph, bases and hops), one [`Reached`] per entity.
+fn reach(
+    store: &Store,
+    script: &str,
+    graph: &str,
+    bases: &[String],
+    hops: u32,
+    params: Params,
+) -> Result<Vec<Reached>, StoreError> {
+    let params = params
+        .with("graph", graph)
+        .with("bases", str_list(bases))
+        .with("hops", hops.min(MAX_HOPS) as i64);
+    let rows = store.read(script, params)?;
     let mut by_key: BTreeMap<String, Reached> = BTreeMap::new();
-    for r in rows::decode_rows::<BlastRadius>(rows)? {
+    for r in rows::decode_rows::<BlastRadius>(&rows)? {
         let key = r.node;
         let distance = r.d as u32;
         let entry = by_key.entry(key.to_string()).or_insert_with(|| Reached {

@@ -76,28 +76,17 @@ fn totals_written_before_the_ambiguous_count_keep_their_figures() {
     );
 }
 
-/// Before schema 18 an index of every edge by its origin file told an
-/// index run which edges a file had produced; now each file's list does.
-/// The migration drops the code files' edges, and the next index run
-/// writes them anew: the graph is then what a fresh index makes.
-#[test]
-fn an_index_from_before_schema_18_gets_its_edges_back_on_the_next_run() {
+/// The shapes fixture indexed into a database file, then taken back to
+/// what an older graphctx left by `scripts`, and opened (migrated) again.
+fn older_index(scripts: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, Store) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("repo");
     crate::common::copy_dir(&crate::common::fixture("shapes"), &root);
     let location = Location::Sqlite(dir.path().join("graph.db"));
-    let edges = |store: &Store| store.dump("edge").unwrap().len();
     {
         let store = Store::open(&location).unwrap();
         crate::common::index(&store, &root);
-        assert!(edges(&store) > 0);
-        // Back to what graphctx before schema 18 left.
-        for script in [
-            "::remove code_file_edges",
-            "::index create edge:by_origin { graph, origin, src, rel, dst, weight }",
-            "?[version] := *schema_version{version}, version >= 18 \
-             :rm schema_version {version}",
-        ] {
+        for script in scripts {
             store.write(script, Params::new()).unwrap();
         }
     }
@@ -106,6 +95,23 @@ fn an_index_from_before_schema_18_gets_its_edges_back_on_the_next_run() {
         schema::current_version(&store).unwrap(),
         schema::latest_version()
     );
+    (dir, root, store)
+}
+
+/// Before schema 18 an index of every edge by its origin file told an
+/// index run which edges a file had produced; now each file's list does.
+/// The migration drops the code files' edges, and the next index run
+/// writes them anew: the graph is then what a fresh index makes.
+#[test]
+fn an_index_from_before_schema_18_gets_its_edges_back_on_the_next_run() {
+    let edges = |store: &Store| store.dump("edge").unwrap().len();
+    // Back to what graphctx before schema 18 left.
+    let (_dir, root, store) = older_index(&[
+        "::remove code_file_edges",
+        "::index create edge:by_origin { graph, origin, src, rel, dst, weight }",
+        "?[version] := *schema_version{version}, version >= 18 \
+         :rm schema_version {version}",
+    ]);
     assert_eq!(edges(&store), 0);
     // A body edit: the run must still resolve every file.
     let lib = root.join("src/lib.rs");
@@ -122,36 +128,21 @@ fn an_index_from_before_schema_18_gets_its_edges_back_on_the_next_run() {
 /// (contexts and searches read it back).
 #[test]
 fn an_index_from_before_schema_19_gets_its_usage_and_postings_back_on_the_next_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    crate::common::copy_dir(&crate::common::fixture("shapes"), &root);
-    let location = Location::Sqlite(dir.path().join("graph.db"));
-    {
-        let store = Store::open(&location).unwrap();
-        crate::common::index(&store, &root);
-        // Back to what graphctx before schema 19 left: the same relations
-        // with text columns, each holding a row.
-        for script in [
-            "?[graph, id, kind, file, is_test, fan_in, references, call_sites, tests, \
-              tested_members, out] <- [['code', 'x', 'fn', 'src/lib.rs', false, 0, 0, [], 0, 0, '[]']] \
-             :replace code_usage { graph: String, id: String => kind: String, file: String, \
-              is_test: Bool, fan_in: Int, references: Int, call_sites: [String], tests: Int, \
-              tested_members: Int, out: String }",
-            "?[graph, word, block, postings] <- [['code', 'scale', 0, '1 3 1 x\n']] \
-             :replace code_word { graph: String, word: String, block: Int => postings: String }",
-            "?[graph, word, block, postings] <- [['code', 'scale', 0, '1 0 1 x\n']] \
-             :replace code_file_word { graph: String, word: String, block: Int => postings: String }",
-            "?[version] := *schema_version{version}, version >= 19 \
-             :rm schema_version {version}",
-        ] {
-            store.write(script, Params::new()).unwrap();
-        }
-    }
-    let store = Store::open(&location).unwrap();
-    assert_eq!(
-        schema::current_version(&store).unwrap(),
-        schema::latest_version()
-    );
+    // Back to what graphctx before schema 19 left: the same relations with
+    // text columns, each holding a row.
+    let (_dir, root, store) = older_index(&[
+        "?[graph, id, kind, file, is_test, fan_in, references, call_sites, tests, \
+          tested_members, out] <- [['code', 'x', 'fn', 'src/lib.rs', false, 0, 0, [], 0, 0, '[]']] \
+         :replace code_usage { graph: String, id: String => kind: String, file: String, \
+          is_test: Bool, fan_in: Int, references: Int, call_sites: [String], tests: Int, \
+          tested_members: Int, out: String }",
+        "?[graph, word, block, postings] <- [['code', 'scale', 0, '1 3 1 x\n']] \
+         :replace code_word { graph: String, word: String, block: Int => postings: String }",
+        "?[graph, word, block, postings] <- [['code', 'scale', 0, '1 0 1 x\n']] \
+         :replace code_file_word { graph: String, word: String, block: Int => postings: String }",
+        "?[version] := *schema_version{version}, version >= 19 \
+         :rm schema_version {version}",
+    ]);
     for relation in ["code_usage", "code_word", "code_file_word"] {
         assert!(store.dump(relation).unwrap().is_empty(), "{relation}");
     }
