@@ -426,15 +426,20 @@ impl Lists {
 
     /// Stage a block of a word's list, or its deletion when empty.
     fn put(self, batch: &mut Batch, graph: &str, word: &str, block: i64, entries: &[Posting]) {
-        let key = || vec![graph.into(), word.into(), block.into()];
         if entries.is_empty() {
+            let key = vec![graph.into(), word.into(), block.into()];
             match self {
-                Lists::Entities => batch.delete_key::<CodeWordRow>(key()),
-                Lists::Files => batch.delete_key::<CodeFileWordRow>(key()),
+                Lists::Entities => batch.delete_key::<CodeWordRow>(key),
+                Lists::Files => batch.delete_key::<CodeFileWordRow>(key),
             }
             return;
         }
-        let postings = pack_text(encode_postings(entries.iter().copied())).into();
+        self.put_packed(batch, graph, word, block, pack_block(entries));
+    }
+
+    /// Stage a block as [`pack_block`] made it.
+    fn put_packed(self, batch: &mut Batch, graph: &str, word: &str, block: i64, packed: Vec<u8>) {
+        let postings = packed.into();
         match self {
             Lists::Entities => batch.put_row(CodeWordRow {
                 graph: graph.into(),
@@ -464,7 +469,7 @@ impl Lists {
 
 /// Stage every list of `kind` anew: each stored block deleted, then the
 /// lists (each in id order) put block by block.
-fn put_all_blocks<W: AsRef<str>>(
+fn put_all_blocks<W: AsRef<str> + Sync>(
     store: &Store,
     graph: &str,
     batch: &mut Batch,
@@ -479,18 +484,41 @@ fn put_all_blocks<W: AsRef<str>>(
     for r in decode_rows::<BlockKeyRow>(&rows)? {
         kind.put(batch, graph, &r.word, r.block, &[]);
     }
-    for (word, entries) in lists {
-        let mut blocks: BTreeMap<i64, Vec<Posting>> = BTreeMap::new();
-        for p in entries {
-            blocks.entry(posting_block(p.id)).or_default().push(p);
+    // Blocks are made and compressed on every thread, a share of the
+    // words at a time (so that the packed blocks never add up to much),
+    // and put in word order on this one.
+    let lists: Vec<(W, Vec<Posting>)> = lists.into_iter().collect();
+    for words in lists.chunks(PACK_WORDS) {
+        let packed: Vec<Vec<(i64, Vec<u8>)>> = words
+            .par_iter()
+            .map(|(_, entries)| {
+                let mut blocks: BTreeMap<i64, Vec<Posting>> = BTreeMap::new();
+                for p in entries {
+                    blocks.entry(posting_block(p.id)).or_default().push(*p);
+                }
+                blocks
+                    .into_iter()
+                    .map(|(block, entries)| (block, pack_block(&entries)))
+                    .collect()
+            })
+            .collect();
+        for ((word, _), blocks) in words.iter().zip(packed) {
+            for (block, bytes) in blocks {
+                kind.put_packed(batch, graph, word.as_ref(), block, bytes);
+            }
+            // Every old block's delete is staged above, before any put.
+            store.land_when_full(batch)?;
         }
-        for (block, entries) in blocks {
-            kind.put(batch, graph, word.as_ref(), block, &entries);
-        }
-        // Every old block's delete is staged above, before any put.
-        store.land_when_full(batch)?;
     }
     Ok(())
+}
+
+/// Words whose blocks [`put_all_blocks`] packs at a time.
+const PACK_WORDS: usize = 4096;
+
+/// The stored form of a block of a posting list (schema 19).
+fn pack_block(entries: &[Posting]) -> Vec<u8> {
+    pack_text(encode_postings(entries.iter().copied()))
 }
 
 /// Rewrite the blocks of `kind` that `changes` touch: each is read, its
