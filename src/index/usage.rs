@@ -127,7 +127,18 @@ pub fn compute<'a>(
     links: &'a BTreeMap<String, FileLinks<'a>>,
     keys: impl IntoIterator<Item = &'a str>,
 ) -> HashMap<&'a str, UsageOf<'a>> {
-    compute_from(|| all_edges(links), keys)
+    compute_from(|| all_edges(links), keys, true)
+}
+
+/// [`compute`] for `keys` alone, their containers not added: for a caller
+/// that computes every entity (a chunk at a time), so each container is
+/// in some chunk of its own. A container's facts come from all edges
+/// whichever chunk its members are in.
+pub fn compute_only<'a>(
+    links: &'a BTreeMap<String, FileLinks<'a>>,
+    keys: impl IntoIterator<Item = &'a str>,
+) -> HashMap<&'a str, UsageOf<'a>> {
+    compute_from(|| all_edges(links), keys, false)
 }
 
 /// For a run that resolved only the files `resolved` (whose edges `links`
@@ -226,6 +237,7 @@ impl StoredAround {
                     .chain(all_edges(links))
             },
             keys,
+            true,
         )
     }
 }
@@ -233,18 +245,20 @@ impl StoredAround {
 fn compute_from<'a, I: Iterator<Item = EdgeRef<'a>>>(
     all_edges: impl Fn() -> I,
     keys: impl IntoIterator<Item = &'a str>,
+    with_containers: bool,
 ) -> HashMap<&'a str, UsageOf<'a>> {
     let mut wanted: HashSet<&str> = keys.into_iter().collect();
     if wanted.is_empty() {
         return HashMap::default();
     }
-    let asked = wanted.clone();
-    for e in all_edges() {
-        if e.rel == CONTAINS && asked.contains(e.dst) {
-            wanted.insert(e.src);
+    if with_containers {
+        let asked = wanted.clone();
+        for e in all_edges() {
+            if e.rel == CONTAINS && asked.contains(e.dst) {
+                wanted.insert(e.src);
+            }
         }
     }
-    drop(asked);
     let mut out: HashMap<&str, UsageOf> = wanted.iter().map(|k| (*k, UsageOf::default())).collect();
     drop(wanted);
     let mut fan_in: HashMap<&str, HashSet<&str>> = HashMap::default();

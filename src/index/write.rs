@@ -549,6 +549,8 @@ pub(super) fn write_usage(
         })
         .flat_map(|(_, (_, ex))| ex.entities.iter().map(|e| (e.key.as_str(), e)))
         .collect();
+    // Every entity, of every file: the containers of each are among them.
+    let all = touched.is_none() && matches!(scope, UsageScope::AllLinks);
     let touched: Vec<&str> = match touched {
         Some(t) => t.iter().map(String::as_str).collect(),
         None => {
@@ -572,9 +574,12 @@ pub(super) fn write_usage(
     // (No more than a landing chunk: a test that lands a few rows at a
     // time computes usage a few entities at a time too.)
     for chunk in touched.chunks(USAGE_CHUNK.min(store.land_chunk_rows())) {
-        let mut computed = match &around {
-            None => usage::compute(links, chunk.iter().copied()),
-            Some(around) => around.compute(links, chunk.iter().copied()),
+        let mut computed = match (&around, all) {
+            // Every entity is in some chunk: containers need not come
+            // with their members' chunk.
+            (None, true) => usage::compute_only(links, chunk.iter().copied()),
+            (None, false) => usage::compute(links, chunk.iter().copied()),
+            (Some(around), _) => around.compute(links, chunk.iter().copied()),
         };
         // The containers of a chunk's entities come with it; one that an
         // earlier chunk brought is written already (each key is put or
