@@ -18,7 +18,7 @@ pub type Edge = (String, String, String, f64);
 /// The stored form of a file's edges (given in key order).
 pub fn encode<'e>(edges: impl Iterator<Item = (&'e str, &'e str, &'e str, f64)>) -> Vec<u8> {
     let list: Vec<(&str, &str, &str, f64)> = edges.collect();
-    pack(rmp_serde::to_vec(&list).unwrap_or_default())
+    pack(&rmp_serde::to_vec(&list).unwrap_or_default())
 }
 
 /// A stored list; `None` when it cannot be read (damaged, or of a format

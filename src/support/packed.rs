@@ -9,7 +9,7 @@ const LEVEL: i32 = 1;
 
 /// `bytes` compressed, by this thread's compressor: one context per
 /// thread, not one allocated for every blob.
-pub fn pack(bytes: Vec<u8>) -> Vec<u8> {
+pub fn pack(bytes: &[u8]) -> Vec<u8> {
     thread_local! {
         static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
             const { std::cell::RefCell::new(None) };
@@ -20,8 +20,8 @@ pub fn pack(bytes: Vec<u8>) -> Vec<u8> {
         }
         let mut packed = slot
             .as_mut()
-            .and_then(|c| c.compress(&bytes).ok())
-            .or_else(|| zstd::bulk::compress(&bytes, LEVEL).ok())
+            .and_then(|c| c.compress(bytes).ok())
+            .or_else(|| zstd::bulk::compress(bytes, LEVEL).ok())
             .unwrap_or_default();
         // The buffer was sized for the worst case (the input's size and
         // more); a blob may be held until its batch lands.
@@ -49,7 +49,7 @@ pub fn pack_text(text: String) -> Vec<u8> {
     if text.len() < SMALL_TEXT {
         return text.into_bytes();
     }
-    let packed = pack(text.as_bytes().to_vec());
+    let packed = pack(text.as_bytes());
     if packed.is_empty() || packed.len() >= text.len() {
         return text.into_bytes();
     }

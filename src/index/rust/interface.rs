@@ -136,8 +136,8 @@ pub fn encode(extract: &FileExtract) -> Stored {
         context: &extract.context,
     };
     Stored {
-        iface: pack(rmp_serde::to_vec_named(&view).unwrap_or_default()),
-        body: pack(rmp_serde::to_vec_named(&body).unwrap_or_default()),
+        iface: pack(&rmp_serde::to_vec_named(&view).unwrap_or_default()),
+        body: pack(&rmp_serde::to_vec_named(&body).unwrap_or_default()),
     }
 }
 

@@ -40,9 +40,6 @@ impl<'t, 'x> Walker<'t, 'x> {
         for e in &mut self.entities {
             trim_doc_end(&mut e.doc);
         }
-        // An index run holds every file's extract until it has resolved
-        // them all: without the room the vectors grew into (a third more,
-        // on average), a large tree's extracts take 200 MB less.
         FileExtract {
             path: self.ctx.path.clone(),
             status: if errors > 0 {
@@ -378,8 +375,11 @@ impl<'t, 'x> Walker<'t, 'x> {
     // -- local bindings and receiver types ------------------------------------
 }
 
-/// `items` in an allocation of their size. (`shrink_to_fit` may keep the
-/// block: an allocator such as mimalloc shrinks in place down to half.)
+/// `items` in an allocation of their size. An index run holds every
+/// file's extract until it has resolved them all: without the room the
+/// vectors grew into (a third more, on average), a large tree's extracts
+/// take 200 MB less. (`shrink_to_fit` may keep the block: an allocator such
+/// as mimalloc shrinks in place down to half.)
 fn exact<T>(items: Vec<T>) -> Vec<T> {
     if items.capacity() == items.len() {
         return items;
