@@ -635,6 +635,21 @@ pub fn index_repository_cached(
         // stage below reads what an earlier one wrote).
         land_early(store, &mut batch, &mut phases, "load")?;
         phases.show("resolve");
+        // The references of the files resolved now that the table does not
+        // read are held apart, and dropped once resolved: the links borrow
+        // only the extracts, which later stages still read.
+        let resolving = |p: &str| match &scoped {
+            Some(scope) => scope.contains(p),
+            None => !narrow || replaced.contains(p),
+        };
+        let apart: resolve::RefsApart = extracts
+            .par_iter_mut()
+            .filter(|(p, _)| resolving(p))
+            .filter_map(|(p, (_, ex))| {
+                let body = interface::take_apart(ex);
+                (!body.is_empty()).then(|| (p.clone(), body))
+            })
+            .collect();
         let inputs: Vec<(&FileContext, &FileExtract)> =
             extracts.values().map(|(c, e)| (c, e)).collect();
         if !narrow {
@@ -669,15 +684,26 @@ pub fn index_repository_cached(
                 .collect()
         };
         let links = match (&resident, &scoped) {
-            (Some(table), Some(scope)) => table.resolve_files(&picked(&|p| scope.contains(p))),
-            (Some(table), None) if narrow => {
-                table.resolve_files(&picked(&|p| replaced.contains(p)))
+            (Some(table), _) if narrow || scoped.is_some() => {
+                table.resolve_files(&picked(&resolving), &apart)
             }
-            (Some(table), None) => table.resolve_files(&inputs),
-            (None, Some(scope)) => resolve::resolve_files(&inputs, |p| scope.contains(p)),
-            (None, None) if narrow => resolve::resolve_files(&inputs, |p| replaced.contains(p)),
-            (None, None) => resolve::resolve(&inputs),
+            (Some(table), _) => table.resolve_files(&inputs, &apart),
+            (None, _) => resolve::resolve_files(&inputs, resolving, &apart),
         };
+        // What the names rows kept by a server say of the files parsed now
+        // reads their references: taken before those are dropped.
+        let mentioned_now: BTreeMap<String, Vec<names::Name>> = match &held_names {
+            Some(_) => replaced
+                .iter()
+                .filter_map(|p| {
+                    let (_, ex) = extracts.get(p)?;
+                    let apart = apart.get(p).map_or(&[][..], Vec::as_slice);
+                    Some((p.clone(), names::mentioned_with(ex, apart)))
+                })
+                .collect(),
+            None => BTreeMap::new(),
+        };
+        drop(apart);
         let digests: BTreeMap<String, String> = links
             .par_iter()
             .map(|(p, l)| (p.clone(), l.digest()))
@@ -841,7 +867,8 @@ pub fn index_repository_cached(
                 for path in replaced.iter().chain(&deleted) {
                     match extracts.get(path) {
                         Some((_, ex)) => {
-                            held.mentioned.insert(path.clone(), names::mentioned(ex));
+                            let mentioned = mentioned_now.get(path).cloned().unwrap_or_default();
+                            held.mentioned.insert(path.clone(), mentioned);
                             held.facts.insert(path.clone(), names::spread_facts(ex));
                         }
                         None => {

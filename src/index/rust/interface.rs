@@ -31,11 +31,22 @@ pub fn is_interface_ref(kind: RefKind) -> bool {
 /// Split an extract into its interface (an extract holding only the
 /// references the table reads) and the rest of its references, in order.
 pub fn split(mut extract: FileExtract) -> (FileExtract, Vec<RawRef>) {
-    let (iface, body): (Vec<RawRef>, Vec<RawRef>) = std::mem::take(&mut extract.refs)
-        .into_iter()
-        .partition(|r| is_interface_ref(r.kind));
-    extract.refs = iface;
+    let body = take_apart(&mut extract);
     (extract, body)
+}
+
+/// [`split`] in place: the extract keeps its interface references and the
+/// others are returned, in order. The others stay in the allocation they
+/// were made in (interface references are few, and copied out).
+pub fn take_apart(extract: &mut FileExtract) -> Vec<RawRef> {
+    let mut body = std::mem::take(&mut extract.refs);
+    extract.refs = body
+        .iter()
+        .filter(|r| is_interface_ref(r.kind))
+        .cloned()
+        .collect();
+    body.retain(|r| !is_interface_ref(r.kind));
+    body
 }
 
 /// A copy of the interface part of an extract (what [`split`] keeps),

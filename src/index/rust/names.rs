@@ -106,6 +106,12 @@ fn ref_idents(out: &mut HashSet<Name>, r: &RawRef) {
 /// The names a whole extract mentions (sorted): what its resolution can
 /// look up, directly or as the start of a chain.
 pub fn mentioned(extract: &FileExtract) -> Vec<Name> {
+    mentioned_with(extract, &[])
+}
+
+/// [`mentioned`] of an extract whose other references are held apart
+/// (see [`super::resolve::RefsApart`]).
+pub fn mentioned_with(extract: &FileExtract, apart: &[RawRef]) -> Vec<Name> {
     let mut out = HashSet::default();
     for e in &extract.entities {
         add_idents(&mut out, &e.name);
@@ -118,7 +124,7 @@ pub fn mentioned(extract: &FileExtract) -> Vec<Name> {
             add_idents(&mut out, &f.name);
         }
     }
-    for r in &extract.refs {
+    for r in extract.refs.iter().chain(apart) {
         ref_idents(&mut out, r);
     }
     for u in &extract.uses {

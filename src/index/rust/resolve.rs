@@ -97,21 +97,30 @@ impl<'a> FileLinks<'a> {
     }
 }
 
+/// References held apart from their extracts, by file path: those the
+/// symbol table does not read (see [`super::interface::split`]). The links
+/// resolved from them borrow nothing of them, so a run drops them as soon
+/// as the files are resolved — on a large tree they are a quarter of what
+/// the extracts hold — while the links live on to be written.
+pub type RefsApart = BTreeMap<String, Vec<RawRef>>;
+
 /// Resolve the references of every file. The result has an entry for each
 /// input file (possibly empty).
 pub fn resolve<'a>(
     files: &[(&'a FileContext, &'a FileExtract)],
 ) -> BTreeMap<String, FileLinks<'a>> {
-    resolve_files(files, |_| true)
+    resolve_files(files, |_| true, &RefsApart::new())
 }
 
 /// Resolve the references of the files `wanted` picks (by path), against
 /// a symbol table of all `files`. The table reads only what
 /// [`super::interface`] keeps, so the files not picked may be interfaces
-/// alone; the picked ones must be whole extracts.
+/// alone; the picked ones must be whole extracts, or interfaces whose
+/// other references `apart` holds.
 pub fn resolve_files<'a>(
     files: &[(&'a FileContext, &'a FileExtract)],
     wanted: impl Fn(&str) -> bool,
+    apart: &RefsApart,
 ) -> BTreeMap<String, FileLinks<'a>> {
     let table = SymbolTable::build(files);
     let picked: Vec<(&'a FileContext, &'a FileExtract)> = files
@@ -119,7 +128,7 @@ pub fn resolve_files<'a>(
         .filter(|(_, e)| wanted(&e.path))
         .copied()
         .collect();
-    resolve_against(&table, &picked)
+    resolve_against(&table, &picked, apart)
 }
 
 /// A symbol table kept by a long-lived process between index runs, with
@@ -148,13 +157,15 @@ impl ResidentTable {
     }
 
     /// Resolve `files` (whole extracts of files whose interfaces the
-    /// table holds) against the table: what [`resolve_files`] would give
-    /// them with the table built from every file now.
+    /// table holds, or interfaces whose other references `apart` holds)
+    /// against the table: what [`resolve_files`] would give them with the
+    /// table built from every file now.
     pub fn resolve_files<'s>(
         &'s self,
         files: &[(&'s FileContext, &'s FileExtract)],
+        apart: &RefsApart,
     ) -> BTreeMap<String, FileLinks<'s>> {
-        resolve_against(self.table.get(), files)
+        resolve_against(self.table.get(), files, apart)
     }
 
     /// The table of the same interfaces with some files' taken out or
@@ -187,6 +198,7 @@ impl ResidentTable {
 fn resolve_against<'a>(
     table: &SymbolTable<'a>,
     files: &[(&'a FileContext, &'a FileExtract)],
+    apart: &RefsApart,
 ) -> BTreeMap<String, FileLinks<'a>> {
     let mut out: BTreeMap<String, FileLinks<'a>> = BTreeMap::new();
     for (ctx, extract) in files {
@@ -210,7 +222,8 @@ fn resolve_against<'a>(
                 links.edge(owner, rel::CONTAINS, &e.key);
             }
         }
-        for r in &extract.refs {
+        let held_apart = apart.get(&extract.path).map_or(&[][..], Vec::as_slice);
+        for r in extract.refs.iter().chain(held_apart) {
             table.resolve_ref(krate, r, &mut links);
         }
         for u in &extract.uses {
@@ -1060,9 +1073,23 @@ impl<'a> SymbolTable<'a> {
         Err(by_base.len() as u32)
     }
 
-    fn resolve_ref(&self, krate: &'a str, r: &'a RawRef, links: &mut FileLinks<'a>) {
+    /// The links of one reference. The reference may live shorter than
+    /// the table (references held apart from their extracts, see
+    /// [`RefsApart`]): what the links keep is borrowed from the table —
+    /// the key of the entity the reference is written in, not its copy in
+    /// the reference — and the reference is read through the table seen
+    /// at the reference's lifetime (`t`).
+    fn resolve_ref<'r>(&self, krate: &'a str, r: &'r RawRef, links: &mut FileLinks<'a>)
+    where
+        'a: 'r,
+    {
+        // Every reference is written in an entity of its file.
+        let Some((&src, _)) = self.key_to_ent.get_key_value(&*r.from) else {
+            return;
+        };
+        let t: &SymbolTable<'r> = self;
         let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-        let site = self.site_of(krate, r);
+        let site = t.site_of(krate, r);
         let scope = site.scope;
         let from_ent = site.from;
         let from_is_test_fn = from_ent.is_some_and(|i| {
@@ -1086,7 +1113,7 @@ impl<'a> SymbolTable<'a> {
                     .filter(|&i| self.entities[i].0.kind == EntityKind::Trait)
                     .collect();
                 if traits.is_empty() {
-                    links.unresolved(&r.from, rel::IMPLEMENTS, r.path.join("::"), r.line);
+                    links.unresolved(src, rel::IMPLEMENTS, r.path.join("::"), r.line);
                     return;
                 }
                 // Type → trait when the type is ours, else impl block → trait.
@@ -1095,21 +1122,21 @@ impl<'a> SymbolTable<'a> {
                     .unwrap_or_default();
                 for &tr in &traits {
                     if owners.is_empty() {
-                        links.edge(&r.from, rel::IMPLEMENTS, self.key(tr));
+                        links.edge(src, rel::IMPLEMENTS, self.key(tr));
                     }
                     for &o in &owners {
                         links.edge(self.key(o), rel::IMPLEMENTS, self.key(tr));
                     }
                 }
-                self.qualifiers(&site, r, &segs, links);
+                self.qualifiers(&site, src, &segs, links);
                 return;
             }
             RefKind::Field => {
                 // A field read links the struct that has the field.
-                if let Some(t) = r.receiver.as_ref().and_then(|v| self.typed_of(&site, v, 0)) {
-                    if let Ok(owners) = self.settle(self.field_owners(&t, &r.path[0])) {
+                if let Some(typed) = r.receiver.as_ref().and_then(|v| t.typed_of(&site, v, 0)) {
+                    if let Ok(owners) = self.settle(t.field_owners(&typed, &r.path[0])) {
                         for o in owners {
-                            links.edge(&r.from, rel::REFERENCES, self.key(o));
+                            links.edge(src, rel::REFERENCES, self.key(o));
                         }
                     }
                 }
@@ -1117,21 +1144,21 @@ impl<'a> SymbolTable<'a> {
             }
             RefKind::Type => (
                 rel::USES_TYPE,
-                self.resolve_in(&site, &segs, Ns::Type)
+                t.resolve_in(&site, &segs, Ns::Type)
                     .map(|x| self.res_keys(&x))
                     .unwrap_or_default(),
             ),
             RefKind::Value => (
                 rel::REFERENCES,
-                self.resolve_in(&site, &segs, Ns::Value)
-                    .or_else(|| self.resolve_in(&site, &segs, Ns::Type))
+                t.resolve_in(&site, &segs, Ns::Value)
+                    .or_else(|| t.resolve_in(&site, &segs, Ns::Type))
                     .map(|x| self.res_keys(&x))
                     .unwrap_or_default(),
             ),
             RefKind::Call => {
                 let hits = self
                     .resolve_in(&site, &segs, Ns::Value)
-                    .or_else(|| self.resolve_in(&site, &segs, Ns::Type))
+                    .or_else(|| t.resolve_in(&site, &segs, Ns::Type))
                     .map(|x| self.res_keys(&x))
                     .unwrap_or_default();
                 let callable = hits.iter().all(|&i| {
@@ -1143,10 +1170,10 @@ impl<'a> SymbolTable<'a> {
                 (if callable { rel::CALLS } else { rel::USES_TYPE }, hits)
             }
             RefKind::MacroCall => (rel::CALLS, self.resolve_macro(krate, scope, &segs)),
-            RefKind::MethodCall => (rel::CALLS, self.resolve_method(&site, r)),
+            RefKind::MethodCall => (rel::CALLS, t.resolve_method(&site, r)),
         };
         if matches!(r.kind, RefKind::Call | RefKind::Value | RefKind::Type) {
-            self.qualifiers(&site, r, &segs, links);
+            self.qualifiers(&site, src, &segs, links);
         }
         let text = || match r.kind {
             RefKind::MethodCall => format!(".{}()", r.path.join("::")),
@@ -1156,19 +1183,19 @@ impl<'a> SymbolTable<'a> {
         let hits = match self.settle(hits) {
             Ok(h) if !h.is_empty() => h,
             Ok(_) => {
-                links.unresolved(&r.from, rel, text(), r.line);
+                links.unresolved(src, rel, text(), r.line);
                 return;
             }
             Err(n) => {
-                links.ambiguous(&r.from, rel, text(), r.line, n);
+                links.ambiguous(src, rel, text(), r.line, n);
                 return;
             }
         };
         for h in hits {
             let dst = self.key(h);
-            links.edge(&r.from, rel, dst);
+            links.edge(src, rel, dst);
             if rel == rel::CALLS && from_is_test_fn && !self.entities[h].0.is_test {
-                links.edge(&r.from, rel::TESTS, dst);
+                links.edge(src, rel::TESTS, dst);
             }
         }
     }
@@ -1176,30 +1203,39 @@ impl<'a> SymbolTable<'a> {
     /// What the leading segments of a path name besides its target: the
     /// type of `T::new`, `T::CONST`, `Enum::Variant` (`uses_type`), and
     /// the modules it passes through (`references`).
-    fn qualifiers(&self, site: &Site<'a>, r: &'a RawRef, segs: &[&str], links: &mut FileLinks<'a>) {
+    fn qualifiers<'r>(
+        &self,
+        site: &Site<'r>,
+        src: &'a str,
+        segs: &[&str],
+        links: &mut FileLinks<'a>,
+    ) where
+        'a: 'r,
+    {
+        let t: &SymbolTable<'r> = self;
         let Some((_, prefix)) = segs.split_last() else {
             return;
         };
         if prefix.is_empty() {
             return;
         }
-        let mods = self.modules_through(site, prefix);
+        let mods = t.modules_through(site, prefix);
         for &m in &mods {
             if let Some(k) = self.module_key(m) {
-                links.edge(&r.from, rel::REFERENCES, k);
+                links.edge(src, rel::REFERENCES, k);
             }
         }
         if mods.len() == prefix.len() {
             return;
         }
-        if let Some(Res::Items(items)) = self.resolve_in(site, prefix, Ns::Type) {
+        if let Some(Res::Items(items)) = t.resolve_in(site, prefix, Ns::Type) {
             let types: Vec<EntId> = items
                 .into_iter()
                 .filter(|&i| self.entities[i].0.kind.is_type_like())
                 .collect();
             if let Ok(types) = self.settle(types) {
                 for t in types {
-                    links.edge(&r.from, rel::USES_TYPE, self.key(t));
+                    links.edge(src, rel::USES_TYPE, self.key(t));
                 }
             }
         }
