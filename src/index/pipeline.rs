@@ -730,12 +730,17 @@ pub fn index_repository_cached(
         // endpoints of changed edges, not every entity whose lines moved.
         let mut usage_touched = written.facts_changed;
         if opts.text_index {
+            // The files that held or hold the touched entities.
+            let text_files: BTreeSet<String> = match text_current {
+                true => replaced.iter().chain(&deleted).cloned().collect(),
+                false => BTreeSet::new(),
+            };
             super::text::write(
                 store,
                 graph,
                 &mut batch,
                 &extracts,
-                text_current.then_some((&touched, &replaced)),
+                text_current.then_some((&touched, &text_files)),
             )?;
             land_early(store, &mut batch, &mut phases, "diff")?;
             // Files: the words of those parsed now (of every file when the

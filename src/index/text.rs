@@ -1,11 +1,11 @@
-//! The text index of a code graph (schemas 12 and 14): `code_text` (an
-//! entity's words, see [`search_text`] and `word_list`) and `code_word`
-//! (per word its posting list), kept in step with the entities by every
-//! index run, in the same transaction.
+//! The text index of a code graph (schemas 12, 14 and 20):
+//! `code_entity_texts` (per file, its entities' words, see [`search_text`]
+//! and `word_list`) and `code_word` (per word its posting list), kept in
+//! step with the entities by every index run, in the same transaction.
 //!
 //! An entity that appeared, changed or went (what `write_entities`
-//! reports) and whose words are not the stored ones has its `code_text`
-//! row replaced, and the posting lists of its words before (read from its
+//! reports) and whose words are not the stored ones has its entry in its
+//! file's `code_entity_texts` row replaced, and the posting lists of its words before (read from its
 //! stored word list) and now are rewritten without its old entry and with
 //! its new one. Lists are stored in blocks (schema 17): only the block its
 //! key hashes to is read and put back (or deleted when empty), so adding
@@ -23,8 +23,8 @@ use rayon::prelude::*;
 use crate::model::Entity;
 use crate::model::{FileContext, FileExtract};
 use crate::store::rows::{
-    decode_first, decode_rows, query_rows, Bytes, CodeFileTextRow, CodeFileWordRow, CodeTextRow,
-    CodeTextVersionRow, CodeWordRow, RowError, Str,
+    decode_first, decode_rows, query_rows, Bytes, CodeEntityTextsRow, CodeFileTextRow,
+    CodeFileWordRow, CodeTextVersionRow, CodeWordRow, RowError, Str,
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
@@ -43,22 +43,24 @@ use crate::support::words::{
 /// (schema 16).
 /// 5: posting lists cut into blocks by id (schema 17).
 /// 6: posting lists compressed (schema 19).
-pub const TEXT_VERSION: i64 = 6;
+/// 7: the entities' word lists a file at a time, `code_entity_texts`
+/// (schema 20).
+pub const TEXT_VERSION: i64 = 7;
 
 query_rows! {
-    /// `queries/text_of.cozo`.
-    TextOfRow = "text_of" {
-        key { id: Str<'a> }
-        value { text: Str<'a> }
+    /// `queries/entity_texts_of.cozo`.
+    EntityTextsOfRow = "entity_texts_of" {
+        key { file: Str<'a> }
+        value { texts: Bytes<'a> }
     }
     /// `queries/text_version.cozo`.
     TextVersionRow = "text_version" {
         key { graph: Str<'a> }
         value { version: i64 }
     }
-    /// `queries/text_keys.cozo`.
-    TextKeyRow = "text_keys" {
-        key { graph: Str<'a>, id: Str<'a> }
+    /// `queries/entity_texts_keys.cozo`.
+    EntityTextsKeyRow = "entity_texts_keys" {
+        key { graph: Str<'a>, file: Str<'a> }
     }
     /// `queries/file_text_of.cozo`.
     FileTextOfRow = "file_text_of" {
@@ -92,8 +94,8 @@ struct Words {
 }
 
 /// Stage the text rows of the entities in `touched` (their keys: appeared,
-/// changed or gone; and the files that held or hold them), or of every
-/// entity when `None`.
+/// changed or gone; and the files that held or hold them — re-parsed,
+/// skipped or deleted), or of every entity when `None`.
 pub fn write(
     store: &Store,
     graph: &str,
@@ -101,82 +103,158 @@ pub fn write(
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
     touched: Option<(&BTreeSet<String>, &BTreeSet<String>)>,
 ) -> Result<(), StoreError> {
-    if touched.is_some_and(|(t, _)| t.is_empty()) {
-        return Ok(());
-    }
-    // The words of the entities concerned, by key (so each list below is
-    // built in id order). Tokenising and stemming is the costly part of a
-    // full rewrite: it runs on every core. Touched entities are those of
-    // the files written: a key names its file, so no other file holds one.
-    let entities: Vec<&Entity> = match touched {
-        None => extracts
-            .values()
-            .flat_map(|(_, ex)| ex.entities.iter())
-            .collect(),
-        Some((keys, files)) => files
+    let Some((touched, files)) = touched else {
+        // Tokenising and stemming is the costly part of a full rewrite:
+        // it runs on every core.
+        let entities = extracts
             .iter()
-            .filter_map(|p| extracts.get(p))
-            .flat_map(|(_, ex)| ex.entities.iter())
-            .filter(|e| keys.contains(&e.key))
-            .collect(),
-    };
-    let Some((touched, _)) = touched else {
+            .flat_map(|(path, (_, ex))| ex.entities.iter().map(move |e| (path.as_str(), e)))
+            .collect();
         return write_all(store, graph, batch, entities);
     };
+    if touched.is_empty() {
+        return Ok(());
+    }
+    // Stored word lists of the files concerned: a key names its file, so
+    // no other file holds a touched entity.
+    let rows = store.read(
+        queries::ENTITY_TEXTS_OF,
+        Params::new()
+            .with("graph", graph)
+            .with("files", str_list(files.iter().map(String::as_str))),
+    )?;
+    let mut before: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for r in decode_rows::<EntityTextsOfRow>(&rows)? {
+        let texts = decode_texts(&r.texts).ok_or_else(|| RowError {
+            relation: "code_entity_texts".into(),
+            column: "texts".into(),
+            expected: "a file's entity word lists".into(),
+            found: format!("a malformed list for '{}'", r.file),
+        })?;
+        before.insert(r.file.to_string(), texts.into_iter().collect());
+    }
+    let no_texts = BTreeMap::new();
+    let stored_of = |file: &str| before.get(file).unwrap_or(&no_texts);
+    // The words now of the touched entities (and of any entity whose list
+    // is not stored, which a complete index never lacks).
+    let entities: Vec<&Entity> = files
+        .iter()
+        .filter_map(|p| extracts.get(p).map(|(_, ex)| (p, ex)))
+        .flat_map(|(p, ex)| {
+            let stored = stored_of(p);
+            ex.entities
+                .iter()
+                .filter(move |e| touched.contains(&e.key) || !stored.contains_key(&e.key))
+        })
+        .collect();
     let now: BTreeMap<&str, Words> = entities
         .par_iter()
         .map(|e| (e.key.as_str(), entity_words(e)))
         .collect();
 
-    // Stored word lists of the touched entities.
-    let keys: Vec<&str> = touched.iter().map(String::as_str).collect();
-    let rows = store.read(
-        queries::TEXT_OF,
-        Params::new()
-            .with("graph", graph)
-            .with("keys", str_list(keys)),
-    )?;
-    let stored = decode_rows::<TextOfRow>(&rows)?;
-    let before: BTreeMap<&str, &str> = stored
-        .iter()
-        .map(|r| (r.id.as_ref(), r.text.as_ref()))
-        .collect();
     // Entities whose words are as stored (a body edit moves lines, not
-    // words) keep their rows; the others' words before and now have their
-    // lists rewritten.
+    // words) keep their entries; the others' words before and now have
+    // their lists rewritten, and their file's row is put anew.
     let mut changes: Changes = BTreeMap::new();
-    for (id, w) in &now {
-        let old = before.get(id).copied();
-        if old == Some(w.list.as_str()) {
+    for file in files {
+        let stored = stored_of(file);
+        let mut texts: BTreeMap<&str, &str> = BTreeMap::new();
+        if let Some((_, ex)) = extracts.get(file) {
+            for e in &ex.entities {
+                let key = e.key.as_str();
+                let list = match (now.get(key), stored.get(key)) {
+                    (Some(w), _) => w.list.as_str(),
+                    (None, Some(list)) => list.as_str(),
+                    (None, None) => continue,
+                };
+                texts.insert(key, list);
+            }
+        }
+        let mut same = texts.len() == stored.len();
+        for (&id, &list) in &texts {
+            let old = stored.get(id).map(String::as_str);
+            if old == Some(list) {
+                continue;
+            }
+            same = false;
+            for word in old.into_iter().flat_map(stored_words) {
+                changes.entry(word).or_default().push((id, None));
+            }
+            let Some(w) = now.get(id) else { continue };
+            for (word, tf) in &w.words {
+                let entry = Posting {
+                    id,
+                    tf: *tf,
+                    len: w.len,
+                };
+                changes.entry(word).or_default().push((id, Some(entry)));
+            }
+        }
+        for (id, old) in stored
+            .iter()
+            .filter(|(id, _)| !texts.contains_key(id.as_str()))
+        {
+            same = false;
+            for word in stored_words(old) {
+                changes.entry(word).or_default().push((id, None));
+            }
+        }
+        if same {
             continue;
         }
-        for word in old.into_iter().flat_map(stored_words) {
-            changes.entry(word).or_default().push((id, None));
+        if texts.is_empty() {
+            batch.delete_key::<CodeEntityTextsRow>(vec![graph.into(), file.as_str().into()]);
+        } else {
+            batch.put_row(entity_texts_row(graph, file, &texts));
         }
-        for (word, tf) in &w.words {
-            let entry = Posting {
-                id,
-                tf: *tf,
-                len: w.len,
-            };
-            changes.entry(word).or_default().push((id, Some(entry)));
-        }
-        batch.put_row(CodeTextRow {
-            graph: graph.into(),
-            id: (*id).into(),
-            text: w.list.as_str().into(),
-        });
-    }
-    for (id, old) in before.iter().filter(|(id, _)| !now.contains_key(*id)) {
-        for word in stored_words(old) {
-            changes.entry(word).or_default().push((id, None));
-        }
-        batch.delete_key::<CodeTextRow>(vec![graph.into(), (*id).into()]);
     }
     rewrite_blocks(store, graph, batch, Lists::Entities, &changes)
 }
 
-/// The words of an entity's search text, with their stored list.
+/// The row of a file's entities' word lists.
+fn entity_texts_row<'a>(
+    graph: &'a str,
+    file: &'a str,
+    texts: &BTreeMap<&str, &str>,
+) -> CodeEntityTextsRow<'a> {
+    CodeEntityTextsRow {
+        graph: graph.into(),
+        file: file.into(),
+        texts: encode_texts(texts.iter().map(|(k, l)| (*k, *l))).into(),
+    }
+}
+
+/// The stored form of a file's entities' word lists
+/// (`code_entity_texts.texts`): key and [`word_list`] of each entity in
+/// key order, every one followed by a NUL (which neither a path nor a
+/// word holds), packed as posting lists are ([`pack_text`]).
+fn encode_texts<'t>(entries: impl Iterator<Item = (&'t str, &'t str)>) -> Vec<u8> {
+    let mut text = String::new();
+    for (key, list) in entries {
+        text.push_str(key);
+        text.push('\0');
+        text.push_str(list);
+        text.push('\0');
+    }
+    pack_text(text)
+}
+
+/// What [`encode_texts`] stored: (key, word list) pairs; `None` when the
+/// bytes are not such a list.
+fn decode_texts(bytes: &[u8]) -> Option<Vec<(String, String)>> {
+    let text = unpack_text(bytes)?;
+    let mut parts = text.split('\0');
+    let mut out = Vec::new();
+    loop {
+        match (parts.next(), parts.next()) {
+            (Some(""), None) | (None, _) => return Some(out),
+            (Some(key), Some(list)) => out.push((key.to_string(), list.to_string())),
+            (Some(_), None) => return None,
+        }
+    }
+}
+
+/// An entity's words now: (word, tf) in word order, and the text's length.
 fn entity_words(e: &Entity) -> Words {
     let (words, len) = index_words(&search_text(e));
     let list = word_list(&words);
@@ -188,19 +266,20 @@ fn entity_words(e: &Entity) -> Words {
 const WORDS_CHUNK: usize = 16_384;
 
 /// Every text row of `graph` anew: the stored ones (of another version)
-/// deleted, the rows of `entities` (every entity) put. Words are made a
-/// chunk at a time in id order and only the posting lists are kept, so a
-/// first index never holds every entity's words at once.
+/// deleted, the rows of `entities` (every entity, with its file) put.
+/// Words are made a chunk at a time in id order and only the posting
+/// lists are kept; a file's row is put once its last entity's words are
+/// made, so a first index never holds every entity's words at once.
 fn write_all(
     store: &Store,
     graph: &str,
     batch: &mut Batch,
-    entities: Vec<&Entity>,
+    entities: Vec<(&str, &Entity)>,
 ) -> Result<(), StoreError> {
     let p = Params::new().with("graph", graph);
-    let rows = store.read(queries::TEXT_KEYS, p)?;
-    for r in decode_rows::<TextKeyRow>(&rows)? {
-        batch.delete_key::<CodeTextRow>(vec![graph.into(), r.id.as_ref().into()]);
+    let rows = store.read(queries::ENTITY_TEXTS_KEYS, p)?;
+    for r in decode_rows::<EntityTextsKeyRow>(&rows)? {
+        batch.delete_key::<CodeEntityTextsRow>(vec![graph.into(), r.file.as_ref().into()]);
     }
     batch.put_row(CodeTextVersionRow {
         graph: graph.into(),
@@ -208,13 +287,22 @@ fn write_all(
     });
     // In id order, so every list is too (of entities sharing a key, the
     // last one's words).
-    let by_key: BTreeMap<&str, &Entity> =
-        entities.into_iter().map(|e| (e.key.as_str(), e)).collect();
-    let entities: Vec<&Entity> = by_key.into_values().collect();
+    let by_key: BTreeMap<&str, (&str, &Entity)> = entities
+        .into_iter()
+        .map(|(file, e)| (e.key.as_str(), (file, e)))
+        .collect();
+    let entities: Vec<(&str, &Entity)> = by_key.into_values().collect();
+    let mut left: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    for (file, _) in &entities {
+        *left.entry(file).or_default() += 1;
+    }
+    let mut pending: rustc_hash::FxHashMap<&str, BTreeMap<&str, String>> =
+        rustc_hash::FxHashMap::default();
     let mut lists: BTreeMap<String, Vec<Posting>> = BTreeMap::new();
     for chunk in entities.chunks(WORDS_CHUNK) {
-        let words: Vec<Words> = chunk.par_iter().map(|e| entity_words(e)).collect();
-        for (e, w) in chunk.iter().zip(words) {
+        let words: Vec<Words> = chunk.par_iter().map(|(_, e)| entity_words(e)).collect();
+        let mut complete: Vec<(&str, BTreeMap<&str, String>)> = Vec::new();
+        for ((file, e), w) in chunk.iter().zip(words) {
             let id = e.key.as_str();
             for (word, tf) in w.words {
                 let posting = Posting { id, tf, len: w.len };
@@ -225,14 +313,27 @@ fn write_all(
                     }
                 }
             }
-            batch.put_row(CodeTextRow {
-                graph: graph.into(),
-                id: id.into(),
-                text: w.list.into(),
-            });
-            // Old rows' deletes were staged first: a chunk may land now.
-            store.land_when_full(batch)?;
+            pending.entry(file).or_default().insert(id, w.list);
+            let count = left.get_mut(file).expect("every file is counted");
+            *count -= 1;
+            if *count == 0 {
+                complete.push((file, pending.remove(file).unwrap_or_default()));
+            }
         }
+        // The rows of the files complete now, packed on every thread.
+        let rows: Vec<CodeEntityTextsRow> = complete
+            .par_iter()
+            .map(|(file, texts)| {
+                let texts: BTreeMap<&str, &str> =
+                    texts.iter().map(|(k, l)| (*k, l.as_str())).collect();
+                entity_texts_row(graph, file, &texts)
+            })
+            .collect();
+        for row in rows {
+            batch.put_row(row);
+        }
+        // Old rows' deletes were staged first: a chunk may land now.
+        store.land_when_full(batch)?;
     }
     put_all_blocks(store, graph, batch, Lists::Entities, lists)
 }

@@ -434,10 +434,11 @@ rows! {
         key { graph: Str<'a>, path: Str<'a> }
         value { names: Bytes<'a> }
     }
-    /// `code_text`: an entity's text for the text index (schema 12).
-    CodeTextRow = "code_text", writable {
-        key { graph: Str<'a>, id: Str<'a> }
-        value { text: Str<'a> }
+    /// `code_entity_texts`: the word lists of a file's entities (schema
+    /// 20; the format is `encode_texts` in src/index/text.rs).
+    CodeEntityTextsRow = "code_entity_texts", writable {
+        key { graph: Str<'a>, file: Str<'a> }
+        value { texts: Bytes<'a> }
     }
     /// `code_word`: a block of a word's posting list (schemas 14, 17 and
     /// 19: `support::words::encode_postings`, packed by

@@ -72,6 +72,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "packed_text",
         include_str!("../../schema/019_packed_text.cozo"),
     ),
+    (
+        20,
+        "entity_texts",
+        include_str!("../../schema/020_entity_texts.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.

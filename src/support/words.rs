@@ -1,5 +1,5 @@
 //! Words of code and of free text, the same way on both sides of the text
-//! index (`code_text`, `code_word`; schemas 12 and 14), and the stored
+//! index (`code_entity_texts`, `code_word`; schemas 12, 14 and 20), and the stored
 //! forms of an entity's words and of a word's posting list.
 //!
 //! An entity's text is its name, owner type, doc comment and signature
@@ -298,7 +298,7 @@ pub fn index_words(text: &str) -> (Vec<(String, i64)>, i64) {
     (counts, len)
 }
 
-/// The stored form of an entity's words (`code_text.text`): each word as
+/// The stored form of an entity's words (in `code_entity_texts`): each word as
 /// often as it occurs, in word order, separated by spaces. Two texts with
 /// the same word list have the same postings, and the postings of a stored
 /// list are read back by [`stored_words`] without tokenising again.

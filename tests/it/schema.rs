@@ -109,6 +109,8 @@ fn an_index_from_before_schema_18_gets_its_edges_back_on_the_next_run() {
     let (_dir, root, store) = older_index(&[
         "::remove code_file_edges",
         "::index create edge:by_origin { graph, origin, src, rel, dst, weight }",
+        BEFORE_20[0],
+        BEFORE_20[1],
         "?[version] := *schema_version{version}, version >= 18 \
          :rm schema_version {version}",
     ]);
@@ -140,12 +142,54 @@ fn an_index_from_before_schema_19_gets_its_usage_and_postings_back_on_the_next_r
          :replace code_word { graph: String, word: String, block: Int => postings: String }",
         "?[graph, word, block, postings] <- [['code', 'scale', 0, '1 0 1 x\n']] \
          :replace code_file_word { graph: String, word: String, block: Int => postings: String }",
+        BEFORE_20[0],
+        BEFORE_20[1],
         "?[version] := *schema_version{version}, version >= 19 \
          :rm schema_version {version}",
     ]);
     for relation in ["code_usage", "code_word", "code_file_word"] {
         assert!(store.dump(relation).unwrap().is_empty(), "{relation}");
     }
+    crate::common::index(&store, &root);
+    let (fresh, _) = crate::common::index_fresh(&root);
+    assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));
+    let hits = graphctx::analyse::search::search(
+        &store,
+        "code",
+        "scale a rectangle by a factor",
+        &graphctx::analyse::search::Options::default(),
+    )
+    .unwrap();
+    assert_eq!(hits[0].key, "src/geometry/mod.rs-geometry-Rect::scale");
+}
+
+/// What schema 20 changed, undone: each entity's word list in a row of
+/// its own (`code_text`) instead of its file's row.
+const BEFORE_20: [&str; 2] = [
+    "::remove code_entity_texts",
+    ":create code_text { graph: String, id: String => text: String }",
+];
+
+/// Before schema 20 each entity's word list was a row of its own. The
+/// migration removes them; the next index run writes them a file at a
+/// time, and the graph is then what a fresh index makes (searches read
+/// it back).
+#[test]
+fn an_index_from_before_schema_20_gets_its_word_lists_back_on_the_next_run() {
+    let (_dir, root, store) = older_index(&[
+        BEFORE_20[0],
+        BEFORE_20[1],
+        "?[graph, id, text] <- [['code', 'src/lib.rs-crate-x', 'x']] \
+         :put code_text { graph, id => text }",
+        "?[version] := *schema_version{version}, version >= 20 \
+         :rm schema_version {version}",
+    ]);
+    assert!(!store.relations().unwrap().iter().any(|r| r == "code_text"));
+    assert!(store.dump("code_entity_texts").unwrap().is_empty());
+    // A body edit: the run must still write every file's word lists.
+    let lib = root.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, format!("// edited\n{text}")).unwrap();
     crate::common::index(&store, &root);
     let (fresh, _) = crate::common::index_fresh(&root);
     assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));

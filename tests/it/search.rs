@@ -109,7 +109,7 @@ fn bad_input_is_an_error_or_an_empty_list_never_an_engine_error() {
 
 fn text_rows(store: &Store) -> Vec<(String, Vec<String>)> {
     [
-        "code_text",
+        "code_entity_texts",
         "code_word",
         "code_text_version",
         "code_file_text",
@@ -228,7 +228,7 @@ fn an_index_from_before_schema_12_gets_its_text_index_on_the_next_run() {
         // come back with it).
         store
             .write(
-                "::remove code_text, code_word, code_text_version, code_interface, code_names, \
+                "::remove code_entity_texts, code_word, code_text_version, code_interface, code_names, \
                  code_file_text, code_file_word, code_file_edges",
                 Params::new(),
             )

@@ -67,7 +67,7 @@ pub const GRAPH_RELATIONS: &[&str] = &[
     "code_stats",
     "code_usage",
     "code_usage_version",
-    "code_text",
+    "code_entity_texts",
     "code_word",
     "code_text_version",
     "code_file_text",
