@@ -776,6 +776,9 @@ pub fn index_repository_cached(
         } else {
             super::text::invalidate(graph, &mut batch);
         }
+        // Every file's words, on a first index: not held through the
+        // stages that follow.
+        drop(words_now);
         land_early(store, &mut batch, &mut phases, "diff")?;
         let linked = write_links(
             store,
@@ -852,11 +855,12 @@ pub fn index_repository_cached(
         batch.lands_as(change);
         summary.rows_written = batch.landed_early().rows + batch.len();
         summary.files_resolved = links.len();
+        // Nothing below reads the links: not held while the last rows land.
+        drop(links);
         phases.lap("diff");
         phases.show("write");
         store.apply(batch)?;
         phases.lap("write");
-        drop(links);
         // The stored file rows as this run left them.
         for (path, row) in file_rows {
             match row {
