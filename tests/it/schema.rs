@@ -98,6 +98,22 @@ fn older_index(scripts: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, Stor
     (dir, root, store)
 }
 
+/// The next index run makes the graph a fresh index makes, and a search
+/// reads its text index back.
+fn next_run_equals_a_fresh_index_and_searches(store: &Store, root: &std::path::Path) {
+    crate::common::index(store, root);
+    let (fresh, _) = crate::common::index_fresh(root);
+    assert_eq!(crate::common::dump(store), crate::common::dump(&fresh));
+    let hits = graphctx::analyse::search::search(
+        store,
+        "code",
+        "scale a rectangle by a factor",
+        &graphctx::analyse::search::Options::default(),
+    )
+    .unwrap();
+    assert_eq!(hits[0].key, "src/geometry/mod.rs-geometry-Rect::scale");
+}
+
 /// Before schema 18 an index of every edge by its origin file told an
 /// index run which edges a file had produced; now each file's list does.
 /// The migration drops the code files' edges, and the next index run
@@ -150,17 +166,7 @@ fn an_index_from_before_schema_19_gets_its_usage_and_postings_back_on_the_next_r
     for relation in ["code_usage", "code_word", "code_file_word"] {
         assert!(store.dump(relation).unwrap().is_empty(), "{relation}");
     }
-    crate::common::index(&store, &root);
-    let (fresh, _) = crate::common::index_fresh(&root);
-    assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));
-    let hits = graphctx::analyse::search::search(
-        &store,
-        "code",
-        "scale a rectangle by a factor",
-        &graphctx::analyse::search::Options::default(),
-    )
-    .unwrap();
-    assert_eq!(hits[0].key, "src/geometry/mod.rs-geometry-Rect::scale");
+    next_run_equals_a_fresh_index_and_searches(&store, &root);
 }
 
 /// What schema 20 changed, undone: each entity's word list in a row of
@@ -190,17 +196,7 @@ fn an_index_from_before_schema_20_gets_its_word_lists_back_on_the_next_run() {
     let lib = root.join("src/lib.rs");
     let text = std::fs::read_to_string(&lib).unwrap();
     std::fs::write(&lib, format!("// edited\n{text}")).unwrap();
-    crate::common::index(&store, &root);
-    let (fresh, _) = crate::common::index_fresh(&root);
-    assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));
-    let hits = graphctx::analyse::search::search(
-        &store,
-        "code",
-        "scale a rectangle by a factor",
-        &graphctx::analyse::search::Options::default(),
-    )
-    .unwrap();
-    assert_eq!(hits[0].key, "src/geometry/mod.rs-geometry-Rect::scale");
+    next_run_equals_a_fresh_index_and_searches(&store, &root);
 }
 
 #[test]
