@@ -1084,12 +1084,12 @@ impl<'a> SymbolTable<'a> {
         'a: 'r,
     {
         // Every reference is written in an entity of its file.
-        let Some((&src, _)) = self.key_to_ent.get_key_value(&*r.from) else {
+        let Some((&src, &from)) = self.key_to_ent.get_key_value(&*r.from) else {
             return;
         };
         let t: &SymbolTable<'r> = self;
         let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-        let site = t.site_of(krate, r);
+        let site = t.site_of(krate, r, from);
         let scope = site.scope;
         let from_ent = site.from;
         let from_is_test_fn = from_ent.is_some_and(|i| {

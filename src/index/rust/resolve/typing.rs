@@ -49,13 +49,13 @@ pub(super) enum Kind<'a> {
 const MAX_STEPS: u32 = 16;
 
 impl<'a> SymbolTable<'a> {
-    /// The site of a reference.
-    pub(super) fn site_of(&self, krate: &'a str, r: &'a RawRef) -> Site<'a> {
+    /// The site of a reference written in entity `from`.
+    pub(super) fn site_of(&self, krate: &'a str, r: &'a RawRef, from: EntId) -> Site<'a> {
         Site {
             krate,
             scope: self.scope_of(krate, &r.scope),
             self_type: r.self_type.as_deref(),
-            from: self.key_to_ent.get(&*r.from).copied(),
+            from: Some(from),
             self_ent: None,
         }
     }
