@@ -692,7 +692,7 @@ pub fn index_repository_cached(
         };
         // What the names rows kept by a server say of the files parsed now
         // reads their references: taken before those are dropped.
-        let mentioned_now: BTreeMap<String, Vec<names::Name>> = match &held_names {
+        let mut mentioned_now: BTreeMap<String, Vec<names::Name>> = match &held_names {
             Some(_) => replaced
                 .iter()
                 .filter_map(|p| {
@@ -876,7 +876,7 @@ pub fn index_repository_cached(
                 for path in replaced.iter().chain(&deleted) {
                     match extracts.get(path) {
                         Some((_, ex)) => {
-                            let mentioned = mentioned_now.get(path).cloned().unwrap_or_default();
+                            let mentioned = mentioned_now.remove(path).unwrap_or_default();
                             held.mentioned.insert(path.clone(), mentioned);
                             held.facts.insert(path.clone(), names::spread_facts(ex));
                         }

@@ -5,9 +5,9 @@
 //!
 //! An entity that appeared, changed or went (what `write_entities`
 //! reports) and whose words are not the stored ones has its entry in its
-//! file's `code_entity_texts` row replaced, and the posting lists of its words before (read from its
-//! stored word list) and now are rewritten without its old entry and with
-//! its new one. Lists are stored in blocks (schema 17): only the block its
+//! file's `code_entity_texts` row replaced, and the posting lists of its
+//! words before (read from its stored word list) and now are rewritten
+//! without its old entry and with its new one. Lists are stored in blocks (schema 17): only the block its
 //! key hashes to is read and put back (or deleted when empty), so adding
 //! an entity costs a share of a common word's list, not the whole of it. A graph whose
 //! rows are of another [`TEXT_VERSION`], or have none (indexed before
@@ -205,22 +205,23 @@ pub fn write(
         if texts.is_empty() {
             batch.delete_key::<CodeEntityTextsRow>(vec![graph.into(), file.as_str().into()]);
         } else {
-            batch.put_row(entity_texts_row(graph, file, &texts));
+            let texts = texts.iter().map(|(k, l)| (*k, *l));
+            batch.put_row(entity_texts_row(graph, file, texts));
         }
     }
     rewrite_blocks(store, graph, batch, Lists::Entities, &changes)
 }
 
-/// The row of a file's entities' word lists.
-fn entity_texts_row<'a>(
+/// The row of a file's entities' word lists, given in key order.
+fn entity_texts_row<'a, 't>(
     graph: &'a str,
     file: &'a str,
-    texts: &BTreeMap<&str, &str>,
+    texts: impl Iterator<Item = (&'t str, &'t str)>,
 ) -> CodeEntityTextsRow<'a> {
     CodeEntityTextsRow {
         graph: graph.into(),
         file: file.into(),
-        texts: encode_texts(texts.iter().map(|(k, l)| (*k, *l))).into(),
+        texts: encode_texts(texts).into(),
     }
 }
 
@@ -324,9 +325,7 @@ fn write_all(
         let rows: Vec<CodeEntityTextsRow> = complete
             .par_iter()
             .map(|(file, texts)| {
-                let texts: BTreeMap<&str, &str> =
-                    texts.iter().map(|(k, l)| (*k, l.as_str())).collect();
-                entity_texts_row(graph, file, &texts)
+                entity_texts_row(graph, file, texts.iter().map(|(k, l)| (*k, l.as_str())))
             })
             .collect();
         for row in rows {
