@@ -27,6 +27,8 @@ use cli::Outcome;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Before any parser exists (see the function's docs).
+    graphctx::index::rust::parser_memory::parsers_use_mimalloc();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(outcome) => ExitCode::from(exit_code(outcome)),

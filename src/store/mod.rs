@@ -7,6 +7,7 @@
 //! batch of puts and deletes across relations in one transaction — a crash
 //! leaves either the old or the new state, never half of a batch.
 
+mod lander;
 pub mod lock;
 pub mod queries;
 pub mod rows;
@@ -125,6 +126,9 @@ pub struct Store {
     building: bool,
     /// Rows staged before [`Store::land_when_full`] lands them.
     land_chunk_rows: usize,
+    /// Lands the chunks of a database being built while the run goes on
+    /// (see [`lander`]); idle elsewhere.
+    lander: Arc<lander::Lander>,
 }
 
 /// A change to one graph, prepared against the seq the graph had (see
@@ -204,6 +208,7 @@ impl Store {
             graph_commits: Arc::default(),
             building: false,
             land_chunk_rows: LAND_CHUNK_ROWS,
+            lander: Arc::default(),
         })
     }
 
@@ -251,6 +256,7 @@ impl Store {
             graph_commits: Arc::default(),
             building: true,
             land_chunk_rows: LAND_CHUNK_ROWS,
+            lander: Arc::default(),
         };
         schema::migrate(&store)?;
         Ok(store)
@@ -264,6 +270,7 @@ impl Store {
     /// meanwhile; the build file is then removed.
     pub fn finish_building(self, path: &Path) -> Result<()> {
         let building = building_path(path);
+        self.lander.settle()?;
         drop(self);
         let io = |p: &Path, e: std::io::Error| StoreError::Io {
             path: p.display().to_string(),
@@ -323,6 +330,7 @@ impl Store {
     }
 
     fn run(&self, script: &str, params: Params, m: ScriptMutability) -> Result<NamedRows> {
+        self.lander.settle()?;
         let _commit = match m {
             ScriptMutability::Immutable => lock::CommitLock::read(&self.location),
             ScriptMutability::Mutable => lock::CommitLock::write(&self.location)?,
@@ -351,6 +359,7 @@ impl Store {
     /// relation. Fails with [`StoreError::Conflict`] (and writes nothing)
     /// when the graph's seq moved since the change was begun.
     pub fn apply(&self, batch: Batch) -> Result<()> {
+        self.lander.settle()?;
         if batch.is_empty() {
             return Ok(());
         }
@@ -367,6 +376,7 @@ impl Store {
     /// Land `batch` as one change of `change`'s graph (see
     /// [`Store::apply`]); returns the graph's new seq.
     pub fn apply_to_graph(&self, change: &GraphChange, mut batch: Batch) -> Result<i64> {
+        self.lander.settle()?;
         batch.check_no_graph_row()?;
         batch.lands_as(change.clone());
         self.land_graph_change(change, batch)
@@ -401,20 +411,7 @@ impl Store {
     }
 
     fn import(&self, batch: Batch) -> Result<()> {
-        let key_lens = batch.key_lens.clone();
-        let mut relations = batch.into_map();
-        // In key order (CozoDB's key encoding sorts as the values do), rows
-        // land on neighbouring pages one after another instead of on random
-        // pages of a large database. The sort is stable on the key alone:
-        // of two puts of one key the later still lands last, and wins.
-        relations.par_iter_mut().for_each(|(name, named)| {
-            if let Some(&k) = key_lens.get(name) {
-                named.rows.par_sort_by(|a, b| a[..k].cmp(&b[..k]));
-            }
-        });
-        self.db
-            .import_relations(relations)
-            .map_err(|e| StoreError::Query(e.to_string()))
+        import_into(&self.db, batch)
     }
 
     /// Land what `batch` holds so far when no reader can see this
@@ -422,19 +419,31 @@ impl Store {
     /// [`Store::create_building`]), and empty the batch: a writer of
     /// millions of rows then holds them a stage at a time. Elsewhere it
     /// does nothing, and the batch lands whole with the rest.
-    /// Returns the number of rows landed.
+    /// The rows land on a thread of their own while the caller goes on
+    /// (see [`lander`]); every other use of the store waits for them first,
+    /// and fails if they did. Returns the number of rows handed over.
     pub fn land_early(&self, batch: &mut Batch) -> Result<usize> {
         if !self.building || batch.graph_change.is_some() {
             return Ok(0);
         }
-        let started = std::time::Instant::now();
         let early = batch.early;
         let staged = std::mem::take(batch);
         let rows = staged.len();
-        self.apply(staged)?;
+        if staged.is_empty() {
+            batch.early = early;
+            return Ok(0);
+        }
+        staged.check_no_graph_row()?;
+        // Landed on the lander's thread while the caller makes the next
+        // chunk; what the caller waits for it counts as writing.
+        let (db, location) = (self.db.clone(), self.location.clone());
+        let waited = self.lander.hand_over(staged, move |chunk| {
+            let _commit = lock::CommitLock::write(&location)?;
+            import_into(&db, chunk)
+        })?;
         batch.early = EarlyLanding {
             rows: early.rows + rows,
-            time: early.time + started.elapsed(),
+            time: early.time + waited,
         };
         Ok(rows)
     }
@@ -515,6 +524,7 @@ impl Store {
 
     /// Every row of `relation`, sorted, for comparisons in tests and dumps.
     pub fn dump(&self, relation: &str) -> Result<Vec<Vec<DataValue>>> {
+        self.lander.settle()?;
         let _commit = lock::CommitLock::read(&self.location);
         let exported = self
             .db
@@ -528,6 +538,24 @@ impl Store {
         rows.sort();
         Ok(rows)
     }
+}
+
+/// Land `batch` in one transaction of `db`, each relation's rows in key
+/// order.
+fn import_into(db: &DbInstance, batch: Batch) -> Result<()> {
+    let key_lens = batch.key_lens.clone();
+    let mut relations = batch.into_map();
+    // In key order (CozoDB's key encoding sorts as the values do), rows
+    // land on neighbouring pages one after another instead of on random
+    // pages of a large database. The sort is stable on the key alone:
+    // of two puts of one key the later still lands last, and wins.
+    relations.par_iter_mut().for_each(|(name, named)| {
+        if let Some(&k) = key_lens.get(name) {
+            named.rows.par_sort_by(|a, b| a[..k].cmp(&b[..k]));
+        }
+    });
+    db.import_relations(relations)
+        .map_err(|e| StoreError::Query(e.to_string()))
 }
 
 /// Memory-map database files for reading (up to 1 GiB). CozoDB's SQLite
@@ -873,6 +901,66 @@ mod tests {
             unresolved: 0,
             ambiguous: 0,
         }
+    }
+
+    fn stats_of(store: &Store) -> Vec<i64> {
+        let rows = store
+            .read(
+                "?[graph, files, entities, edges, unresolved, ambiguous] := \
+                 *code_stats{graph, files, entities, edges, unresolved, ambiguous}",
+                Params::new(),
+            )
+            .unwrap();
+        rows::decode_rows::<CodeStatsRow>(&rows)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.entities)
+            .collect()
+    }
+
+    /// A building store lands its chunks on the lander's thread: a read
+    /// right after the last hand-over sees every row of every chunk, and
+    /// the later put of a key (in a later chunk) wins.
+    #[test]
+    fn a_read_after_chunks_were_handed_over_sees_them_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("graph.db");
+        let store = Store::create_building(&path).unwrap();
+        let mut batch = Batch::new();
+        for i in 0..50 {
+            batch.put_row(CodeStatsRow {
+                graph: format!("g{}", i % 20).into(),
+                ..stats(i)
+            });
+            assert_eq!(store.land_early(&mut batch).unwrap(), 1);
+        }
+        assert_eq!(batch.landed_early().rows, 50);
+        let mut seen = stats_of(&store);
+        seen.sort();
+        assert_eq!(seen, (30..50).collect::<Vec<_>>());
+        store.finish_building(&path).unwrap();
+        assert_eq!(
+            stats_of(&Store::open(&Location::Sqlite(path)).unwrap()).len(),
+            20
+        );
+    }
+
+    /// A chunk that fails to land fails the store's next use, with the
+    /// reason, and the build cannot be finished.
+    #[test]
+    fn a_chunk_that_fails_to_land_fails_the_next_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("graph.db");
+        let store = Store::create_building(&path).unwrap();
+        let mut batch = Batch::new();
+        batch.put("no_such_relation", &["a"], vec![DataValue::from(1)]);
+        store.land_early(&mut batch).unwrap();
+        let err = store.read("?[x] := x = 1", Params::new()).unwrap_err();
+        assert!(err.to_string().contains("no_such_relation"), "{err}");
+        // Failed once, the store is usable again (the run that failed is
+        // discarded by its caller), but the build was not finished.
+        assert!(store.read("?[x] := x = 1", Params::new()).is_ok());
+        assert!(!path.exists());
     }
 
     /// Rows land sorted by key, and of two puts of one key in a batch the

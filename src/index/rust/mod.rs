@@ -7,6 +7,7 @@
 //! - [`interface`] — what of a file other files' resolution can see.
 //! - [`names`] — which files an interface change can reach.
 //! - [`types`] — declared types parsed into structure, std's common types.
+//! - [`parser_memory`] — tree-sitter allocates with mimalloc.
 //!
 //! The rest of `index` (walking, hashing, diffing, writing) handles files,
 //! extracts and edges without looking inside them; a second language would
@@ -15,6 +16,7 @@ pub mod extract;
 pub mod interface;
 pub mod layout;
 pub mod names;
+pub mod parser_memory;
 pub mod resolve;
 pub mod types;
 

@@ -1,0 +1,115 @@
+//! Landing a database being built on a thread of its own.
+//!
+//! A first index lands its rows a chunk at a time as its stages stage them
+//! ([`super::Store::land_early`]). Landing is SQLite inserting into one
+//! B-tree on one thread; making the next chunk (entity rows, word lists,
+//! links, usage) is work for the other core. Done one after the other, a
+//! large tree's cold run spent about 40 % of its time with one core idle.
+//! The lander takes each chunk as it is handed over and lands it while the
+//! stage goes on making the next.
+//!
+//! Invariants:
+//!
+//! - Chunks land in the order they were handed over, each in its own
+//!   transaction, exactly as they would on the caller's thread: the file
+//!   built is the same.
+//! - At most one chunk waits while one lands (a hand-over blocks until the
+//!   lander has taken the last one), so the rows held are bounded by two
+//!   chunks, however large the run.
+//! - Nothing reads or writes the database while a chunk is in flight: every
+//!   other use of a building store first waits until all handed-over chunks
+//!   have landed ([`Lander::settle`]), and gets the first failure of any of
+//!   them. A failed landing fails the run: the building file is discarded
+//!   by the next one, as when the run is killed.
+
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::{Batch, Result, StoreError};
+
+/// The thread landing the chunks handed to it, while it runs.
+struct Running {
+    chunks: SyncSender<Batch>,
+    thread: JoinHandle<Result<()>>,
+}
+
+/// Lands the chunks of a database being built on a thread of its own (see
+/// the module docs). Shared by the clones of a building store.
+#[derive(Default)]
+pub(super) struct Lander {
+    running: Mutex<Option<Running>>,
+}
+
+impl Lander {
+    /// Hand `chunk` over to be landed by `land` on the lander's thread
+    /// (started on the first chunk after a settle). Returns how long the
+    /// caller waited for the lander to take it: the time the run was held
+    /// up by writing.
+    pub(super) fn hand_over<L>(&self, chunk: Batch, land: L) -> Result<Duration>
+    where
+        L: Fn(Batch) -> Result<()> + Send + Clone + 'static,
+    {
+        let started = Instant::now();
+        let mut running = self.lock();
+        if running.is_none() {
+            // Rendezvous: a hand-over waits until the lander is free to
+            // take the chunk, so one chunk lands while the next is made.
+            let (chunks, landing) = sync_channel::<Batch>(0);
+            let lands = land.clone();
+            let spawned = std::thread::Builder::new()
+                .name("graphctx-lander".into())
+                .spawn(move || landing.into_iter().try_for_each(lands));
+            match spawned {
+                Ok(thread) => *running = Some(Running { chunks, thread }),
+                // No thread to be had: the chunk lands here.
+                Err(_) => {
+                    drop(running);
+                    land(chunk)?;
+                    return Ok(started.elapsed());
+                }
+            }
+        }
+        let lander = running.as_ref().expect("started above");
+        if lander.chunks.send(chunk).is_ok() {
+            return Ok(started.elapsed());
+        }
+        // The lander stopped taking chunks: one failed to land, and its
+        // error is the run's.
+        let stopped = running.take().expect("checked above");
+        drop(running);
+        join(stopped)?;
+        Err(StoreError::Query(
+            "the database being built stopped taking rows".into(),
+        ))
+    }
+
+    /// Wait until every chunk handed over has landed; the first failure of
+    /// any of them, if one failed.
+    pub(super) fn settle(&self) -> Result<()> {
+        let running = self.lock().take();
+        match running {
+            Some(running) => join(running),
+            None => Ok(()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Close the lander's queue and wait for it to land what it took.
+fn join(running: Running) -> Result<()> {
+    let Running { chunks, thread } = running;
+    drop(chunks);
+    match thread.join() {
+        Ok(landed) => landed,
+        Err(_) => Err(StoreError::Query(
+            "landing rows of the database being built panicked".into(),
+        )),
+    }
+}
