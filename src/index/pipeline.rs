@@ -683,13 +683,6 @@ pub fn index_repository_cached(
                 .copied()
                 .collect()
         };
-        let links = match (&resident, &scoped) {
-            (Some(table), _) if narrow || scoped.is_some() => {
-                table.resolve_files(&picked(&resolving), &apart)
-            }
-            (Some(table), _) => table.resolve_files(&inputs, &apart),
-            (None, _) => resolve::resolve_files(&inputs, resolving, &apart),
-        };
         // What the names rows kept by a server say of the files parsed now
         // reads their references: taken before those are dropped.
         let mut mentioned_now: BTreeMap<String, Vec<names::Name>> = match &held_names {
@@ -703,7 +696,13 @@ pub fn index_repository_cached(
                 .collect(),
             None => BTreeMap::new(),
         };
-        drop(apart);
+        let links = match (&resident, &scoped) {
+            (Some(table), _) if narrow || scoped.is_some() => {
+                table.resolve_files(&picked(&resolving), apart)
+            }
+            (Some(table), _) => table.resolve_files(&inputs, apart),
+            (None, _) => resolve::resolve_files(&inputs, resolving, apart),
+        };
         let digests: BTreeMap<String, String> = links
             .par_iter()
             .map(|(p, l)| (p.clone(), l.digest()))

@@ -27,11 +27,19 @@ use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::{Batch, Result, StoreError};
+use std::collections::BTreeMap;
+
+use cozo::NamedRows;
+
+use super::{Result, StoreError};
+
+/// A chunk of rows to land: rows by relation name (`-name` deletes), each
+/// relation's in key order.
+pub(super) type Chunk = BTreeMap<String, NamedRows>;
 
 /// The thread landing the chunks handed to it, while it runs.
 struct Running {
-    chunks: SyncSender<Batch>,
+    chunks: SyncSender<Chunk>,
     thread: JoinHandle<Result<()>>,
 }
 
@@ -47,16 +55,16 @@ impl Lander {
     /// (started on the first chunk after a settle). Returns how long the
     /// caller waited for the lander to take it: the time the run was held
     /// up by writing.
-    pub(super) fn hand_over<L>(&self, chunk: Batch, land: L) -> Result<Duration>
+    pub(super) fn hand_over<L>(&self, chunk: Chunk, land: L) -> Result<Duration>
     where
-        L: Fn(Batch) -> Result<()> + Send + Clone + 'static,
+        L: Fn(Chunk) -> Result<()> + Send + Clone + 'static,
     {
         let started = Instant::now();
         let mut running = self.lock();
         if running.is_none() {
             // Rendezvous: a hand-over waits until the lander is free to
             // take the chunk, so one chunk lands while the next is made.
-            let (chunks, landing) = sync_channel::<Batch>(0);
+            let (chunks, landing) = sync_channel::<Chunk>(0);
             let lands = land.clone();
             let spawned = std::thread::Builder::new()
                 .name("graphctx-lander".into())

@@ -434,12 +434,14 @@ impl Store {
             return Ok(0);
         }
         staged.check_no_graph_row()?;
-        // Landed on the lander's thread while the caller makes the next
-        // chunk; what the caller waits for it counts as writing.
+        // Sorted here, landed on the lander's thread while the caller
+        // makes the next chunk; what the caller waits for it counts as
+        // writing.
+        let chunk = in_landing_order(staged);
         let (db, location) = (self.db.clone(), self.location.clone());
-        let waited = self.lander.hand_over(staged, move |chunk| {
+        let waited = self.lander.hand_over(chunk, move |chunk| {
             let _commit = lock::CommitLock::write(&location)?;
-            import_into(&db, chunk)
+            import_in_order(&db, chunk)
         })?;
         batch.early = EarlyLanding {
             rows: early.rows + rows,
@@ -543,6 +545,18 @@ impl Store {
 /// Land `batch` in one transaction of `db`, each relation's rows in key
 /// order.
 fn import_into(db: &DbInstance, batch: Batch) -> Result<()> {
+    import_in_order(db, in_landing_order(batch))
+}
+
+/// Land relations' rows already in landing order (see
+/// [`in_landing_order`]) in one transaction of `db`.
+fn import_in_order(db: &DbInstance, relations: lander::Chunk) -> Result<()> {
+    db.import_relations(relations)
+        .map_err(|e| StoreError::Query(e.to_string()))
+}
+
+/// `batch`'s rows by relation, each relation's in key order.
+fn in_landing_order(batch: Batch) -> lander::Chunk {
     let key_lens = batch.key_lens.clone();
     let mut relations = batch.into_map();
     // In key order (CozoDB's key encoding sorts as the values do), rows
@@ -554,8 +568,7 @@ fn import_into(db: &DbInstance, batch: Batch) -> Result<()> {
             named.rows.par_sort_by(|a, b| a[..k].cmp(&b[..k]));
         }
     });
-    db.import_relations(relations)
-        .map_err(|e| StoreError::Query(e.to_string()))
+    relations
 }
 
 /// Memory-map database files for reading (up to 1 GiB). CozoDB's SQLite

@@ -99,9 +99,11 @@ impl<'a> FileLinks<'a> {
 
 /// References held apart from their extracts, by file path: those the
 /// symbol table does not read (see [`super::interface::split`]). The links
-/// resolved from them borrow nothing of them, so a run drops them as soon
-/// as the files are resolved — on a large tree they are a quarter of what
-/// the extracts hold — while the links live on to be written.
+/// resolved from them borrow nothing of them, so resolution takes them and
+/// drops each file's as soon as that file is resolved — on a large tree
+/// they are a quarter of what the extracts hold, and held to the end of
+/// resolution they were its peak of memory — while the links live on to
+/// be written.
 pub type RefsApart = BTreeMap<String, Vec<RawRef>>;
 
 /// Resolve the references of every file. The result has an entry for each
@@ -109,7 +111,7 @@ pub type RefsApart = BTreeMap<String, Vec<RawRef>>;
 pub fn resolve<'a>(
     files: &[(&'a FileContext, &'a FileExtract)],
 ) -> BTreeMap<String, FileLinks<'a>> {
-    resolve_files(files, |_| true, &RefsApart::new())
+    resolve_files(files, |_| true, RefsApart::new())
 }
 
 /// Resolve the references of the files `wanted` picks (by path), against
@@ -120,7 +122,7 @@ pub fn resolve<'a>(
 pub fn resolve_files<'a>(
     files: &[(&'a FileContext, &'a FileExtract)],
     wanted: impl Fn(&str) -> bool,
-    apart: &RefsApart,
+    apart: RefsApart,
 ) -> BTreeMap<String, FileLinks<'a>> {
     let table = SymbolTable::build(files);
     let picked: Vec<(&'a FileContext, &'a FileExtract)> = files
@@ -163,7 +165,7 @@ impl ResidentTable {
     pub fn resolve_files<'s>(
         &'s self,
         files: &[(&'s FileContext, &'s FileExtract)],
-        apart: &RefsApart,
+        apart: RefsApart,
     ) -> BTreeMap<String, FileLinks<'s>> {
         resolve_against(self.table.get(), files, apart)
     }
@@ -198,7 +200,7 @@ impl ResidentTable {
 fn resolve_against<'a>(
     table: &SymbolTable<'a>,
     files: &[(&'a FileContext, &'a FileExtract)],
-    apart: &RefsApart,
+    mut apart: RefsApart,
 ) -> BTreeMap<String, FileLinks<'a>> {
     let mut out: BTreeMap<String, FileLinks<'a>> = BTreeMap::new();
     for (ctx, extract) in files {
@@ -222,10 +224,12 @@ fn resolve_against<'a>(
                 links.edge(owner, rel::CONTAINS, &e.key);
             }
         }
-        let held_apart = apart.get(&extract.path).map_or(&[][..], Vec::as_slice);
-        for r in extract.refs.iter().chain(held_apart) {
+        // The file's references held apart are dropped once resolved.
+        let held_apart = apart.remove(&extract.path).unwrap_or_default();
+        for r in extract.refs.iter().chain(&held_apart) {
             table.resolve_ref(krate, r, &mut links);
         }
+        drop(held_apart);
         for u in &extract.uses {
             table.resolve_use(krate, u, &mut links);
         }
