@@ -21,13 +21,14 @@
 //!   have landed ([`Lander::settle`]), and gets the first failure of any of
 //!   them. A failed landing fails the run: the building file is discarded
 //!   by the next one, as when the run is killed.
-
-use std::sync::mpsc::{sync_channel, SyncSender};
-use std::sync::Mutex;
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+//! - No landing outlives the store: dropping the lander waits for the
+//!   chunk in flight.
 
 use std::collections::BTreeMap;
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use cozo::NamedRows;
 
@@ -43,38 +44,45 @@ struct Running {
     thread: JoinHandle<Result<()>>,
 }
 
+/// How a chunk lands: one transaction of the database being built.
+type Land = Arc<dyn Fn(Chunk) -> Result<()> + Send + Sync>;
+
 /// Lands the chunks of a database being built on a thread of its own (see
 /// the module docs). Shared by the clones of a building store.
-#[derive(Default)]
 pub(super) struct Lander {
+    land: Land,
     running: Mutex<Option<Running>>,
 }
 
 impl Lander {
-    /// Hand `chunk` over to be landed by `land` on the lander's thread
-    /// (started on the first chunk after a settle). Returns how long the
-    /// caller waited for the lander to take it: the time the run was held
-    /// up by writing.
-    pub(super) fn hand_over<L>(&self, chunk: Chunk, land: L) -> Result<Duration>
-    where
-        L: Fn(Chunk) -> Result<()> + Send + Clone + 'static,
-    {
+    /// A lander that lands each chunk with `land`.
+    pub(super) fn new(land: impl Fn(Chunk) -> Result<()> + Send + Sync + 'static) -> Lander {
+        Lander {
+            land: Arc::new(land),
+            running: Mutex::new(None),
+        }
+    }
+
+    /// Hand `chunk` over to be landed on the lander's thread (started on
+    /// the first chunk after a settle). Returns how long the caller waited
+    /// for the lander to take it: the time the run was held up by writing.
+    pub(super) fn hand_over(&self, chunk: Chunk) -> Result<Duration> {
         let started = Instant::now();
         let mut running = self.lock();
         if running.is_none() {
             // Rendezvous: a hand-over waits until the lander is free to
             // take the chunk, so one chunk lands while the next is made.
             let (chunks, landing) = sync_channel::<Chunk>(0);
-            let lands = land.clone();
+            let land = Arc::clone(&self.land);
             let spawned = std::thread::Builder::new()
                 .name("graphctx-lander".into())
-                .spawn(move || landing.into_iter().try_for_each(lands));
+                .spawn(move || landing.into_iter().try_for_each(|c| land(c)));
             match spawned {
                 Ok(thread) => *running = Some(Running { chunks, thread }),
                 // No thread to be had: the chunk lands here.
                 Err(_) => {
                     drop(running);
-                    land(chunk)?;
+                    (self.land)(chunk)?;
                     return Ok(started.elapsed());
                 }
             }
@@ -107,6 +115,14 @@ impl Lander {
         self.running
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Drop for Lander {
+    /// Wait for the chunk in flight: a store dropped after a failed run
+    /// leaves no thread writing behind it (its failure was the run's).
+    fn drop(&mut self) {
+        let _ = self.settle();
     }
 }
 

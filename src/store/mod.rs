@@ -121,14 +121,12 @@ pub struct Store {
     /// Graph changes of this process land one at a time (the commit lock
     /// does not exclude threads of an in-memory database).
     graph_commits: Arc<Mutex<()>>,
-    /// A database under construction ([`Store::create_building`]): no
-    /// reader sees it before it is complete.
-    building: bool,
     /// Rows staged before [`Store::land_when_full`] lands them.
     land_chunk_rows: usize,
-    /// Lands the chunks of a database being built while the run goes on
-    /// (see [`lander`]); idle elsewhere.
-    lander: Arc<lander::Lander>,
+    /// Present for a database under construction
+    /// ([`Store::create_building`]), which no reader sees before it is
+    /// complete: lands its chunks while the run goes on (see [`lander`]).
+    lander: Option<Arc<lander::Lander>>,
 }
 
 /// A change to one graph, prepared against the seq the graph had (see
@@ -206,9 +204,8 @@ impl Store {
             db,
             location: location.clone(),
             graph_commits: Arc::default(),
-            building: false,
             land_chunk_rows: LAND_CHUNK_ROWS,
-            lander: Arc::default(),
+            lander: None,
         })
     }
 
@@ -248,15 +245,22 @@ impl Store {
             path: building.display().to_string(),
             message: e.to_string(),
         })?;
+        // Locks are taken on the final path's lock files (no reader opens
+        // the build file; its writer holds the write lock).
+        let location = Location::Sqlite(path.to_path_buf());
+        let lander = lander::Lander::new({
+            let (db, location) = (db.clone(), location.clone());
+            move |chunk| {
+                let _commit = lock::CommitLock::write(&location)?;
+                import_in_order(&db, chunk)
+            }
+        });
         let store = Store {
             db,
-            // Locks are taken on the final path's lock files (no reader
-            // opens the build file; its writer holds the write lock).
-            location: Location::Sqlite(path.to_path_buf()),
+            location,
             graph_commits: Arc::default(),
-            building: true,
             land_chunk_rows: LAND_CHUNK_ROWS,
-            lander: Arc::default(),
+            lander: Some(Arc::new(lander)),
         };
         schema::migrate(&store)?;
         Ok(store)
@@ -270,7 +274,7 @@ impl Store {
     /// meanwhile; the build file is then removed.
     pub fn finish_building(self, path: &Path) -> Result<()> {
         let building = building_path(path);
-        self.lander.settle()?;
+        self.settle_landing()?;
         drop(self);
         let io = |p: &Path, e: std::io::Error| StoreError::Io {
             path: p.display().to_string(),
@@ -330,7 +334,7 @@ impl Store {
     }
 
     fn run(&self, script: &str, params: Params, m: ScriptMutability) -> Result<NamedRows> {
-        self.lander.settle()?;
+        self.settle_landing()?;
         let _commit = match m {
             ScriptMutability::Immutable => lock::CommitLock::read(&self.location),
             ScriptMutability::Mutable => lock::CommitLock::write(&self.location)?,
@@ -359,7 +363,7 @@ impl Store {
     /// relation. Fails with [`StoreError::Conflict`] (and writes nothing)
     /// when the graph's seq moved since the change was begun.
     pub fn apply(&self, batch: Batch) -> Result<()> {
-        self.lander.settle()?;
+        self.settle_landing()?;
         if batch.is_empty() {
             return Ok(());
         }
@@ -376,7 +380,7 @@ impl Store {
     /// Land `batch` as one change of `change`'s graph (see
     /// [`Store::apply`]); returns the graph's new seq.
     pub fn apply_to_graph(&self, change: &GraphChange, mut batch: Batch) -> Result<i64> {
-        self.lander.settle()?;
+        self.settle_landing()?;
         batch.check_no_graph_row()?;
         batch.lands_as(change.clone());
         self.land_graph_change(change, batch)
@@ -423,9 +427,13 @@ impl Store {
     /// (see [`lander`]); every other use of the store waits for them first,
     /// and fails if they did. Returns the number of rows handed over.
     pub fn land_early(&self, batch: &mut Batch) -> Result<usize> {
-        if !self.building || batch.graph_change.is_some() {
+        let Some(lander) = self
+            .lander
+            .as_ref()
+            .filter(|_| batch.graph_change.is_none())
+        else {
             return Ok(0);
-        }
+        };
         let early = batch.early;
         let staged = std::mem::take(batch);
         let rows = staged.len();
@@ -437,12 +445,7 @@ impl Store {
         // Sorted here, landed on the lander's thread while the caller
         // makes the next chunk; what the caller waits for it counts as
         // writing.
-        let chunk = in_landing_order(staged);
-        let (db, location) = (self.db.clone(), self.location.clone());
-        let waited = self.lander.hand_over(chunk, move |chunk| {
-            let _commit = lock::CommitLock::write(&location)?;
-            import_in_order(&db, chunk)
-        })?;
+        let waited = lander.hand_over(in_landing_order(staged))?;
         batch.early = EarlyLanding {
             rows: early.rows + rows,
             time: early.time + waited,
@@ -467,7 +470,7 @@ impl Store {
     /// this keep. Rows and time landed are counted in the batch
     /// ([`Batch::landed_early`]).
     pub fn land_when_full(&self, batch: &mut Batch) -> Result<()> {
-        if self.building && batch.len() >= self.land_chunk_rows {
+        if self.is_building() && batch.len() >= self.land_chunk_rows {
             self.land_early(batch)?;
         }
         Ok(())
@@ -482,7 +485,16 @@ impl Store {
     /// it held nothing when the run building it began, so a writer has no
     /// stored rows to compare with.
     pub fn is_building(&self) -> bool {
-        self.building
+        self.lander.is_some()
+    }
+
+    /// Wait until the chunks of a database being built have landed (see
+    /// [`lander`]); the first failure of any of them.
+    fn settle_landing(&self) -> Result<()> {
+        match &self.lander {
+            Some(lander) => lander.settle(),
+            None => Ok(()),
+        }
     }
 
     /// Start a change to `graph` at its current seq: a batch that
@@ -526,7 +538,7 @@ impl Store {
 
     /// Every row of `relation`, sorted, for comparisons in tests and dumps.
     pub fn dump(&self, relation: &str) -> Result<Vec<Vec<DataValue>>> {
-        self.lander.settle()?;
+        self.settle_landing()?;
         let _commit = lock::CommitLock::read(&self.location);
         let exported = self
             .db
@@ -931,14 +943,20 @@ mod tests {
             .collect()
     }
 
+    /// A store building `graph.db` in a new temporary directory.
+    fn building_store() -> (tempfile::TempDir, PathBuf, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("graph.db");
+        let store = Store::create_building(&path).unwrap();
+        (dir, path, store)
+    }
+
     /// A building store lands its chunks on the lander's thread: a read
     /// right after the last hand-over sees every row of every chunk, and
     /// the later put of a key (in a later chunk) wins.
     #[test]
     fn a_read_after_chunks_were_handed_over_sees_them_all() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("graph.db");
-        let store = Store::create_building(&path).unwrap();
+        let (_dir, path, store) = building_store();
         let mut batch = Batch::new();
         for i in 0..50 {
             batch.put_row(CodeStatsRow {
@@ -962,9 +980,7 @@ mod tests {
     /// reason, and the build cannot be finished.
     #[test]
     fn a_chunk_that_fails_to_land_fails_the_next_use() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("graph.db");
-        let store = Store::create_building(&path).unwrap();
+        let (_dir, path, store) = building_store();
         let mut batch = Batch::new();
         batch.put("no_such_relation", &["a"], vec![DataValue::from(1)]);
         store.land_early(&mut batch).unwrap();
