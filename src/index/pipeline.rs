@@ -35,7 +35,6 @@ use super::write::{
 use crate::model::{FileContext, FileExtract, ParseStatus};
 use crate::store::rows::{decode_first, query_rows, CodeStatsRow};
 use crate::store::{queries, Batch, Params, Store, StoreError};
-use crate::support::words::file_words;
 
 query_rows! {
     /// `queries/ambiguous_count.cozo`.
@@ -759,7 +758,7 @@ pub fn index_repository_cached(
                     .filter_map(|(p, f)| {
                         let bytes = std::fs::read(&f.abs_path).ok()?;
                         let text = String::from_utf8_lossy(&bytes);
-                        Some(((*p).clone(), file_words(p, &text)))
+                        Some(((*p).clone(), super::text::FileWords::of(p, &text)))
                     })
                     .collect();
                 words_now.extend(missing);
@@ -1176,7 +1175,7 @@ fn examine(
         ),
     };
     let extract = Box::new(extractor.extract(&file.ctx, &text));
-    let words = with_words.then(|| file_words(&file.ctx.path, &text));
+    let words = with_words.then(|| super::text::FileWords::of(&file.ctx.path, &text));
     let stored = interface::encode(&extract);
     Outcome::Parsed {
         hash,

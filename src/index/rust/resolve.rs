@@ -290,8 +290,9 @@ struct SymbolTable<'a> {
     macros_by_name: HashMap<&'a str, Vec<EntId>>,
     /// Owner types resolved per impl block.
     impl_owner: HashMap<EntId, Vec<EntId>>,
-    /// Answers of [`SymbolTable::lookup`].
-    memo: std::cell::RefCell<HashMap<(ModId, String, Ns), Option<Res>>>,
+    /// Answers of [`SymbolTable::lookup`], by module and namespace, then
+    /// name: a question already answered is found without copying its name.
+    memo: std::cell::RefCell<HashMap<(ModId, Ns), HashMap<Box<str>, Option<Res>>>>,
     /// Impl blocks whose self type is not ours (`impl Ext for String`), by
     /// the type's last segment, with the traits they implement.
     ext_impls: HashMap<&'a str, Vec<(EntId, Vec<EntId>)>>,
@@ -758,13 +759,23 @@ impl<'a> SymbolTable<'a> {
         if depth > MAX_DEPTH {
             return None;
         }
-        let key = (m, name.to_string(), ns);
-        if let Some(r) = self.memo.borrow().get(&key) {
+        if let Some(r) = self.memo.borrow().get(&(m, ns)).and_then(|n| n.get(name)) {
             return r.clone();
         }
-        self.memo.borrow_mut().insert(key.clone(), None);
+        self.memo
+            .borrow_mut()
+            .entry((m, ns))
+            .or_default()
+            .insert(name.into(), None);
         let r = self.lookup_uncached(self.modules[m].krate, m, name, ns, depth);
-        self.memo.borrow_mut().insert(key, r.clone());
+        if let Some(answer) = self
+            .memo
+            .borrow_mut()
+            .get_mut(&(m, ns))
+            .and_then(|n| n.get_mut(name))
+        {
+            *answer = r.clone();
+        }
         r
     }
 
