@@ -276,6 +276,10 @@ enum Res {
     Items(Vec<EntId>),
 }
 
+/// The answers of [`SymbolTable::lookup`] in one module and namespace,
+/// by name (`None` also while the question is being answered).
+type Answers = HashMap<Box<str>, Option<Res>>;
+
 #[derive(yoke::Yokeable)]
 struct SymbolTable<'a> {
     entities: Vec<(&'a Entity, &'a str)>, // entity, crate
@@ -292,7 +296,7 @@ struct SymbolTable<'a> {
     impl_owner: HashMap<EntId, Vec<EntId>>,
     /// Answers of [`SymbolTable::lookup`], by module and namespace, then
     /// name: a question already answered is found without copying its name.
-    memo: std::cell::RefCell<HashMap<(ModId, Ns), HashMap<Box<str>, Option<Res>>>>,
+    memo: std::cell::RefCell<HashMap<(ModId, Ns), Answers>>,
     /// Impl blocks whose self type is not ours (`impl Ext for String`), by
     /// the type's last segment, with the traits they implement.
     ext_impls: HashMap<&'a str, Vec<(EntId, Vec<EntId>)>>,
