@@ -414,8 +414,9 @@ impl Store {
         Ok(seq)
     }
 
+    /// Land `batch` in one transaction, each relation's rows in key order.
     fn import(&self, batch: Batch) -> Result<()> {
-        import_into(&self.db, batch)
+        import_in_order(&self.db, in_landing_order(batch))
     }
 
     /// Land what `batch` holds so far when no reader can see this
@@ -552,12 +553,6 @@ impl Store {
         rows.sort();
         Ok(rows)
     }
-}
-
-/// Land `batch` in one transaction of `db`, each relation's rows in key
-/// order.
-fn import_into(db: &DbInstance, batch: Batch) -> Result<()> {
-    import_in_order(db, in_landing_order(batch))
 }
 
 /// Land relations' rows already in landing order (see
