@@ -22,7 +22,12 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap as HashMap;
 
+mod build;
+mod patch;
+mod resident;
 mod typing;
+use build::Slot;
+pub use resident::ResidentTable;
 use typing::Site;
 
 use crate::model::{
@@ -133,70 +138,6 @@ pub fn resolve_files<'a>(
     resolve_against(&table, &picked, apart)
 }
 
-/// A symbol table kept by a long-lived process between index runs, with
-/// the interfaces it was built from.
-///
-/// The table reads nothing of a file but its interface, so it stays right
-/// for as long as every file's interface fingerprint stays what it was
-/// (line numbers and doc comments may move: the table does not read
-/// them). A run that only edits bodies then resolves the edited files
-/// against it without building the table of the whole repository again;
-/// the owner drops it at any other change (see `InterfaceCache`).
-pub struct ResidentTable {
-    table: yoke::Yoke<SymbolTable<'static>, Box<[(FileContext, FileExtract)]>>,
-}
-
-impl ResidentTable {
-    /// Build the table of these interfaces (whole extracts are fine too:
-    /// the table reads their interface part).
-    pub fn build(files: Vec<(FileContext, FileExtract)>) -> ResidentTable {
-        let table = yoke::Yoke::attach_to_cart(files.into_boxed_slice(), |files| {
-            let refs: Vec<(&FileContext, &FileExtract)> =
-                files.iter().map(|(c, e)| (c, e)).collect();
-            SymbolTable::build(&refs)
-        });
-        ResidentTable { table }
-    }
-
-    /// Resolve `files` (whole extracts of files whose interfaces the
-    /// table holds, or interfaces whose other references `apart` holds)
-    /// against the table: what [`resolve_files`] would give them with the
-    /// table built from every file now.
-    pub fn resolve_files<'s>(
-        &'s self,
-        files: &[(&'s FileContext, &'s FileExtract)],
-        apart: RefsApart,
-    ) -> BTreeMap<String, FileLinks<'s>> {
-        resolve_against(self.table.get(), files, apart)
-    }
-
-    /// The table of the same interfaces with some files' taken out or
-    /// replaced: the entries whose path `changed` names are dropped, and
-    /// `now` (the interfaces of the changed files that still exist) put
-    /// in. The interfaces of the other files are moved over, not copied;
-    /// the table itself is built again, as [`ResidentTable::build`]
-    /// would build it from every file's interface now. Only right while
-    /// every other file keeps its interface and its context.
-    pub fn update(
-        self,
-        changed: impl Fn(&str) -> bool,
-        now: Vec<(FileContext, FileExtract)>,
-    ) -> ResidentTable {
-        let mut files: Vec<(FileContext, FileExtract)> = self.table.into_backing_cart().into_vec();
-        files.retain(|(_, ex)| !changed(&ex.path));
-        files.extend(now);
-        // In path order, as the extracts a table is built from otherwise
-        // come: the same interfaces give the same table.
-        files.sort_by(|a, b| a.1.path.cmp(&b.1.path));
-        ResidentTable::build(files)
-    }
-
-    /// Files the table was built from.
-    pub fn files(&self) -> usize {
-        self.table.backing_cart().len()
-    }
-}
-
 fn resolve_against<'a>(
     table: &SymbolTable<'a>,
     files: &[(&'a FileContext, &'a FileExtract)],
@@ -280,10 +221,24 @@ enum Res {
 /// by name (`None` also while the question is being answered).
 type Answers = HashMap<Box<str>, Option<Res>>;
 
-#[derive(yoke::Yokeable)]
+/// Every name the references of a repository can reach, read from the
+/// interfaces of its files (see [`super::interface`]).
+///
+/// Entity ids are positions: each file has a run of ids (its [`Slot`],
+/// in the order of the files the table was built from) with room to
+/// grow, so a file's interface can be replaced without moving the ids of
+/// any other file (see [`SymbolTable::replace_file`]). Every list of ids
+/// in the table is in id order, which is file order.
 struct SymbolTable<'a> {
-    entities: Vec<(&'a Entity, &'a str)>, // entity, crate
+    /// By id: the entity and its crate; the unused ids of a slot hold a
+    /// placeholder no map refers to.
+    entities: Vec<(&'a Entity, &'a str)>,
+    /// Per file, in build order: its ids and what the impl-block pass
+    /// reads of it.
+    slots: Vec<Slot<'a>>,
     key_to_ent: HashMap<&'a str, EntId>,
+    /// Keys that more than one entity has: `key_to_ent` holds the last.
+    dup_keys: rustc_hash::FxHashSet<&'a str>,
     modules: Vec<Module<'a>>,
     module_ids: HashMap<(&'a str, Vec<&'a str>), ModId>,
     module_of_key: HashMap<&'a str, ModId>,
@@ -304,152 +259,6 @@ struct SymbolTable<'a> {
     locals_of: HashMap<EntId, HashMap<&'a str, Vec<EntId>>>,
     /// Traits our types implement (from `impl Trait for Type`).
     type_traits: HashMap<EntId, Vec<EntId>>,
-}
-
-/// The module tree of a [`SymbolTable`] apart from its other parts, so
-/// that a pass can add modules while another thread reads the keys.
-struct ModuleTree<'t, 'a> {
-    modules: &'t mut Vec<Module<'a>>,
-    module_ids: &'t mut HashMap<(&'a str, Vec<&'a str>), ModId>,
-    crate_roots: &'t mut HashMap<&'a str, ModId>,
-}
-
-impl<'a> ModuleTree<'_, 'a> {
-    /// The module at `path` in `krate`, made (with its parents) when new.
-    fn module(&mut self, krate: &'a str, path: &[&'a str]) -> ModId {
-        if let Some(&m) = self.module_ids.get(&(krate, path.to_vec())) {
-            return m;
-        }
-        let parent = path.split_last().map(|(_, p)| self.module(krate, p));
-        let id = self.modules.len();
-        self.modules.push(Module {
-            krate,
-            parent,
-            ..Module::default()
-        });
-        self.module_ids.insert((krate, path.to_vec()), id);
-        if let (Some(p), Some(last)) = (parent, path.last()) {
-            self.modules[p].children.insert(last, id);
-        }
-        if path.is_empty() {
-            self.crate_roots.insert(krate, id);
-        }
-        id
-    }
-}
-
-/// An impl block's reference to its self type or its trait, with the
-/// block's id and crate.
-type ImplRef<'a> = (EntId, &'a str, &'a RawRef);
-
-/// Pass 2 of [`SymbolTable::build`]: every entity as an item of its
-/// module or a local item of its function, and every `use` in its scope's
-/// module. Returns each entity (by position) whose parent is an impl
-/// block or a trait, with the parent: the associated items.
-fn items_and_uses<'a>(
-    files: &[(&'a FileContext, &'a FileExtract)],
-    entities: &[(&'a Entity, &'a str)],
-    key_to_ent: &HashMap<&'a str, EntId>,
-    module_of_key: &HashMap<&'a str, ModId>,
-    tree: &mut ModuleTree<'_, 'a>,
-    locals_of: &mut HashMap<EntId, HashMap<&'a str, Vec<EntId>>>,
-) -> Vec<(EntId, EntId)> {
-    // Ids were handed out in file order; a key given twice keeps the
-    // last one, so only then is each looked up.
-    let keys_unique = key_to_ent.len() == entities.len();
-    let mut members = Vec::new();
-    let mut position = 0;
-    for (ctx, ex) in files {
-        let krate = ctx.crate_name.as_str();
-        // Entities in a row mostly share their parent (the items of a
-        // module, the methods of an impl block): it is looked up once.
-        let mut last: Option<(&'a str, Option<ModId>, Option<EntId>)> = None;
-        for e in &ex.entities {
-            let pos = position;
-            position += 1;
-            let id = match keys_unique {
-                true => pos,
-                false => key_to_ent[e.key.as_str()],
-            };
-            let (parent_mod, parent_ent) = match e.parent.as_deref() {
-                Some(p) => match last {
-                    Some((lp, m, f)) if lp == p => (m, f),
-                    _ => {
-                        let m = module_of_key.get(p).copied();
-                        let f = key_to_ent.get(p).copied();
-                        last = Some((p, m, f));
-                        (m, f)
-                    }
-                },
-                // A file's module entity: an item of its parent module.
-                None => {
-                    let own: Vec<&str> = ctx.module_path.iter().map(String::as_str).collect();
-                    let m = own
-                        .split_last()
-                        .map(|(_, parent)| tree.module(krate, parent));
-                    (m, None)
-                }
-            };
-            if let Some(pm) = parent_mod {
-                tree.modules[pm].items.entry(&e.name).or_default().push(id);
-            } else if let Some(f) = parent_ent {
-                if matches!(
-                    entities[f].0.kind,
-                    EntityKind::Function | EntityKind::Method
-                ) {
-                    locals_of
-                        .entry(f)
-                        .or_default()
-                        .entry(&e.name)
-                        .or_default()
-                        .push(id);
-                }
-            }
-            if let Some(f) = parent_ent {
-                if matches!(entities[f].0.kind, EntityKind::Impl | EntityKind::Trait) {
-                    members.push((pos, f));
-                }
-            }
-        }
-        // A file's uses come scope by scope: the module is looked up when
-        // the scope changes, not for every use.
-        let mut last: Option<(&[String], ModId)> = None;
-        for u in &ex.uses {
-            let m = match last {
-                Some((scope, m)) if scope == u.scope.as_slice() => m,
-                _ => {
-                    let scope: Vec<&str> = u.scope.iter().map(String::as_str).collect();
-                    let m = tree.module(krate, &scope);
-                    last = Some((u.scope.as_slice(), m));
-                    m
-                }
-            };
-            tree.modules[m].uses.push(u);
-        }
-    }
-    members
-}
-
-/// The `ImplOwner` and `Implements` references of every impl block.
-fn impl_refs<'a>(
-    files: &[(&'a FileContext, &'a FileExtract)],
-    key_to_ent: &HashMap<&'a str, EntId>,
-) -> (Vec<ImplRef<'a>>, Vec<ImplRef<'a>>) {
-    let mut owner_refs = Vec::new();
-    let mut trait_refs = Vec::new();
-    for (ctx, ex) in files {
-        for r in &ex.refs {
-            let list = match r.kind {
-                RefKind::ImplOwner => &mut owner_refs,
-                RefKind::Implements => &mut trait_refs,
-                _ => continue,
-            };
-            if let Some(&imp) = key_to_ent.get(&*r.from) {
-                list.push((imp, ctx.crate_name.as_str(), r));
-            }
-        }
-    }
-    (owner_refs, trait_refs)
 }
 
 const MAX_DEPTH: u32 = 8;
@@ -555,194 +364,6 @@ const STD_METHOD_NAMES: &[&str] = &[
 ];
 
 impl<'a> SymbolTable<'a> {
-    fn build(files: &[(&'a FileContext, &'a FileExtract)]) -> SymbolTable<'a> {
-        // Sized up front: growing maps of half a million keys rehashes
-        // them several times over.
-        let total: usize = files.iter().map(|(_, ex)| ex.entities.len()).sum();
-        // Pass 1: entities and the module tree, while another thread
-        // indexes the keys (ids are positions in file order; a key given
-        // twice keeps the last one).
-        let (key_to_ent, mut t) = rayon::join(
-            || {
-                let mut key_to_ent: HashMap<&'a str, EntId> = HashMap::default();
-                key_to_ent.reserve(total);
-                let keys = files.iter().flat_map(|(_, ex)| &ex.entities);
-                for (id, e) in keys.enumerate() {
-                    key_to_ent.insert(e.key.as_str(), id);
-                }
-                key_to_ent
-            },
-            || SymbolTable::entities_and_modules(files, total),
-        );
-        t.key_to_ent = key_to_ent;
-        // Pass 2: module items (children of module entities) and uses,
-        // while another thread gathers the references that name the
-        // owners and traits of impl blocks.
-        let (members, (owner_refs, trait_refs)) = {
-            let SymbolTable {
-                entities,
-                key_to_ent,
-                modules,
-                module_ids,
-                module_of_key,
-                locals_of,
-                crate_roots,
-                ..
-            } = &mut t;
-            let key_to_ent = &*key_to_ent;
-            let mut tree = ModuleTree {
-                modules,
-                module_ids,
-                crate_roots,
-            };
-            rayon::join(
-                || {
-                    items_and_uses(
-                        files,
-                        entities,
-                        key_to_ent,
-                        module_of_key,
-                        &mut tree,
-                        locals_of,
-                    )
-                },
-                || impl_refs(files, key_to_ent),
-            )
-        };
-        // Pass 3: owners of impl blocks, then associated items.
-        for (imp, krate, r) in owner_refs {
-            let site = t.impl_site(imp, krate, r);
-            let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-            if let Some(Res::Items(items)) = t.resolve_in(&site, &segs, Ns::Type) {
-                let owners: Vec<EntId> = items
-                    .into_iter()
-                    .filter(|&i| t.entities[i].0.kind.is_type_like())
-                    .collect();
-                if !owners.is_empty() {
-                    t.impl_owner.insert(imp, owners);
-                }
-            }
-        }
-        let mut ext_traits: HashMap<EntId, Vec<EntId>> = HashMap::default();
-        for (imp, krate, r) in trait_refs {
-            let site = t.impl_site(imp, krate, r);
-            let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-            let traits: Vec<EntId> = match t.resolve_in(&site, &segs, Ns::Type) {
-                Some(Res::Items(items)) => items
-                    .into_iter()
-                    .filter(|&i| t.entities[i].0.kind == EntityKind::Trait)
-                    .collect(),
-                _ => continue,
-            };
-            match t.impl_owner.get(&imp) {
-                Some(owners) => {
-                    for &o in owners {
-                        t.type_traits.entry(o).or_default().extend(&traits);
-                    }
-                }
-                None => ext_traits.entry(imp).or_default().extend(traits),
-            }
-        }
-        for id in 0..t.entities.len() {
-            let e = t.entities[id].0;
-            if e.kind != EntityKind::Impl || t.impl_owner.contains_key(&id) {
-                continue;
-            }
-            if let Some(owner) = e.owner.as_deref().filter(|o| !o.is_empty()) {
-                let traits = ext_traits.remove(&id).unwrap_or_default();
-                t.ext_impls.entry(owner).or_default().push((id, traits));
-            }
-        }
-        for (id, pid) in members {
-            let owners: &[EntId] = match t.entities[pid].0.kind {
-                EntityKind::Impl => t.impl_owner.get(&pid).map_or(&[], Vec::as_slice),
-                _ => &[pid],
-            };
-            let name = t.entities[id].0.name.as_str();
-            for &o in owners {
-                t.assoc
-                    .entry(o)
-                    .or_default()
-                    .entry(name)
-                    .or_default()
-                    .push(id);
-            }
-        }
-        t
-    }
-
-    /// Pass 1 of [`SymbolTable::build`] but the key index: every entity
-    /// with its crate, methods and macros by name, and the module tree of
-    /// the files and their `mod` items.
-    fn entities_and_modules(
-        files: &[(&'a FileContext, &'a FileExtract)],
-        total: usize,
-    ) -> SymbolTable<'a> {
-        let mut t = SymbolTable {
-            entities: Vec::with_capacity(total),
-            key_to_ent: HashMap::default(),
-            modules: Vec::new(),
-            module_ids: HashMap::default(),
-            module_of_key: HashMap::default(),
-            crate_roots: HashMap::default(),
-            assoc: HashMap::default(),
-            methods_by_name: HashMap::default(),
-            macros_by_name: HashMap::default(),
-            impl_owner: HashMap::default(),
-            memo: Default::default(),
-            ext_impls: HashMap::default(),
-            locals_of: HashMap::default(),
-            type_traits: HashMap::default(),
-        };
-        for (ctx, ex) in files {
-            let krate = ctx.crate_name.as_str();
-            let file_mod: Vec<&str> = ctx.module_path.iter().map(String::as_str).collect();
-            let fm = t.module(krate, &file_mod);
-            if let Some(first) = ex.entities.first().filter(|e| e.kind == EntityKind::Module) {
-                t.modules[fm].key.get_or_insert(first.key.as_str());
-                t.module_of_key.insert(first.key.as_str(), fm);
-            }
-            for e in &ex.entities {
-                let id = t.entities.len();
-                t.entities.push((e, krate));
-                match e.kind {
-                    EntityKind::Method => t.methods_by_name.entry(&e.name).or_default().push(id),
-                    EntityKind::Macro => t.macros_by_name.entry(&e.name).or_default().push(id),
-                    _ => {}
-                }
-                if e.kind == EntityKind::Module && !t.module_of_key.contains_key(e.key.as_str()) {
-                    let mut own: Vec<&str> = e.module_path.iter().map(String::as_str).collect();
-                    own.push(&e.name);
-                    let m = t.module(krate, &own);
-                    t.modules[m].key.get_or_insert(e.key.as_str());
-                    t.module_of_key.insert(e.key.as_str(), m);
-                }
-            }
-        }
-        t
-    }
-
-    /// The site of an impl block's own `ImplOwner`/`Implements`
-    /// reference: `Self` is what is being found, not known.
-    fn impl_site(&self, imp: EntId, krate: &'a str, r: &'a RawRef) -> Site<'a> {
-        Site {
-            krate,
-            scope: self.scope_of(krate, &r.scope),
-            self_type: None,
-            from: Some(imp),
-            self_ent: None,
-        }
-    }
-
-    fn module(&mut self, krate: &'a str, path: &[&'a str]) -> ModId {
-        ModuleTree {
-            modules: &mut self.modules,
-            module_ids: &mut self.module_ids,
-            crate_roots: &mut self.crate_roots,
-        }
-        .module(krate, path)
-    }
-
     fn scope_of(&self, krate: &'a str, scope: &[String]) -> Option<ModId> {
         let path: Vec<&str> = scope.iter().map(String::as_str).collect();
         self.module_ids.get(&(krate, path)).copied()

@@ -1,0 +1,298 @@
+//! A symbol table kept by a long-lived process between index runs.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::{resolve_against, FileLinks, HashMap, RefsApart, SymbolTable};
+use crate::model::{FileContext, FileExtract};
+
+type Interface = (FileContext, FileExtract);
+
+/// A symbol table kept by a long-lived process between index runs, with
+/// the interfaces it was built from.
+///
+/// The table reads nothing of a file but its interface, so it stays right
+/// for as long as every file's interface fingerprint stays what it was
+/// (line numbers and doc comments may move: the table does not read
+/// them). A run that only edits bodies then resolves the edited files
+/// against it without building the table of the whole repository again.
+/// A run that changes some files' interfaces gives it their new ones
+/// ([`ResidentTable::update`]), which it puts in place of the old where
+/// it can and builds itself again where it cannot.
+pub struct ResidentTable {
+    // Declared before the interfaces it borrows, so dropped first.
+    table: SymbolTable<'static>,
+    /// Every file's interface, in the table's file order. Behind a
+    /// pointer: the table refers into them, and they stay where they are
+    /// when the vector moves or an entry is swapped for another.
+    files: Vec<Arc<Interface>>,
+    /// Interfaces swapped out by updates: parts of the table may still
+    /// borrow their strings (a map's key is the first of its equals put
+    /// in), so they live as long as the table.
+    retired: Vec<Arc<Interface>>,
+    /// Index in `files` by path.
+    slot_of: HashMap<String, usize>,
+}
+
+/// A reference to a shared interface that is not tied to the borrow of
+/// its pointer.
+///
+/// SAFETY: the caller keeps the pointer alive (it is never shared
+/// elsewhere, so nothing changes what it points to), for as long as the reference is used. [`ResidentTable`]
+/// keeps every pointer it hands out such references to (in `files` or
+/// `retired`) until its table, which holds them, is dropped, and never
+/// changes an interface.
+unsafe fn unbound<'x>(file: &Interface) -> (&'x FileContext, &'x FileExtract) {
+    let file: &'x Interface = unsafe { &*(file as *const Interface) };
+    (&file.0, &file.1)
+}
+
+impl ResidentTable {
+    /// Build the table of these interfaces (whole extracts are fine too:
+    /// the table reads their interface part).
+    pub fn build(files: Vec<Interface>) -> ResidentTable {
+        ResidentTable::from_files(files.into_iter().map(Arc::new).collect())
+    }
+
+    fn from_files(files: Vec<Arc<Interface>>) -> ResidentTable {
+        // SAFETY: the pointers move into the returned value with the table,
+        // which is dropped before them (see `unbound`).
+        let refs: Vec<(&'static FileContext, &'static FileExtract)> =
+            files.iter().map(|f| unsafe { unbound(f) }).collect();
+        let table = SymbolTable::build(&refs);
+        let slot_of = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.1.path.clone(), i))
+            .collect();
+        ResidentTable {
+            table,
+            files,
+            retired: Vec::new(),
+            slot_of,
+        }
+    }
+
+    /// The table, borrowed no longer than `self`.
+    fn table(&self) -> &SymbolTable<'_> {
+        &self.table
+    }
+
+    /// Resolve `files` (whole extracts of files whose interfaces the
+    /// table holds, or interfaces whose other references `apart` holds)
+    /// against the table: what [`super::resolve_files`] would give them
+    /// with the table built from every file now.
+    pub fn resolve_files<'s>(
+        &'s self,
+        files: &[(&'s FileContext, &'s FileExtract)],
+        apart: RefsApart,
+    ) -> BTreeMap<String, FileLinks<'s>> {
+        resolve_against(self.table(), files, apart)
+    }
+
+    /// The table of the same interfaces with some files' taken out or
+    /// replaced: the entries whose path `changed` names are dropped, and
+    /// `now` (the interfaces of the changed files that still exist) put
+    /// in. Only right while every other file keeps its interface and its
+    /// context.
+    ///
+    /// When the same files remain, each changed one's interface is
+    /// replaced in place ([`SymbolTable::replace_file`]) and only the
+    /// impl-block pass runs over every file: what a build gives, without
+    /// building. When files come or go, or a replacement would change
+    /// the module tree or a key another file shares, or enough replaced
+    /// interfaces have piled up, the table is built again.
+    pub fn update(self, changed: impl Fn(&str) -> bool, now: Vec<Interface>) -> ResidentTable {
+        let same_files = now
+            .iter()
+            .all(|(_, ex)| self.slot_of.contains_key(&ex.path))
+            && self.files.iter().filter(|f| changed(&f.1.path)).count() == now.len();
+        let room = self.retired.len() + now.len() <= retired_limit(self.files.len());
+        if same_files && room {
+            return match self.replace(now) {
+                Ok(table) => table,
+                Err(files) => ResidentTable::from_files(files),
+            };
+        }
+        let ResidentTable {
+            table,
+            mut files,
+            retired,
+            ..
+        } = self;
+        drop(table);
+        drop(retired);
+        files.retain(|f| !changed(&f.1.path));
+        files.extend(now.into_iter().map(Arc::new));
+        // In path order, as the extracts a table is built from otherwise
+        // come: the same interfaces give the same table.
+        files.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+        ResidentTable::from_files(files)
+    }
+
+    /// Replace the interfaces of files the table has. `Err` gives back
+    /// every file's interface now, the table dropped, to build again.
+    fn replace(mut self, now: Vec<Interface>) -> Result<ResidentTable, Vec<Arc<Interface>>> {
+        let mut replaced = true;
+        for file in now {
+            let slot = self.slot_of[&file.1.path];
+            let new = Arc::new(file);
+            if replaced {
+                // SAFETY: both pointers stay in `files` or `retired` for as
+                // long as the table lives.
+                let (old_ref, new_ref) = unsafe { (unbound(&self.files[slot]), unbound(&new)) };
+                replaced = self.table.replace_file(slot, old_ref, new_ref).is_ok();
+            }
+            let old = std::mem::replace(&mut self.files[slot], new);
+            self.retired.push(old);
+        }
+        if replaced {
+            self.table.derive_impls();
+            return Ok(self);
+        }
+        let ResidentTable {
+            table,
+            files,
+            retired,
+            ..
+        } = self;
+        drop(table);
+        drop(retired);
+        Err(files)
+    }
+
+    /// Files the table was built from.
+    pub fn files(&self) -> usize {
+        self.files.len()
+    }
+}
+
+/// How many swapped-out interfaces a table keeps before it is built
+/// again: each is one file's interface, small beside the table.
+fn retired_limit(files: usize) -> usize {
+    (files / 16).max(64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::rust::RustExtractor;
+    use crate::index::walk;
+
+    /// This project's own sources, extracted: real code, a few hundred
+    /// files.
+    fn project() -> Vec<(FileContext, FileExtract, String)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut extractor = RustExtractor::new();
+        let mut files: Vec<_> = walk::walk(root)
+            .files
+            .into_iter()
+            .filter(|f| f.ctx.path.starts_with("src/") || f.ctx.path.starts_with("tests/"))
+            .map(|f| {
+                let text = std::fs::read_to_string(&f.abs_path).unwrap();
+                let ex = extractor.extract(&f.ctx, &text);
+                (f.ctx, ex, text)
+            })
+            .collect();
+        files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+        files
+    }
+
+    /// Every file resolved against `table` equals every file resolved
+    /// against a table built from the same interfaces.
+    fn assert_same_as_built(table: &ResidentTable, files: &[(FileContext, FileExtract, String)]) {
+        let inputs: Vec<(&FileContext, &FileExtract)> =
+            files.iter().map(|(c, e, _)| (c, e)).collect();
+        let built = ResidentTable::build(
+            files
+                .iter()
+                .map(|(c, e, _)| (c.clone(), e.clone()))
+                .collect(),
+        );
+        let kept = table.resolve_files(&inputs, RefsApart::new());
+        let fresh = built.resolve_files(&inputs, RefsApart::new());
+        for (path, links) in &fresh {
+            assert_eq!(kept.get(path), Some(links), "links of {path} differ");
+        }
+        assert_eq!(kept.len(), fresh.len());
+    }
+
+    /// The first `pub fn` / `pub struct` name after `marker` in `text`.
+    fn first_name<'t>(text: &'t str, marker: &str) -> Option<&'t str> {
+        let rest = &text[text.find(marker)? + marker.len()..];
+        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+        (end > 0).then(|| &rest[..end])
+    }
+
+    #[test]
+    fn interfaces_replaced_in_place_resolve_as_a_built_table_does() {
+        let mut files = project();
+        assert!(files.len() > 50, "the project's sources are found");
+        let mut table = ResidentTable::build(
+            files
+                .iter()
+                .map(|(c, e, _)| (c.clone(), e.clone()))
+                .collect(),
+        );
+        let mut extractor = RustExtractor::new();
+        let mut replaced_in_place = 0;
+        // Renamed functions and types (their callers and impl blocks keep
+        // the old name), new functions, a removed `use`: interface edits
+        // that keep the module tree, in files across the project.
+        let step = files.len() / 9;
+        for (round, i) in (0..files.len()).step_by(step.max(1)).enumerate() {
+            let text = files[i].2.clone();
+            let edited = match round % 4 {
+                0 => first_name(&text, "pub fn ")
+                    .map(|n| text.replacen(&format!("fn {n}("), &format!("fn {n}_renamed("), 1)),
+                1 => first_name(&text, "pub struct ").map(|n| {
+                    text.replacen(&format!("struct {n}"), &format!("struct {n}Renamed"), 1)
+                }),
+                2 => Some(format!(
+                    "{text}\npub fn added_in_round_{round}() -> u8 {{ 0 }}\n"
+                )),
+                _ => text.lines().position(|l| l.starts_with("use ")).map(|at| {
+                    let mut lines: Vec<&str> = text.lines().collect();
+                    lines.remove(at);
+                    lines.join("\n")
+                }),
+            };
+            let Some(edited) = edited.filter(|e| *e != text) else {
+                continue;
+            };
+            let ctx = files[i].0.clone();
+            let ex = extractor.extract(&ctx, &edited);
+            files[i] = (ctx.clone(), ex.clone(), edited);
+            let before = table.retired.len();
+            let path = ctx.path.clone();
+            table = table.update(|p| p == path, vec![(ctx, ex)]);
+            if table.retired.len() == before + 1 {
+                replaced_in_place += 1;
+            }
+            assert_same_as_built(&table, &files);
+        }
+        assert!(
+            replaced_in_place >= 4,
+            "{replaced_in_place} replaced in place"
+        );
+    }
+
+    #[test]
+    fn a_new_module_builds_the_table_again() {
+        let mut files = project();
+        let mut table = ResidentTable::build(
+            files
+                .iter()
+                .map(|(c, e, _)| (c.clone(), e.clone()))
+                .collect(),
+        );
+        let i = files.iter().position(|f| f.0.path == "src/lib.rs").unwrap();
+        let edited = format!("{}\npub mod added {{ pub fn inner() {{}} }}\n", files[i].2);
+        let ctx = files[i].0.clone();
+        let ex = RustExtractor::new().extract(&ctx, &edited);
+        files[i] = (ctx.clone(), ex.clone(), edited);
+        table = table.update(|p| p == "src/lib.rs", vec![(ctx, ex)]);
+        assert!(table.retired.is_empty(), "built again");
+        assert_same_as_built(&table, &files);
+    }
+}
