@@ -18,7 +18,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use super::build::{hole, impl_refs, ModuleTree, Placing};
 use super::{EntId, HashMap, ModId, SymbolTable};
-use crate::model::{EntityKind, FileContext, FileExtract, UseDecl};
+use crate::model::{Entity, EntityKind, FileContext, FileExtract, UseDecl};
 
 /// Why a file's interface could not be replaced in place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub(super) enum Unpatchable {
     Inconsistent,
 }
 
-type File<'a> = (&'a FileContext, &'a FileExtract);
+pub(super) type File<'a> = (&'a FileContext, &'a FileExtract);
 
 impl<'a> SymbolTable<'a> {
     /// Replace the interface `old` of the file in slot `slot` by `new`.
@@ -213,6 +213,9 @@ impl<'a> SymbolTable<'a> {
         s.members = members;
         s.owner_refs = owner_refs;
         s.trait_refs = trait_refs;
+        // Resolved again, all of them, by the impl-block pass.
+        s.owner_hits.clear();
+        s.trait_hits.clear();
         Ok(())
     }
 
@@ -230,6 +233,113 @@ fn remove_id(map: &mut HashMap<&str, Vec<EntId>>, name: &str, id: EntId) {
         ids.retain(|&x| x != id);
         if ids.is_empty() {
             map.remove(name);
+        }
+    }
+}
+
+/// An entity as the table reads it: everything but where it is in its
+/// file and its doc comment.
+fn same_facts(a: &Entity, b: &Entity) -> bool {
+    a.key == b.key
+        && a.kind == b.kind
+        && a.name == b.name
+        && a.visibility == b.visibility
+        && a.module_path == b.module_path
+        && a.signature == b.signature
+        && a.is_test == b.is_test
+        && a.owner == b.owner
+        && a.trait_name == b.trait_name
+        && a.parent == b.parent
+}
+
+/// A `use` as the table reads it: everything but its line.
+fn same_use(a: &UseDecl, b: &UseDecl) -> bool {
+    a.from == b.from
+        && a.scope == b.scope
+        && a.path == b.path
+        && a.alias == b.alias
+        && a.glob == b.glob
+        && a.is_pub == b.is_pub
+}
+
+/// The name a `use` brings into its module.
+fn bound_name(u: &UseDecl) -> &str {
+    let bound = match &u.alias {
+        Some(a) => a.as_str(),
+        None => u.path.last().map(String::as_str).unwrap_or(""),
+    };
+    if bound == "self" {
+        // `use a::b::{self}` binds `b`.
+        u.path.iter().rev().nth(1).map(String::as_str).unwrap_or("")
+    } else {
+        bound
+    }
+}
+
+impl<'a> SymbolTable<'a> {
+    /// The names whose lookup in some module may answer otherwise after
+    /// these replacements (old, new): the names of the entities that
+    /// changed, came, went or moved to another id (with an enum's
+    /// variants), the names their `use`s bind, and then every name a
+    /// `use` anywhere binds through one of those. `None` when a glob
+    /// `use` changed or goes through such a name: any name may then
+    /// answer otherwise.
+    pub(super) fn touched_names(
+        &self,
+        replaced: &[(File<'a>, File<'a>)],
+    ) -> Option<HashSet<&'a str>> {
+        let mut names: HashSet<&'a str> = HashSet::default();
+        let add = |e: &'a Entity, names: &mut HashSet<&'a str>| {
+            names.insert(e.name.as_str());
+            if e.kind == EntityKind::Enum {
+                names.extend(e.signature.fields.iter().map(|f| f.name.as_str()));
+            }
+        };
+        for ((_, old), (_, new)) in replaced {
+            let n = old.entities.len().max(new.entities.len());
+            for i in 0..n {
+                match (old.entities.get(i), new.entities.get(i)) {
+                    (Some(a), Some(b)) if same_facts(a, b) => {}
+                    (a, b) => {
+                        for e in a.into_iter().chain(b) {
+                            add(e, &mut names);
+                        }
+                    }
+                }
+            }
+            let n = old.uses.len().max(new.uses.len());
+            for i in 0..n {
+                match (old.uses.get(i), new.uses.get(i)) {
+                    (Some(a), Some(b)) if same_use(a, b) => {}
+                    (a, b) => {
+                        for u in a.into_iter().chain(b) {
+                            if u.glob {
+                                return None;
+                            }
+                            names.insert(bound_name(u));
+                        }
+                    }
+                }
+            }
+        }
+        // Through `use`s: until no more names are added.
+        loop {
+            let before = names.len();
+            for u in self.modules.iter().flat_map(|m| &m.uses) {
+                let bound = bound_name(u);
+                if !u.glob && names.contains(bound) {
+                    continue;
+                }
+                if u.path.iter().any(|s| names.contains(s.as_str())) {
+                    if u.glob {
+                        return None;
+                    }
+                    names.insert(bound);
+                }
+            }
+            if names.len() == before {
+                return Some(names);
+            }
         }
     }
 }

@@ -134,6 +134,7 @@ impl ResidentTable {
     /// every file's interface now, the table dropped, to build again.
     fn replace(mut self, now: Vec<Interface>) -> Result<ResidentTable, Vec<Arc<Interface>>> {
         let mut replaced = true;
+        let mut pairs = Vec::with_capacity(now.len());
         for file in now {
             let slot = self.slot_of[&file.1.path];
             let new = Arc::new(file);
@@ -142,12 +143,14 @@ impl ResidentTable {
                 // long as the table lives.
                 let (old_ref, new_ref) = unsafe { (unbound(&self.files[slot]), unbound(&new)) };
                 replaced = self.table.replace_file(slot, old_ref, new_ref).is_ok();
+                pairs.push((old_ref, new_ref));
             }
             let old = std::mem::replace(&mut self.files[slot], new);
             self.retired.push(old);
         }
         if replaced {
-            self.table.derive_impls();
+            let touched = self.table.touched_names(&pairs);
+            self.table.derive_impls(touched.as_ref());
             return Ok(self);
         }
         let ResidentTable {
@@ -236,43 +239,68 @@ mod tests {
         );
         let mut extractor = RustExtractor::new();
         let mut replaced_in_place = 0;
-        // Renamed functions and types (their callers and impl blocks keep
-        // the old name), new functions, a removed `use`: interface edits
-        // that keep the module tree, in files across the project.
-        let step = files.len() / 9;
-        for (round, i) in (0..files.len()).step_by(step.max(1)).enumerate() {
-            let text = files[i].2.clone();
-            let edited = match round % 4 {
-                0 => first_name(&text, "pub fn ")
-                    .map(|n| text.replacen(&format!("fn {n}("), &format!("fn {n}_renamed("), 1)),
-                1 => first_name(&text, "pub struct ").map(|n| {
-                    text.replacen(&format!("struct {n}"), &format!("struct {n}Renamed"), 1)
-                }),
-                2 => Some(format!(
-                    "{text}\npub fn added_in_round_{round}() -> u8 {{ 0 }}\n"
-                )),
-                _ => text.lines().position(|l| l.starts_with("use ")).map(|at| {
-                    let mut lines: Vec<&str> = text.lines().collect();
-                    lines.remove(at);
-                    lines.join("\n")
-                }),
-            };
-            let Some(edited) = edited.filter(|e| *e != text) else {
-                continue;
-            };
+        let mut edit = |table: ResidentTable,
+                        files: &mut Vec<(FileContext, FileExtract, String)>,
+                        i: usize,
+                        edited: String|
+         -> ResidentTable {
             let ctx = files[i].0.clone();
             let ex = extractor.extract(&ctx, &edited);
             files[i] = (ctx.clone(), ex.clone(), edited);
             let before = table.retired.len();
             let path = ctx.path.clone();
-            table = table.update(|p| p == path, vec![(ctx, ex)]);
+            let table = table.update(|p| p == path, vec![(ctx, ex)]);
             if table.retired.len() == before + 1 {
                 replaced_in_place += 1;
             }
-            assert_same_as_built(&table, &files);
+            assert_same_as_built(&table, files);
+            table
+        };
+        // A type whose impl blocks are in other files, which import it:
+        // renamed, then back.
+        let resolve_rs = files
+            .iter()
+            .position(|f| f.0.path == "src/index/rust/resolve.rs")
+            .unwrap();
+        let text = files[resolve_rs].2.clone();
+        let renamed = text.replacen("struct SymbolTable<", "struct SymbolTableRenamed<", 1);
+        assert_ne!(renamed, text);
+        table = edit(table, &mut files, resolve_rs, renamed);
+        table = edit(table, &mut files, resolve_rs, text);
+        // Renamed functions, types and enums (their callers and impl
+        // blocks keep the old name), new functions and re-exports, a
+        // removed `use`: interface edits, in files across the project.
+        let step = files.len() / 18;
+        for (round, i) in (0..files.len()).step_by(step.max(1)).enumerate() {
+            let text = files[i].2.clone();
+            let rename = |marker: &str, suffix: &str| {
+                first_name(&text, marker).map(|n| {
+                    let kind = marker.trim_start_matches("pub ");
+                    text.replacen(&format!("{kind}{n}"), &format!("{kind}{n}{suffix}"), 1)
+                })
+            };
+            let edited = match round % 6 {
+                0 => rename("pub fn ", "_renamed"),
+                1 => rename("pub struct ", "Renamed"),
+                2 => Some(format!(
+                    "{text}\npub fn added_in_round_{round}() -> u8 {{ 0 }}\n"
+                )),
+                3 => text.lines().position(|l| l.starts_with("use ")).map(|at| {
+                    let mut lines: Vec<&str> = text.lines().collect();
+                    lines.remove(at);
+                    lines.join("\n")
+                }),
+                4 => Some(format!(
+                    "{text}\npub use crate::model::Entity as Reexported{round};\n"
+                )),
+                _ => rename("pub enum ", "Renamed"),
+            };
+            if let Some(edited) = edited.filter(|e| *e != text) {
+                table = edit(table, &mut files, i, edited);
+            }
         }
         assert!(
-            replaced_in_place >= 4,
+            replaced_in_place >= 8,
             "{replaced_in_place} replaced in place"
         );
     }
