@@ -261,6 +261,20 @@ struct SymbolTable<'a> {
     type_traits: HashMap<EntId, Vec<EntId>>,
 }
 
+/// The name a `use` brings into its module.
+fn bound_name(u: &UseDecl) -> &str {
+    let bound = match &u.alias {
+        Some(a) => a.as_str(),
+        None => u.path.last().map(String::as_str).unwrap_or(""),
+    };
+    if bound == "self" {
+        // `use a::b::{self}` binds `b`.
+        u.path.iter().rev().nth(1).map(String::as_str).unwrap_or("")
+    } else {
+        bound
+    }
+}
+
 const MAX_DEPTH: u32 = 8;
 
 /// Method names of std's common types and traits (sorted). A call of one
@@ -435,16 +449,7 @@ impl<'a> SymbolTable<'a> {
             }
         }
         for u in module.uses.iter().filter(|u| !u.glob) {
-            let bound = match &u.alias {
-                Some(a) => a.as_str(),
-                None => u.path.last().map(String::as_str).unwrap_or(""),
-            };
-            let bound = if bound == "self" {
-                // `use a::b::{self}` binds `b`.
-                u.path.iter().rev().nth(1).map(String::as_str).unwrap_or("")
-            } else {
-                bound
-            };
+            let bound = bound_name(u);
             if bound != name || bound == "_" {
                 continue;
             }

@@ -259,28 +259,8 @@ impl<'a> SymbolTable<'a> {
         // Pass 2: module items and uses, while another thread gathers the
         // references that name the owners and traits of impl blocks.
         let (members, refs): (Vec<_>, Vec<_>) = {
-            let SymbolTable {
-                entities,
-                key_to_ent,
-                modules,
-                module_ids,
-                module_of_key,
-                locals_of,
-                crate_roots,
-                ..
-            } = &mut t;
-            let key_to_ent = &*key_to_ent;
-            let mut placing = Placing {
-                entities,
-                key_to_ent,
-                module_of_key,
-                tree: ModuleTree {
-                    modules,
-                    module_ids,
-                    crate_roots,
-                },
-                locals_of,
-            };
+            let mut placing = t.placing();
+            let key_to_ent = placing.key_to_ent;
             rayon::join(
                 || {
                     let mut members = Vec::with_capacity(files.len());
@@ -321,6 +301,31 @@ impl<'a> SymbolTable<'a> {
         // Pass 3.
         t.derive_impls(None);
         t
+    }
+
+    /// The parts pass 2 reads and fills.
+    pub(super) fn placing(&mut self) -> Placing<'_, 'a> {
+        let SymbolTable {
+            entities,
+            key_to_ent,
+            modules,
+            module_ids,
+            module_of_key,
+            locals_of,
+            crate_roots,
+            ..
+        } = self;
+        Placing {
+            entities,
+            key_to_ent,
+            module_of_key,
+            tree: ModuleTree {
+                modules,
+                module_ids,
+                crate_roots,
+            },
+            locals_of,
+        }
     }
 
     /// A table of `ids` unused ids and nothing else.
@@ -468,28 +473,15 @@ impl<'a> SymbolTable<'a> {
         if r.path.iter().any(|s| names.contains(s.as_str())) {
             return true;
         }
-        let mut cur = Some(imp);
-        for _ in 0..16 {
-            let Some(id) = cur else { break };
-            let e = self.entities[id].0;
-            if e.kind == EntityKind::Module {
-                break;
-            }
+        // What `bounds_of` reads.
+        self.enclosing(imp).take(16).any(|(_, e)| {
             let sig = &e.signature;
-            let words = sig
-                .generics
+            sig.generics
                 .iter()
                 .chain(&sig.where_clause)
-                .flat_map(|c| c.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')));
-            if words.into_iter().any(|w| names.contains(w)) {
-                return true;
-            }
-            cur = e
-                .parent
-                .as_deref()
-                .and_then(|p| self.key_to_ent.get(p).copied());
-        }
-        false
+                .flat_map(|c| c.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')))
+                .any(|w| names.contains(w))
+        })
     }
 
     /// The maps of pass 3 from what the slots' impl references resolved

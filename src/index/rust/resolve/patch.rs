@@ -16,8 +16,8 @@ use std::collections::BTreeSet;
 
 use rustc_hash::FxHashSet as HashSet;
 
-use super::build::{hole, impl_refs, ModuleTree, Placing};
-use super::{EntId, HashMap, ModId, SymbolTable};
+use super::build::{hole, impl_refs};
+use super::{bound_name, EntId, HashMap, ModId, SymbolTable};
 use crate::model::{Entity, EntityKind, FileContext, FileExtract, UseDecl};
 
 /// Why a file's interface could not be replaced in place.
@@ -176,28 +176,7 @@ impl<'a> SymbolTable<'a> {
         for (i, e) in ex.entities.iter().enumerate() {
             self.key_to_ent.insert(e.key.as_str(), base + i);
         }
-        let SymbolTable {
-            entities,
-            key_to_ent,
-            modules,
-            module_ids,
-            module_of_key,
-            locals_of,
-            crate_roots,
-            ..
-        } = self;
-        let mut placing = Placing {
-            entities,
-            key_to_ent,
-            module_of_key,
-            tree: ModuleTree {
-                modules,
-                module_ids,
-                crate_roots,
-            },
-            locals_of,
-        };
-        let (members, uses) = placing.file(ctx, ex, base);
+        let (members, uses) = self.placing().file(ctx, ex, base);
         if self.modules.len() != modules_before {
             return Err(Unpatchable::ModulesChanged);
         }
@@ -239,41 +218,53 @@ fn remove_id(map: &mut HashMap<&str, Vec<EntId>>, name: &str, id: EntId) {
 
 /// An entity as the table reads it: everything but where it is in its
 /// file and its doc comment.
+/// Every field is named, so that a new one is not left out unseen.
 fn same_facts(a: &Entity, b: &Entity) -> bool {
-    a.key == b.key
-        && a.kind == b.kind
-        && a.name == b.name
-        && a.visibility == b.visibility
-        && a.module_path == b.module_path
-        && a.signature == b.signature
-        && a.is_test == b.is_test
-        && a.owner == b.owner
-        && a.trait_name == b.trait_name
-        && a.parent == b.parent
+    let Entity {
+        key,
+        kind,
+        name,
+        visibility,
+        file: _,
+        start_line: _,
+        end_line: _,
+        module_path,
+        doc: _,
+        signature,
+        is_test,
+        owner,
+        trait_name,
+        parent,
+    } = a;
+    *key == b.key
+        && *kind == b.kind
+        && *name == b.name
+        && *visibility == b.visibility
+        && *module_path == b.module_path
+        && *signature == b.signature
+        && *is_test == b.is_test
+        && *owner == b.owner
+        && *trait_name == b.trait_name
+        && *parent == b.parent
 }
 
 /// A `use` as the table reads it: everything but its line.
 fn same_use(a: &UseDecl, b: &UseDecl) -> bool {
-    a.from == b.from
-        && a.scope == b.scope
-        && a.path == b.path
-        && a.alias == b.alias
-        && a.glob == b.glob
-        && a.is_pub == b.is_pub
-}
-
-/// The name a `use` brings into its module.
-fn bound_name(u: &UseDecl) -> &str {
-    let bound = match &u.alias {
-        Some(a) => a.as_str(),
-        None => u.path.last().map(String::as_str).unwrap_or(""),
-    };
-    if bound == "self" {
-        // `use a::b::{self}` binds `b`.
-        u.path.iter().rev().nth(1).map(String::as_str).unwrap_or("")
-    } else {
-        bound
-    }
+    let UseDecl {
+        from,
+        scope,
+        path,
+        alias,
+        glob,
+        is_pub,
+        line: _,
+    } = a;
+    *from == b.from
+        && *scope == b.scope
+        && *path == b.path
+        && *alias == b.alias
+        && *glob == b.glob
+        && *is_pub == b.is_pub
 }
 
 impl<'a> SymbolTable<'a> {

@@ -11,7 +11,7 @@
 
 use super::{EntId, ModId, Ns, Res, SymbolTable};
 use crate::index::rust::types::{self, StdReturn, Ty};
-use crate::model::{EntityKind, RawRef, Recv};
+use crate::model::{Entity, EntityKind, RawRef, Recv};
 
 /// Where a name is written: what it resolves against.
 #[derive(Clone, Copy, Debug)]
@@ -119,13 +119,7 @@ impl<'a> SymbolTable<'a> {
         if self.locals_of.is_empty() {
             return None;
         }
-        let mut cur = Some(from);
-        for _ in 0..32 {
-            let id = cur?;
-            let e = self.entities[id].0;
-            if e.kind == EntityKind::Module {
-                return None;
-            }
+        for (id, _) in self.enclosing(from).take(32) {
             if let Some(items) = self.locals_of.get(&id).and_then(|m| m.get(name)) {
                 let hits: Vec<EntId> = items
                     .iter()
@@ -136,25 +130,27 @@ impl<'a> SymbolTable<'a> {
                     return Some(hits);
                 }
             }
-            cur = e
-                .parent
-                .as_deref()
-                .and_then(|p| self.key_to_ent.get(p).copied());
         }
         None
+    }
+
+    /// `from` and the entities it is written in, innermost first, up to
+    /// (not including) its module.
+    pub(super) fn enclosing(&self, from: EntId) -> impl Iterator<Item = (EntId, &'a Entity)> + '_ {
+        std::iter::successors(Some(from), |&id| {
+            let parent = self.entities[id].0.parent.as_deref()?;
+            self.key_to_ent.get(parent).copied()
+        })
+        .map(|id| (id, self.entities[id].0))
+        .take_while(|(_, e)| e.kind != EntityKind::Module)
     }
 
     /// Traits bounding generic parameter `name` where `site` is written
     /// (`fn f<M: Matcher>`, `where M: Matcher`, the impl's parameters).
     fn bounds_of(&self, site: &Site<'a>, name: &str) -> Vec<EntId> {
         let mut out = Vec::new();
-        let mut cur = site.from;
-        for _ in 0..16 {
-            let Some(id) = cur else { break };
-            let e = self.entities[id].0;
-            if e.kind == EntityKind::Module {
-                break;
-            }
+        let around = site.from.into_iter().flat_map(|from| self.enclosing(from));
+        for (id, e) in around.take(16) {
             let sig = &e.signature;
             for clause in sig.generics.iter().chain(&sig.where_clause) {
                 let Some((param, bounds)) = clause.split_once(':') else {
@@ -171,10 +167,6 @@ impl<'a> SymbolTable<'a> {
                     }
                 }
             }
-            cur = e
-                .parent
-                .as_deref()
-                .and_then(|p| self.key_to_ent.get(p).copied());
         }
         out.sort_unstable();
         out.dedup();
