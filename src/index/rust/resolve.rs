@@ -255,6 +255,10 @@ struct SymbolTable<'a> {
     /// Impl blocks whose self type is not ours (`impl Ext for String`), by
     /// the type's last segment, with the traits they implement.
     ext_impls: HashMap<&'a str, Vec<(EntId, Vec<EntId>)>>,
+    /// The methods of those impl blocks, by the type's last segment, then
+    /// name, in id order: what a method call on a value of a type that is
+    /// not ours can reach without scanning every method of that name.
+    ext_methods: HashMap<&'a str, HashMap<&'a str, Vec<EntId>>>,
     /// Items declared in a function's body, by function.
     locals_of: HashMap<EntId, HashMap<&'a str, Vec<EntId>>>,
     /// Traits our types implement (from `impl Trait for Type`).
@@ -931,21 +935,8 @@ impl<'a> SymbolTable<'a> {
         let Some(impls) = self.ext_impls.get(owner) else {
             return vec![];
         };
-        let Some(cands) = self.methods_by_name.get(name) else {
-            return vec![];
-        };
-        let own: Vec<EntId> = cands
-            .iter()
-            .copied()
-            .filter(|&c| {
-                let parent = self.entities[c].0.parent.as_deref();
-                parent
-                    .and_then(|p| self.key_to_ent.get(p))
-                    .is_some_and(|p| impls.iter().any(|(i, _)| i == p))
-            })
-            .collect();
-        if !own.is_empty() {
-            return own;
+        if let Some(own) = self.ext_methods.get(owner).and_then(|m| m.get(name)) {
+            return own.clone();
         }
         let mut defaults: Vec<EntId> = impls
             .iter()

@@ -345,6 +345,7 @@ impl<'a> SymbolTable<'a> {
             impl_owner: HashMap::default(),
             memo: Default::default(),
             ext_impls: HashMap::default(),
+            ext_methods: HashMap::default(),
             locals_of: HashMap::default(),
             type_traits: HashMap::default(),
         }
@@ -490,6 +491,7 @@ impl<'a> SymbolTable<'a> {
         self.impl_owner.clear();
         self.type_traits.clear();
         self.ext_impls.clear();
+        self.ext_methods.clear();
         self.assoc.clear();
         for slot in slots {
             for (&(imp, _, _), owners) in slot.owner_refs.iter().zip(&slot.owner_hits) {
@@ -525,11 +527,27 @@ impl<'a> SymbolTable<'a> {
             }
         }
         for &(id, pid) in slots.iter().flat_map(|s| &s.members) {
-            let owners: &[EntId] = match self.entities[pid].0.kind {
-                EntityKind::Impl => self.impl_owner.get(&pid).map_or(&[], Vec::as_slice),
+            let (parent, e) = (self.entities[pid].0, self.entities[id].0);
+            let name = e.name.as_str();
+            let owners: &[EntId] = match parent.kind {
+                EntityKind::Impl => match self.impl_owner.get(&pid) {
+                    Some(owners) => owners,
+                    None => {
+                        // An impl block of a type that is not ours.
+                        let owner = parent.owner.as_deref().filter(|o| !o.is_empty());
+                        if let (Some(owner), EntityKind::Method) = (owner, e.kind) {
+                            self.ext_methods
+                                .entry(owner)
+                                .or_default()
+                                .entry(name)
+                                .or_default()
+                                .push(id);
+                        }
+                        &[]
+                    }
+                },
                 _ => &[pid],
             };
-            let name = self.entities[id].0.name.as_str();
             for &o in owners {
                 self.assoc
                     .entry(o)
@@ -538,6 +556,9 @@ impl<'a> SymbolTable<'a> {
                     .or_default()
                     .push(id);
             }
+        }
+        for ids in self.ext_methods.values_mut().flat_map(|m| m.values_mut()) {
+            ids.sort_unstable();
         }
     }
 
