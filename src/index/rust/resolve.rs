@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap as HashMap;
 
 mod build;
+mod impl_maps;
 mod patch;
 mod resident;
 mod typing;
@@ -261,8 +262,9 @@ struct SymbolTable<'a> {
     ext_methods: HashMap<&'a str, HashMap<&'a str, Vec<EntId>>>,
     /// Items declared in a function's body, by function.
     locals_of: HashMap<EntId, HashMap<&'a str, Vec<EntId>>>,
-    /// Traits our types implement (from `impl Trait for Type`).
-    type_traits: HashMap<EntId, Vec<EntId>>,
+    /// Traits our types implement (from `impl Trait for Type`), each
+    /// with its impl block, in the impl blocks' id order.
+    type_traits: HashMap<EntId, Vec<(EntId, EntId)>>,
 }
 
 /// The name a `use` brings into its module.

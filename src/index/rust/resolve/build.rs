@@ -14,8 +14,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashSet as HashSet;
 
-use super::typing::Site;
-use super::{EntId, HashMap, ModId, Module, Ns, Res, SymbolTable};
+use super::{EntId, HashMap, ModId, Module, SymbolTable};
 use crate::model::{
     Entity, EntityKind, FileContext, FileExtract, RawRef, RefKind, Signature, UseDecl, Visibility,
 };
@@ -36,6 +35,9 @@ pub(super) struct Slot<'a> {
     /// empty until resolved.
     pub owner_hits: Vec<Vec<EntId>>,
     pub trait_hits: Vec<Option<Vec<EntId>>>,
+    /// Its interface was replaced since the impl-block pass last ran:
+    /// its parts are out of the maps and all its references unresolved.
+    pub replaced: bool,
 }
 
 /// An impl block's reference to its self type or its trait, with the
@@ -295,6 +297,7 @@ impl<'a> SymbolTable<'a> {
                     trait_refs,
                     owner_hits: Vec::new(),
                     trait_hits: Vec::new(),
+                    replaced: false,
                 },
             )
             .collect();
@@ -392,185 +395,5 @@ impl<'a> SymbolTable<'a> {
             crate_roots: &mut self.crate_roots,
         }
         .module(krate, path)
-    }
-
-    /// Pass 3, from the slots in order: owners of impl blocks, the traits
-    /// they implement, impl blocks of types that are not ours, then the
-    /// associated items of types and traits.
-    ///
-    /// The impl blocks' references are resolved as a build's first pass
-    /// over them sees the table: without associated items, and with no
-    /// lookup remembered from before. What each resolved to is kept in
-    /// its slot, so that after a replacement only the references of the
-    /// replaced files and those whose path names a `touched` name are
-    /// resolved again (all when `touched` is `None`); the maps are then
-    /// put together from what the slots hold. The lookup memo is left
-    /// empty: answers given without associated items are not kept.
-    pub(super) fn derive_impls(&mut self, touched: Option<&HashSet<&str>>) {
-        self.assoc.clear();
-        self.memo.get_mut().clear();
-        let mut slots = std::mem::take(&mut self.slots);
-        for slot in &mut slots {
-            let again = |hits: usize, refs: usize| touched.is_none() || hits != refs;
-            if again(slot.owner_hits.len(), slot.owner_refs.len()) {
-                slot.owner_hits = slot.owner_refs.iter().map(|r| self.owners_at(r)).collect();
-            } else if let Some(names) = touched {
-                for (hits, r) in slot.owner_hits.iter_mut().zip(&slot.owner_refs) {
-                    if self.names_any(r, names) {
-                        *hits = self.owners_at(r);
-                    }
-                }
-            }
-            if again(slot.trait_hits.len(), slot.trait_refs.len()) {
-                slot.trait_hits = slot.trait_refs.iter().map(|r| self.traits_of(r)).collect();
-            } else if let Some(names) = touched {
-                for (hits, r) in slot.trait_hits.iter_mut().zip(&slot.trait_refs) {
-                    if self.names_any(r, names) {
-                        *hits = self.traits_of(r);
-                    }
-                }
-            }
-        }
-        self.memo.get_mut().clear();
-        self.assemble_impls(&slots);
-        self.slots = slots;
-    }
-
-    /// The types an impl block's `ImplOwner` reference names (none when
-    /// it names no type of ours).
-    fn owners_at(&self, &(imp, krate, r): &ImplRef<'a>) -> Vec<EntId> {
-        let site = self.impl_site(imp, krate, r);
-        let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-        match self.resolve_in(&site, &segs, Ns::Type) {
-            Some(Res::Items(items)) => items
-                .into_iter()
-                .filter(|&i| self.entities[i].0.kind.is_type_like())
-                .collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The traits an impl block's `Implements` reference names; `None`
-    /// when it names no item at all.
-    fn traits_of(&self, &(imp, krate, r): &ImplRef<'a>) -> Option<Vec<EntId>> {
-        let site = self.impl_site(imp, krate, r);
-        let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-        match self.resolve_in(&site, &segs, Ns::Type) {
-            Some(Res::Items(items)) => Some(
-                items
-                    .into_iter()
-                    .filter(|&i| self.entities[i].0.kind == EntityKind::Trait)
-                    .collect(),
-            ),
-            _ => None,
-        }
-    }
-
-    /// Whether resolving an impl block's reference may read one of
-    /// `names`: a segment of its path, or a word of the generic
-    /// parameters and `where` clauses it is written under (the bounds a
-    /// generic parameter's path goes through).
-    fn names_any(&self, &(imp, _, r): &ImplRef<'a>, names: &HashSet<&str>) -> bool {
-        if r.path.iter().any(|s| names.contains(s.as_str())) {
-            return true;
-        }
-        // What `bounds_of` reads.
-        self.enclosing(imp).take(16).any(|(_, e)| {
-            let sig = &e.signature;
-            sig.generics
-                .iter()
-                .chain(&sig.where_clause)
-                .flat_map(|c| c.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')))
-                .any(|w| names.contains(w))
-        })
-    }
-
-    /// The maps of pass 3 from what the slots' impl references resolved
-    /// to, in slot order.
-    fn assemble_impls(&mut self, slots: &[Slot<'a>]) {
-        self.impl_owner.clear();
-        self.type_traits.clear();
-        self.ext_impls.clear();
-        self.ext_methods.clear();
-        self.assoc.clear();
-        for slot in slots {
-            for (&(imp, _, _), owners) in slot.owner_refs.iter().zip(&slot.owner_hits) {
-                if !owners.is_empty() {
-                    self.impl_owner.insert(imp, owners.clone());
-                }
-            }
-        }
-        let mut ext_traits: HashMap<EntId, Vec<EntId>> = HashMap::default();
-        for slot in slots {
-            for (&(imp, _, _), traits) in slot.trait_refs.iter().zip(&slot.trait_hits) {
-                let Some(traits) = traits else { continue };
-                match self.impl_owner.get(&imp) {
-                    Some(owners) => {
-                        for &o in owners {
-                            self.type_traits.entry(o).or_default().extend(traits);
-                        }
-                    }
-                    None => ext_traits.entry(imp).or_default().extend(traits),
-                }
-            }
-        }
-        for slot in slots {
-            for id in slot.base..slot.base + slot.len {
-                let e = self.entities[id].0;
-                if e.kind != EntityKind::Impl || self.impl_owner.contains_key(&id) {
-                    continue;
-                }
-                if let Some(owner) = e.owner.as_deref().filter(|o| !o.is_empty()) {
-                    let traits = ext_traits.remove(&id).unwrap_or_default();
-                    self.ext_impls.entry(owner).or_default().push((id, traits));
-                }
-            }
-        }
-        for &(id, pid) in slots.iter().flat_map(|s| &s.members) {
-            let (parent, e) = (self.entities[pid].0, self.entities[id].0);
-            let name = e.name.as_str();
-            let owners: &[EntId] = match parent.kind {
-                EntityKind::Impl => match self.impl_owner.get(&pid) {
-                    Some(owners) => owners,
-                    None => {
-                        // An impl block of a type that is not ours.
-                        let owner = parent.owner.as_deref().filter(|o| !o.is_empty());
-                        if let (Some(owner), EntityKind::Method) = (owner, e.kind) {
-                            self.ext_methods
-                                .entry(owner)
-                                .or_default()
-                                .entry(name)
-                                .or_default()
-                                .push(id);
-                        }
-                        &[]
-                    }
-                },
-                _ => &[pid],
-            };
-            for &o in owners {
-                self.assoc
-                    .entry(o)
-                    .or_default()
-                    .entry(name)
-                    .or_default()
-                    .push(id);
-            }
-        }
-        for ids in self.ext_methods.values_mut().flat_map(|m| m.values_mut()) {
-            ids.sort_unstable();
-        }
-    }
-
-    /// The site of an impl block's own `ImplOwner`/`Implements`
-    /// reference: `Self` is what is being found, not known.
-    fn impl_site(&self, imp: EntId, krate: &'a str, r: &'a RawRef) -> Site<'a> {
-        Site {
-            krate,
-            scope: self.scope_of(krate, &r.scope),
-            self_type: None,
-            from: Some(imp),
-            self_ent: None,
-        }
     }
 }

@@ -58,6 +58,7 @@ impl<'a> SymbolTable<'a> {
         }
         self.check_modules(old, new)?;
         self.check_keys(base, old.1, new.1)?;
+        self.withdraw_slot(slot);
         let uses_at = self.take_out(base, old)?;
         self.put_in(slot, base, new, uses_at)
     }
@@ -195,6 +196,7 @@ impl<'a> SymbolTable<'a> {
         // Resolved again, all of them, by the impl-block pass.
         s.owner_hits.clear();
         s.trait_hits.clear();
+        s.replaced = true;
         Ok(())
     }
 

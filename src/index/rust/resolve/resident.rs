@@ -218,6 +218,11 @@ mod tests {
             assert_eq!(kept.get(path), Some(links), "links of {path} differ");
         }
         assert_eq!(kept.len(), fresh.len());
+        assert_eq!(
+            table.table.impl_maps_by_key(),
+            built.table.impl_maps_by_key(),
+            "the impl-block maps differ"
+        );
     }
 
     /// The first `pub fn` / `pub struct` name after `marker` in `text`.

@@ -393,7 +393,7 @@ impl<'a> SymbolTable<'a> {
                     .iter()
                     .filter_map(|t| self.type_traits.get(t))
                     .flatten()
-                    .copied()
+                    .map(|&(_, t)| t)
                     .collect();
                 self.trait_methods(&traits, name)
             }

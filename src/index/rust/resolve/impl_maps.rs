@@ -1,0 +1,426 @@
+//! Pass 3 of a [`SymbolTable`]: what impl blocks make of the table —
+//! the owners of impl blocks, the traits our types implement, impl blocks
+//! of types that are not ours, and the associated items of types and
+//! traits.
+//!
+//! Each impl block or trait adds a [`Part`] to those maps: its members
+//! under its owners (or under itself, for a trait), its traits under its
+//! owners, or itself under the name of a type that is not ours. Every
+//! list in the maps is kept in id order, so a part can be taken out and
+//! put back where it was: after a file's interface is replaced, only the
+//! parts of the replaced files and of the impl blocks whose references
+//! resolve differently now are taken out and put in again, and the maps
+//! are the ones a build would make from every part in order.
+//!
+//! Invariant: the maps hold exactly the parts of the table's slots as
+//! their references last resolved ([`Slot::owner_hits`],
+//! [`Slot::trait_hits`]); a slot about to be replaced takes its parts out
+//! first ([`SymbolTable::withdraw_slot`]).
+
+use rustc_hash::FxHashSet as HashSet;
+
+use super::build::{ImplRef, Slot};
+use super::typing::Site;
+use super::{EntId, HashMap, Ns, Res, SymbolTable};
+use crate::model::{EntityKind, RawRef};
+
+/// What one impl block or trait adds to the maps.
+struct Part {
+    id: EntId,
+    /// Its associated items, in id order.
+    members: Vec<EntId>,
+    /// For an impl block: the types its `ImplOwner` reference names (the
+    /// last reference that names any).
+    owners: Vec<EntId>,
+    /// For an impl block: the traits its `Implements` references name.
+    traits: Vec<EntId>,
+}
+
+impl<'a> SymbolTable<'a> {
+    /// Pass 3, from the slots in order.
+    ///
+    /// The impl blocks' references are resolved as a build's first pass
+    /// over them sees the table: without any of the maps this pass makes,
+    /// and with no lookup remembered from before. What each resolved to is
+    /// kept in its slot. After a replacement (`touched` is `Some`) only the
+    /// references of the replaced files and those that may read a
+    /// `touched` name ([`SymbolTable::names_any`]) are resolved again, and
+    /// only the parts whose answers changed are taken out and put back;
+    /// with `None` every reference is resolved and the maps are made
+    /// anew. The lookup memo is left empty: answers given without
+    /// associated items are not kept.
+    pub(super) fn derive_impls(&mut self, touched: Option<&HashSet<&str>>) {
+        let maps = (
+            std::mem::take(&mut self.assoc),
+            std::mem::take(&mut self.impl_owner),
+            std::mem::take(&mut self.type_traits),
+            std::mem::take(&mut self.ext_impls),
+            std::mem::take(&mut self.ext_methods),
+        );
+        self.memo.get_mut().clear();
+        let mut slots = std::mem::take(&mut self.slots);
+        // Per slot not replaced: answers that changed, to put in once the
+        // old parts are out.
+        let mut owners_now: Vec<(usize, usize, Vec<EntId>)> = Vec::new();
+        let mut traits_now: Vec<(usize, usize, Option<Vec<EntId>>)> = Vec::new();
+        for (s, slot) in slots.iter_mut().enumerate() {
+            let names = match touched {
+                Some(names) if !slot.replaced => names,
+                _ => {
+                    slot.owner_hits = slot.owner_refs.iter().map(|r| self.owners_at(r)).collect();
+                    slot.trait_hits = slot.trait_refs.iter().map(|r| self.traits_of(r)).collect();
+                    continue;
+                }
+            };
+            for (k, r) in slot.owner_refs.iter().enumerate() {
+                if self.names_any(r, names) {
+                    let hits = self.owners_at(r);
+                    if slot.owner_hits[k] != hits {
+                        owners_now.push((s, k, hits));
+                    }
+                }
+            }
+            for (k, r) in slot.trait_refs.iter().enumerate() {
+                if self.names_any(r, names) {
+                    let hits = self.traits_of(r);
+                    if slot.trait_hits[k] != hits {
+                        traits_now.push((s, k, hits));
+                    }
+                }
+            }
+        }
+        self.memo.get_mut().clear();
+        (
+            self.assoc,
+            self.impl_owner,
+            self.type_traits,
+            self.ext_impls,
+            self.ext_methods,
+        ) = maps;
+        if touched.is_none() {
+            self.assoc.clear();
+            self.impl_owner.clear();
+            self.type_traits.clear();
+            self.ext_impls.clear();
+            self.ext_methods.clear();
+            for slot in &slots {
+                for part in self.parts(slot, None) {
+                    self.add_part(&part);
+                }
+            }
+            self.slots = slots;
+            return;
+        }
+        // The impl blocks whose answers changed, by slot.
+        let mut changed: HashMap<usize, HashSet<EntId>> = HashMap::default();
+        for &(s, k, _) in &owners_now {
+            changed
+                .entry(s)
+                .or_default()
+                .insert(slots[s].owner_refs[k].0);
+        }
+        for &(s, k, _) in &traits_now {
+            changed
+                .entry(s)
+                .or_default()
+                .insert(slots[s].trait_refs[k].0);
+        }
+        for (&s, ids) in &changed {
+            for part in self.parts(&slots[s], Some(ids)) {
+                self.remove_part(&part);
+            }
+        }
+        for (s, k, hits) in owners_now {
+            slots[s].owner_hits[k] = hits;
+        }
+        for (s, k, hits) in traits_now {
+            slots[s].trait_hits[k] = hits;
+        }
+        for (&s, ids) in &changed {
+            for part in self.parts(&slots[s], Some(ids)) {
+                self.add_part(&part);
+            }
+        }
+        for slot in slots.iter_mut().filter(|s| s.replaced) {
+            for part in self.parts(slot, None) {
+                self.add_part(&part);
+            }
+            slot.replaced = false;
+        }
+        self.slots = slots;
+    }
+
+    /// Take the parts of the file in `slot` out of the maps, before its
+    /// interface is replaced (they are read from the interface it has).
+    pub(super) fn withdraw_slot(&mut self, slot: usize) {
+        let parts = self.parts(&self.slots[slot], None);
+        for part in &parts {
+            self.remove_part(part);
+        }
+    }
+
+    /// The parts of the impl blocks and traits of `slot` (those in `only`).
+    fn parts(&self, slot: &Slot<'a>, only: Option<&HashSet<EntId>>) -> Vec<Part> {
+        let wanted = |id: &EntId| only.is_none_or(|o| o.contains(id));
+        let mut owners: HashMap<EntId, &[EntId]> = HashMap::default();
+        for (&(imp, _, _), hits) in slot.owner_refs.iter().zip(&slot.owner_hits) {
+            if !hits.is_empty() && wanted(&imp) {
+                owners.insert(imp, hits);
+            }
+        }
+        let mut traits: HashMap<EntId, Vec<EntId>> = HashMap::default();
+        for (&(imp, _, _), hits) in slot.trait_refs.iter().zip(&slot.trait_hits) {
+            if let Some(hits) = hits.as_ref().filter(|_| wanted(&imp)) {
+                traits.entry(imp).or_default().extend(hits);
+            }
+        }
+        let mut members: HashMap<EntId, Vec<EntId>> = HashMap::default();
+        for &(id, parent) in &slot.members {
+            if wanted(&parent) {
+                members.entry(parent).or_default().push(id);
+            }
+        }
+        (slot.base..slot.base + slot.len)
+            .filter(|id| wanted(id))
+            .filter(|&id| {
+                matches!(
+                    self.entities[id].0.kind,
+                    EntityKind::Impl | EntityKind::Trait
+                )
+            })
+            .map(|id| Part {
+                id,
+                members: members.remove(&id).unwrap_or_default(),
+                owners: owners.get(&id).map_or_else(Vec::new, |o| o.to_vec()),
+                traits: traits.remove(&id).unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    /// Put `part` into the maps, each list keeping id order.
+    fn add_part(&mut self, part: &Part) {
+        let e = self.entities[part.id].0;
+        let names: Vec<(&'a str, EntityKind)> = part
+            .members
+            .iter()
+            .map(|&m| (self.entities[m].0.name.as_str(), self.entities[m].0.kind))
+            .collect();
+        match e.kind {
+            EntityKind::Trait => {
+                let assoc = self.assoc.entry(part.id).or_default();
+                for (&m, &(name, _)) in part.members.iter().zip(&names) {
+                    insert_sorted(assoc.entry(name).or_default(), m);
+                }
+            }
+            EntityKind::Impl if !part.owners.is_empty() => {
+                self.impl_owner.insert(part.id, part.owners.clone());
+                for &o in &part.owners {
+                    if !part.traits.is_empty() {
+                        let list = self.type_traits.entry(o).or_default();
+                        let at = list.partition_point(|&(i, _)| i < part.id);
+                        list.splice(at..at, part.traits.iter().map(|&t| (part.id, t)));
+                    }
+                    let assoc = self.assoc.entry(o).or_default();
+                    for (&m, &(name, _)) in part.members.iter().zip(&names) {
+                        insert_sorted(assoc.entry(name).or_default(), m);
+                    }
+                }
+            }
+            EntityKind::Impl => {
+                // An impl block of a type that is not ours.
+                let Some(owner) = e.owner.as_deref().filter(|o| !o.is_empty()) else {
+                    return;
+                };
+                let impls = self.ext_impls.entry(owner).or_default();
+                let at = impls.partition_point(|&(i, _)| i < part.id);
+                impls.insert(at, (part.id, part.traits.clone()));
+                let methods = self.ext_methods.entry(owner).or_default();
+                for (&m, &(name, kind)) in part.members.iter().zip(&names) {
+                    if kind == EntityKind::Method {
+                        insert_sorted(methods.entry(name).or_default(), m);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Take `part` (as [`SymbolTable::add_part`] put it in) out of the
+    /// maps, and every list and map it leaves empty.
+    fn remove_part(&mut self, part: &Part) {
+        let e = self.entities[part.id].0;
+        let names: Vec<(&'a str, EntityKind)> = part
+            .members
+            .iter()
+            .map(|&m| (self.entities[m].0.name.as_str(), self.entities[m].0.kind))
+            .collect();
+        let owner_of_members = |assoc: &mut HashMap<EntId, HashMap<&'a str, Vec<EntId>>>, o| {
+            if let Some(by_name) = assoc.get_mut(&o) {
+                for (&m, &(name, _)) in part.members.iter().zip(&names) {
+                    remove_from(by_name, name, m);
+                }
+                if by_name.is_empty() {
+                    assoc.remove(&o);
+                }
+            }
+        };
+        match e.kind {
+            EntityKind::Trait => owner_of_members(&mut self.assoc, part.id),
+            EntityKind::Impl if !part.owners.is_empty() => {
+                self.impl_owner.remove(&part.id);
+                for &o in &part.owners {
+                    if let Some(list) = self.type_traits.get_mut(&o) {
+                        list.retain(|&(i, _)| i != part.id);
+                        if list.is_empty() {
+                            self.type_traits.remove(&o);
+                        }
+                    }
+                    owner_of_members(&mut self.assoc, o);
+                }
+            }
+            EntityKind::Impl => {
+                let Some(owner) = e.owner.as_deref().filter(|o| !o.is_empty()) else {
+                    return;
+                };
+                if let Some(impls) = self.ext_impls.get_mut(owner) {
+                    impls.retain(|&(i, _)| i != part.id);
+                    if impls.is_empty() {
+                        self.ext_impls.remove(owner);
+                    }
+                }
+                if let Some(methods) = self.ext_methods.get_mut(owner) {
+                    for (&m, &(name, kind)) in part.members.iter().zip(&names) {
+                        if kind == EntityKind::Method {
+                            remove_from(methods, name, m);
+                        }
+                    }
+                    if methods.is_empty() {
+                        self.ext_methods.remove(owner);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The types an impl block's `ImplOwner` reference names (none when
+    /// it names no type of ours).
+    fn owners_at(&self, &(imp, krate, r): &ImplRef<'a>) -> Vec<EntId> {
+        let site = self.impl_site(imp, krate, r);
+        let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
+        match self.resolve_in(&site, &segs, Ns::Type) {
+            Some(Res::Items(items)) => items
+                .into_iter()
+                .filter(|&i| self.entities[i].0.kind.is_type_like())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The traits an impl block's `Implements` reference names; `None`
+    /// when it names no item at all.
+    fn traits_of(&self, &(imp, krate, r): &ImplRef<'a>) -> Option<Vec<EntId>> {
+        let site = self.impl_site(imp, krate, r);
+        let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
+        match self.resolve_in(&site, &segs, Ns::Type) {
+            Some(Res::Items(items)) => Some(
+                items
+                    .into_iter()
+                    .filter(|&i| self.entities[i].0.kind == EntityKind::Trait)
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// Whether resolving an impl block's reference may read one of
+    /// `names`: a segment of its path, or a word of the generic
+    /// parameters and `where` clauses it is written under (the bounds a
+    /// generic parameter's path goes through).
+    fn names_any(&self, &(imp, _, r): &ImplRef<'a>, names: &HashSet<&str>) -> bool {
+        if r.path.iter().any(|s| names.contains(s.as_str())) {
+            return true;
+        }
+        // What `bounds_of` reads.
+        self.enclosing(imp).take(16).any(|(_, e)| {
+            let sig = &e.signature;
+            sig.generics
+                .iter()
+                .chain(&sig.where_clause)
+                .flat_map(|c| c.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')))
+                .any(|w| names.contains(w))
+        })
+    }
+
+    /// The site of an impl block's own `ImplOwner`/`Implements`
+    /// reference: `Self` is what is being found, not known.
+    fn impl_site(&self, imp: EntId, krate: &'a str, r: &'a RawRef) -> Site<'a> {
+        Site {
+            krate,
+            scope: self.scope_of(krate, &r.scope),
+            self_type: None,
+            from: Some(imp),
+            self_ent: None,
+        }
+    }
+}
+
+/// Put `id` into an id-ordered list.
+fn insert_sorted(list: &mut Vec<EntId>, id: EntId) {
+    let at = list.partition_point(|&i| i <= id);
+    list.insert(at, id);
+}
+
+/// Take every `id` out of the list under `name`, and the name when its
+/// list is left empty.
+fn remove_from(map: &mut HashMap<&str, Vec<EntId>>, name: &str, id: EntId) {
+    if let Some(list) = map.get_mut(name) {
+        let (lo, hi) = (
+            list.partition_point(|&i| i < id),
+            list.partition_point(|&i| i <= id),
+        );
+        list.drain(lo..hi);
+        if list.is_empty() {
+            map.remove(name);
+        }
+    }
+}
+
+#[cfg(test)]
+impl SymbolTable<'_> {
+    /// The maps of pass 3 with every id written as its key, one line per
+    /// entry, sorted: two tables whose ids differ compare equal when their
+    /// maps hold the same parts in the same order.
+    pub(super) fn impl_maps_by_key(&self) -> Vec<String> {
+        let key = |id: &EntId| self.entities[*id].0.key.as_str();
+        let keys = |ids: &[EntId]| ids.iter().map(key).collect::<Vec<_>>().join(", ");
+        let mut lines = Vec::new();
+        for (o, by_name) in &self.assoc {
+            for (name, ids) in by_name {
+                lines.push(format!("assoc {} {name}: {}", key(o), keys(ids)));
+            }
+        }
+        for (imp, owners) in &self.impl_owner {
+            lines.push(format!("owner {}: {}", key(imp), keys(owners)));
+        }
+        for (o, list) in &self.type_traits {
+            let pairs: Vec<String> = list
+                .iter()
+                .map(|(i, t)| format!("{} {}", key(i), key(t)))
+                .collect();
+            lines.push(format!("traits {}: {}", key(o), pairs.join(", ")));
+        }
+        for (name, impls) in &self.ext_impls {
+            for (i, traits) in impls {
+                lines.push(format!("ext {name} {}: {}", key(i), keys(traits)));
+            }
+        }
+        for (owner, by_name) in &self.ext_methods {
+            for (name, ids) in by_name {
+                lines.push(format!("ext method {owner} {name}: {}", keys(ids)));
+            }
+        }
+        lines.sort();
+        lines
+    }
+}
