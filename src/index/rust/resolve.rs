@@ -260,6 +260,9 @@ struct SymbolTable<'a> {
     /// name, in id order: what a method call on a value of a type that is
     /// not ours can reach without scanning every method of that name.
     ext_methods: HashMap<&'a str, HashMap<&'a str, Vec<EntId>>>,
+    /// The impl references by the words they may read, made when a file
+    /// is first replaced (see `impl_maps`).
+    ref_words: Option<impl_maps::RefWords<'a>>,
     /// Items declared in a function's body, by function.
     locals_of: HashMap<EntId, HashMap<&'a str, Vec<EntId>>>,
     /// Traits our types implement (from `impl Trait for Type`), each

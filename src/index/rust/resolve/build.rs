@@ -349,6 +349,7 @@ impl<'a> SymbolTable<'a> {
             memo: Default::default(),
             ext_impls: HashMap::default(),
             ext_methods: HashMap::default(),
+            ref_words: None,
             locals_of: HashMap::default(),
             type_traits: HashMap::default(),
         }

@@ -24,6 +24,14 @@ use super::typing::Site;
 use super::{EntId, HashMap, Ns, Res, SymbolTable};
 use crate::model::{EntityKind, RawRef};
 
+/// The impl references that may read a word, by word: slot, whether it
+/// is a trait reference (else an owner one), its place in the slot's list.
+/// Entries of a slot's earlier interface stay after it is replaced (a
+/// reference named by one is resolved again for nothing, and one past
+/// the end of the list is skipped); the table is built again long before
+/// they add up.
+pub(super) type RefWords<'a> = HashMap<&'a str, Vec<(usize, bool, usize)>>;
+
 /// What one impl block or trait adds to the maps.
 struct Part {
     id: EntId,
@@ -44,7 +52,7 @@ impl<'a> SymbolTable<'a> {
     /// and with no lookup remembered from before. What each resolved to is
     /// kept in its slot. After a replacement (`touched` is `Some`) only the
     /// references of the replaced files and those that may read a
-    /// `touched` name ([`SymbolTable::names_any`]) are resolved again, and
+    /// `touched` name ([`SymbolTable::ref_words`]) are resolved again, and
     /// only the parts whose answers changed are taken out and put back;
     /// with `None` every reference is resolved and the maps are made
     /// anew. The lookup memo is left empty: answers given without
@@ -59,33 +67,58 @@ impl<'a> SymbolTable<'a> {
         );
         self.memo.get_mut().clear();
         let mut slots = std::mem::take(&mut self.slots);
-        // Per slot not replaced: answers that changed, to put in once the
-        // old parts are out.
-        let mut owners_now: Vec<(usize, usize, Vec<EntId>)> = Vec::new();
-        let mut traits_now: Vec<(usize, usize, Option<Vec<EntId>>)> = Vec::new();
-        for (s, slot) in slots.iter_mut().enumerate() {
-            let names = match touched {
-                Some(names) if !slot.replaced => names,
-                _ => {
-                    slot.owner_hits = slot.owner_refs.iter().map(|r| self.owners_at(r)).collect();
-                    slot.trait_hits = slot.trait_refs.iter().map(|r| self.traits_of(r)).collect();
-                    continue;
+        for slot in slots.iter_mut().filter(|s| touched.is_none() || s.replaced) {
+            slot.owner_hits = slot.owner_refs.iter().map(|r| self.owners_at(r)).collect();
+            slot.trait_hits = slot.trait_refs.iter().map(|r| self.traits_of(r)).collect();
+        }
+        // The references of the other slots that may read a touched name,
+        // found through the index of words (made at the first replacement).
+        let mut again: Vec<(usize, bool, usize)> = Vec::new();
+        if let Some(names) = touched {
+            let mut index = self.ref_words.take();
+            match &mut index {
+                None => {
+                    let mut made = RefWords::default();
+                    for (s, slot) in slots.iter().enumerate() {
+                        self.index_ref_words(&mut made, s, slot);
+                    }
+                    index = Some(made);
                 }
-            };
-            for (k, r) in slot.owner_refs.iter().enumerate() {
-                if self.names_any(r, names) {
-                    let hits = self.owners_at(r);
-                    if slot.owner_hits[k] != hits {
-                        owners_now.push((s, k, hits));
+                Some(index) => {
+                    for (s, slot) in slots.iter().enumerate().filter(|(_, s)| s.replaced) {
+                        self.index_ref_words(index, s, slot);
                     }
                 }
             }
-            for (k, r) in slot.trait_refs.iter().enumerate() {
-                if self.names_any(r, names) {
+            let index = self.ref_words.insert(index.unwrap_or_default());
+            again = names
+                .iter()
+                .filter_map(|n| index.get(n))
+                .flatten()
+                .copied()
+                .filter(|&(s, _, _)| !slots[s].replaced)
+                .collect();
+            again.sort_unstable();
+            again.dedup();
+        } else {
+            self.ref_words = None;
+        }
+        // Answers that changed, to put in once the old parts are out.
+        let mut owners_now: Vec<(usize, usize, Vec<EntId>)> = Vec::new();
+        let mut traits_now: Vec<(usize, usize, Option<Vec<EntId>>)> = Vec::new();
+        for (s, is_trait, k) in again {
+            let slot = &slots[s];
+            if is_trait {
+                if let Some(r) = slot.trait_refs.get(k) {
                     let hits = self.traits_of(r);
                     if slot.trait_hits[k] != hits {
                         traits_now.push((s, k, hits));
                     }
+                }
+            } else if let Some(r) = slot.owner_refs.get(k) {
+                let hits = self.owners_at(r);
+                if slot.owner_hits[k] != hits {
+                    owners_now.push((s, k, hits));
                 }
             }
         }
@@ -333,23 +366,34 @@ impl<'a> SymbolTable<'a> {
         }
     }
 
-    /// Whether resolving an impl block's reference may read one of
-    /// `names`: a segment of its path, or a word of the generic
-    /// parameters and `where` clauses it is written under (the bounds a
-    /// generic parameter's path goes through).
-    fn names_any(&self, &(imp, _, r): &ImplRef<'a>, names: &HashSet<&str>) -> bool {
-        if r.path.iter().any(|s| names.contains(s.as_str())) {
-            return true;
+    /// The words resolving an impl block's reference may read: the
+    /// segments of its path, and the words of the generic parameters and
+    /// `where` clauses it is written under (the bounds a generic
+    /// parameter's path goes through, as `bounds_of` reads them).
+    fn ref_words(&self, &(imp, _, r): &ImplRef<'a>, mut word: impl FnMut(&'a str)) {
+        for s in &r.path {
+            word(s);
         }
-        // What `bounds_of` reads.
-        self.enclosing(imp).take(16).any(|(_, e)| {
+        for (_, e) in self.enclosing(imp).take(16) {
             let sig = &e.signature;
-            sig.generics
-                .iter()
-                .chain(&sig.where_clause)
-                .flat_map(|c| c.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')))
-                .any(|w| names.contains(w))
-        })
+            for clause in sig.generics.iter().chain(&sig.where_clause) {
+                clause
+                    .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                    .filter(|w| !w.is_empty())
+                    .for_each(&mut word);
+            }
+        }
+    }
+
+    /// Add the impl references of `slots[s]` to the index of words
+    /// ([`SymbolTable::ref_words`]).
+    fn index_ref_words(&self, index: &mut RefWords<'a>, s: usize, slot: &Slot<'a>) {
+        for (k, r) in slot.owner_refs.iter().enumerate() {
+            self.ref_words(r, |w| index.entry(w).or_default().push((s, false, k)));
+        }
+        for (k, r) in slot.trait_refs.iter().enumerate() {
+            self.ref_words(r, |w| index.entry(w).or_default().push((s, true, k)));
+        }
     }
 
     /// The site of an impl block's own `ImplOwner`/`Implements`
