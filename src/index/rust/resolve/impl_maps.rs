@@ -74,34 +74,35 @@ impl<'a> SymbolTable<'a> {
         // The references of the other slots that may read a touched name,
         // found through the index of words (made at the first replacement).
         let mut again: Vec<(usize, bool, usize)> = Vec::new();
-        if let Some(names) = touched {
-            let mut index = self.ref_words.take();
-            match &mut index {
-                None => {
-                    let mut made = RefWords::default();
-                    for (s, slot) in slots.iter().enumerate() {
-                        self.index_ref_words(&mut made, s, slot);
+        match touched {
+            Some(names) => {
+                let index = match self.ref_words.take() {
+                    Some(mut index) => {
+                        for (s, slot) in slots.iter().enumerate().filter(|(_, s)| s.replaced) {
+                            self.index_ref_words(&mut index, s, slot);
+                        }
+                        index
                     }
-                    index = Some(made);
-                }
-                Some(index) => {
-                    for (s, slot) in slots.iter().enumerate().filter(|(_, s)| s.replaced) {
-                        self.index_ref_words(index, s, slot);
+                    None => {
+                        let mut index = RefWords::default();
+                        for (s, slot) in slots.iter().enumerate() {
+                            self.index_ref_words(&mut index, s, slot);
+                        }
+                        index
                     }
-                }
+                };
+                again = names
+                    .iter()
+                    .filter_map(|n| index.get(n))
+                    .flatten()
+                    .copied()
+                    .filter(|&(s, _, _)| !slots[s].replaced)
+                    .collect();
+                again.sort_unstable();
+                again.dedup();
+                self.ref_words = Some(index);
             }
-            let index = self.ref_words.insert(index.unwrap_or_default());
-            again = names
-                .iter()
-                .filter_map(|n| index.get(n))
-                .flatten()
-                .copied()
-                .filter(|&(s, _, _)| !slots[s].replaced)
-                .collect();
-            again.sort_unstable();
-            again.dedup();
-        } else {
-            self.ref_words = None;
+            None => self.ref_words = None,
         }
         // Answers that changed, to put in once the old parts are out.
         let mut owners_now: Vec<(usize, usize, Vec<EntId>)> = Vec::new();
@@ -123,19 +124,9 @@ impl<'a> SymbolTable<'a> {
             }
         }
         self.memo.get_mut().clear();
-        (
-            self.assoc,
-            self.impl_owner,
-            self.type_traits,
-            self.ext_impls,
-            self.ext_methods,
-        ) = maps;
         if touched.is_none() {
-            self.assoc.clear();
-            self.impl_owner.clear();
-            self.type_traits.clear();
-            self.ext_impls.clear();
-            self.ext_methods.clear();
+            // Made anew from every slot; the old maps are dropped.
+            drop(maps);
             for slot in &slots {
                 for part in self.parts(slot, None) {
                     self.add_part(&part);
@@ -144,6 +135,13 @@ impl<'a> SymbolTable<'a> {
             self.slots = slots;
             return;
         }
+        (
+            self.assoc,
+            self.impl_owner,
+            self.type_traits,
+            self.ext_impls,
+            self.ext_methods,
+        ) = maps;
         // The impl blocks whose answers changed, by slot.
         let mut changed: HashMap<usize, HashSet<EntId>> = HashMap::default();
         for &(s, k, _) in &owners_now {
@@ -232,19 +230,10 @@ impl<'a> SymbolTable<'a> {
 
     /// Put `part` into the maps, each list keeping id order.
     fn add_part(&mut self, part: &Part) {
+        let members = self.member_names(part);
         let e = self.entities[part.id].0;
-        let names: Vec<(&'a str, EntityKind)> = part
-            .members
-            .iter()
-            .map(|&m| (self.entities[m].0.name.as_str(), self.entities[m].0.kind))
-            .collect();
         match e.kind {
-            EntityKind::Trait => {
-                let assoc = self.assoc.entry(part.id).or_default();
-                for (&m, &(name, _)) in part.members.iter().zip(&names) {
-                    insert_sorted(assoc.entry(name).or_default(), m);
-                }
-            }
+            EntityKind::Trait => put_members(&mut self.assoc, part.id, &members),
             EntityKind::Impl if !part.owners.is_empty() => {
                 self.impl_owner.insert(part.id, part.owners.clone());
                 for &o in &part.owners {
@@ -253,10 +242,7 @@ impl<'a> SymbolTable<'a> {
                         let at = list.partition_point(|&(i, _)| i < part.id);
                         list.splice(at..at, part.traits.iter().map(|&t| (part.id, t)));
                     }
-                    let assoc = self.assoc.entry(o).or_default();
-                    for (&m, &(name, _)) in part.members.iter().zip(&names) {
-                        insert_sorted(assoc.entry(name).or_default(), m);
-                    }
+                    put_members(&mut self.assoc, o, &members);
                 }
             }
             EntityKind::Impl => {
@@ -268,7 +254,7 @@ impl<'a> SymbolTable<'a> {
                 let at = impls.partition_point(|&(i, _)| i < part.id);
                 impls.insert(at, (part.id, part.traits.clone()));
                 let methods = self.ext_methods.entry(owner).or_default();
-                for (&m, &(name, kind)) in part.members.iter().zip(&names) {
+                for &(m, name, kind) in &members {
                     if kind == EntityKind::Method {
                         insert_sorted(methods.entry(name).or_default(), m);
                     }
@@ -281,24 +267,10 @@ impl<'a> SymbolTable<'a> {
     /// Take `part` (as [`SymbolTable::add_part`] put it in) out of the
     /// maps, and every list and map it leaves empty.
     fn remove_part(&mut self, part: &Part) {
+        let members = self.member_names(part);
         let e = self.entities[part.id].0;
-        let names: Vec<(&'a str, EntityKind)> = part
-            .members
-            .iter()
-            .map(|&m| (self.entities[m].0.name.as_str(), self.entities[m].0.kind))
-            .collect();
-        let owner_of_members = |assoc: &mut HashMap<EntId, HashMap<&'a str, Vec<EntId>>>, o| {
-            if let Some(by_name) = assoc.get_mut(&o) {
-                for (&m, &(name, _)) in part.members.iter().zip(&names) {
-                    remove_from(by_name, name, m);
-                }
-                if by_name.is_empty() {
-                    assoc.remove(&o);
-                }
-            }
-        };
         match e.kind {
-            EntityKind::Trait => owner_of_members(&mut self.assoc, part.id),
+            EntityKind::Trait => take_members(&mut self.assoc, part.id, &members),
             EntityKind::Impl if !part.owners.is_empty() => {
                 self.impl_owner.remove(&part.id);
                 for &o in &part.owners {
@@ -308,7 +280,7 @@ impl<'a> SymbolTable<'a> {
                             self.type_traits.remove(&o);
                         }
                     }
-                    owner_of_members(&mut self.assoc, o);
+                    take_members(&mut self.assoc, o, &members);
                 }
             }
             EntityKind::Impl => {
@@ -322,7 +294,7 @@ impl<'a> SymbolTable<'a> {
                     }
                 }
                 if let Some(methods) = self.ext_methods.get_mut(owner) {
-                    for (&m, &(name, kind)) in part.members.iter().zip(&names) {
+                    for &(m, name, kind) in &members {
                         if kind == EntityKind::Method {
                             remove_from(methods, name, m);
                         }
@@ -334,6 +306,17 @@ impl<'a> SymbolTable<'a> {
             }
             _ => {}
         }
+    }
+
+    /// A part's members with their names and kinds.
+    fn member_names(&self, part: &Part) -> Vec<(EntId, &'a str, EntityKind)> {
+        part.members
+            .iter()
+            .map(|&m| {
+                let e = self.entities[m].0;
+                (m, e.name.as_str(), e.kind)
+            })
+            .collect()
     }
 
     /// The types an impl block's `ImplOwner` reference names (none when
@@ -405,6 +388,30 @@ impl<'a> SymbolTable<'a> {
             self_type: None,
             from: Some(imp),
             self_ent: None,
+        }
+    }
+}
+
+/// Associated items by owner (type or trait), then name.
+type Assoc<'a> = HashMap<EntId, HashMap<&'a str, Vec<EntId>>>;
+
+/// Put `members` under `owner`, each list keeping id order.
+fn put_members<'a>(assoc: &mut Assoc<'a>, owner: EntId, members: &[(EntId, &'a str, EntityKind)]) {
+    let by_name = assoc.entry(owner).or_default();
+    for &(m, name, _) in members {
+        insert_sorted(by_name.entry(name).or_default(), m);
+    }
+}
+
+/// Take `members` (as [`put_members`] put them) from under `owner`, and
+/// every list and map left empty.
+fn take_members(assoc: &mut Assoc<'_>, owner: EntId, members: &[(EntId, &str, EntityKind)]) {
+    if let Some(by_name) = assoc.get_mut(&owner) {
+        for &(m, name, _) in members {
+            remove_from(by_name, name, m);
+        }
+        if by_name.is_empty() {
+            assoc.remove(&owner);
         }
     }
 }
