@@ -5,9 +5,10 @@
 //! threads: parse-only time (tree-sitter alone over the same files, read
 //! into memory beforehand), a cold full index into a new SQLite database
 //! (as `graphctx index` makes it), a no-change re-index, and one-file edits
-//! → index current: a body edit as the CLI and as a server run it, and a
-//! new `pub fn` (an interface change), and a `pub fn` that other files
-//! call renamed. It prints the index ÷ parse ratio, entities/s and
+//! → index current: a body edit as the CLI and as a server run it (one
+//! that checks the tree by `stat`, and one a file watch tells what
+//! changed), and a new `pub fn` (an interface change), and a `pub fn` that
+//! other files call renamed. It prints the index ÷ parse ratio, entities/s and
 //! edges/s, and the peak RSS and database size of a child process that
 //! does only the cold index.
 //!
@@ -166,7 +167,14 @@ fn bench_tree(label: &str, root: &Path) {
         Some(&mut cache),
     );
     timed(first, first_original.clone(), Some(&mut cache));
-    let (mut body_server, mut iface) = (Vec::new(), Vec::new());
+    // A server that watches the tree is told which paths changed, and
+    // looks only at those instead of `stat`-ing every file.
+    let watched = |target: &Path, cache: &mut InterfaceCache| {
+        cache.watched(walk::WatchedChanges {
+            paths: [target.to_path_buf()].into(),
+        });
+    };
+    let (mut body_server, mut body_watched, mut iface) = (Vec::new(), Vec::new(), Vec::new());
     for (target, original) in picks.iter().zip(&originals) {
         let server: Vec<f64> = (0..3)
             .map(|i| {
@@ -174,6 +182,18 @@ fn bench_tree(label: &str, root: &Path) {
                 timed(target, text, Some(&mut cache))
             })
             .collect();
+        let told: Vec<f64> = (0..3)
+            .map(|i| {
+                let text = format!("// graphctx bench edit {i},\n{original}");
+                std::fs::write(target, text).unwrap();
+                watched(target, &mut cache);
+                let t = Instant::now();
+                index_repository_cached(&store, root, &IndexOptions::default(), &mut cache)
+                    .unwrap();
+                ms(t.elapsed())
+            })
+            .collect();
+        body_watched.push(median(told));
         let new_fn: Vec<f64> = (0..3)
             .map(|i| {
                 let text =
@@ -195,24 +215,36 @@ fn bench_tree(label: &str, root: &Path) {
             &format!("pub fn {name}_renamed("),
             1,
         );
-        let mut times = Vec::new();
+        let (mut times, mut told) = (Vec::new(), Vec::new());
         let mut resolved = 0;
-        for text in [&renamed, &original, &renamed] {
+        let texts = [
+            &renamed, &original, &renamed, &original, &renamed, &original,
+        ];
+        for (i, text) in texts.into_iter().enumerate() {
             std::fs::write(&file, text).unwrap();
+            // The last three as a watching server runs them.
+            let watching = i >= 3;
+            if watching {
+                watched(&file, &mut cache);
+            }
             let t = Instant::now();
             let s = index_repository_cached(&store, root, &IndexOptions::default(), &mut cache)
                 .unwrap();
-            times.push(ms(t.elapsed()));
+            match watching {
+                true => told.push(ms(t.elapsed())),
+                false => times.push(ms(t.elapsed())),
+            }
             resolved = s.files_resolved;
         }
-        std::fs::write(&file, &original).unwrap();
         index_repository_cached(&store, root, &IndexOptions::default(), &mut cache).unwrap();
-        (name, users, resolved, median(times))
+        (name, users, resolved, median(times), median(told))
     });
     let worst = |v: &[f64]| v.last().copied().unwrap_or(0.0);
     let (body_cli_worst, body_server_worst, iface_worst) =
         (worst(&body_cli), worst(&body_server), worst(&iface));
+    let body_watched_worst = worst(&body_watched);
     let (body_cli, body_server, iface) = (median(body_cli), median(body_server), median(iface));
+    let body_watched = median(body_watched);
 
     let (rss, db_bytes) = std::process::Command::new(std::env::current_exe().unwrap())
         .arg("--child")
@@ -228,7 +260,7 @@ fn bench_tree(label: &str, root: &Path) {
 
     println!(
         "{label:<22} {:>5} files {:>6} KiB | parse {:>7.1} ms | cold index {:>7.1} ms = {:>4.2}x parse | \
-         no-op {:>6.1} ms | body edit: CLI {:>6.1} ms (largest file {:>6.1}), server {:>6.1} ms ({:>6.1}) | \
+         no-op {:>6.1} ms | body edit: CLI {:>6.1} ms (largest file {:>6.1}), server {:>6.1} ms ({:>6.1}), watched {:>6.1} ms ({:>6.1}) | \
          new pub fn {:>6.1} ms ({:>6.1}) | {:>6} entities {:>6} edges | {:>8.0} entities/s {:>8.0} edges/s | peak RSS {:>5.1} MiB | database {:>6.1} MiB",
         files.len(),
         bytes / 1024,
@@ -240,6 +272,8 @@ fn bench_tree(label: &str, root: &Path) {
         body_cli_worst,
         body_server,
         body_server_worst,
+        body_watched,
+        body_watched_worst,
         iface,
         iface_worst,
         s.entities,
@@ -249,9 +283,9 @@ fn bench_tree(label: &str, root: &Path) {
         rss as f64 / 1024.0,
         db_bytes as f64 / (1024.0 * 1024.0),
     );
-    if let Some((name, users, resolved, t)) = rename {
+    if let Some((name, users, resolved, t, told)) = rename {
         println!(
-            "{label:<22} rename of `pub fn {name}` (named in {users} other files): {t:>6.1} ms, {resolved} of {} files resolved",
+            "{label:<22} rename of `pub fn {name}` (named in {users} other files): {t:>6.1} ms, watched {told:>6.1} ms, {resolved} of {} files resolved",
             files.len()
         );
     }

@@ -171,6 +171,9 @@ pub struct InterfaceCache {
     /// The last walk (kept with the symbol table): the next run checks it
     /// by `stat` instead of walking (see [`walk::WalkSnapshot`]).
     walk: Option<walk::WalkSnapshot>,
+    /// What a file watch saw since `walk` was checked, handed in by a
+    /// server for the next run only ([`InterfaceCache::watched`]).
+    watched: Option<walk::WatchedChanges>,
 }
 
 /// Valid for the graph and `seq` they were taken at, like the interfaces,
@@ -270,6 +273,21 @@ impl InterfaceCache {
     }
 
     /// Files held.
+    /// Tell the next run what a file watch saw change since the last run
+    /// checked its walk: it looks at those paths instead of `stat`-ing
+    /// every file and directory. Only for a watch that lost nothing since
+    /// then; the run after drops it.
+    pub fn watched(&mut self, changes: walk::WatchedChanges) {
+        self.watched = Some(changes);
+    }
+
+    /// Forget the kept walk: the next run walks the tree again (after a
+    /// failed run, whose changes a watch will not report again).
+    pub fn forget_walk(&mut self) {
+        self.walk = None;
+        self.watched = None;
+    }
+
     pub fn len(&self) -> usize {
         self.interfaces.len()
     }
@@ -295,18 +313,27 @@ pub fn index_repository_cached(
     let mut phases = Phases::new(opts.progress);
     let seq_before = store.graph_seq(graph)?;
     let cached = cache.graph == graph && cache.seq > 0 && cache.seq == seq_before;
-    // A kept walk is checked by `stat`; without one, the tree is walked.
+    // A kept walk is checked by `stat`, or at the paths a watch saw
+    // change; without one, the tree is walked.
     let mut walk_kept = false;
-    let snapshot =
-        cache
-            .keep_table
-            .then(|| match cache.walk.take().and_then(|s| s.recheck(root)) {
-                Some(s) => {
-                    walk_kept = true;
-                    s
+    let watched = cache.watched.take();
+    let mut looked_at: BTreeSet<String> = BTreeSet::new();
+    let snapshot = cache.keep_table.then(|| {
+        let kept = cache.walk.take().and_then(|s| match &watched {
+            Some(changes) => s.recheck_changed(root, changes),
+            None => s.recheck(root),
+        });
+        match kept {
+            Some(s) => {
+                walk_kept = true;
+                if let Some(changes) = &watched {
+                    looked_at = s.files_among(changes);
                 }
-                None => walk::WalkSnapshot::take(root),
-            });
+                s
+            }
+            None => walk::WalkSnapshot::take(root),
+        }
+    });
     let walked_now;
     let walked = match &snapshot {
         Some(s) => &s.result,
@@ -331,19 +358,54 @@ pub fn index_repository_cached(
     };
     phases.lap("walk");
 
+    // The contexts the last run in this process settled (a hint: a wrong
+    // one is corrected by `settle_contexts`, as a guessed one is).
+    let held_contexts = &cache.interfaces;
+    // The same files as the stored rows describe, as this process's last
+    // run left them, and a watch that reported every change since: a file
+    // it did not report is as that run found it (skipped ones are tried
+    // again, as always).
+    let watch_vouches = watched.is_some() && walk_kept && files_cached;
+    let retried: BTreeSet<&str> = match watch_vouches {
+        true => stored
+            .iter()
+            .filter(|(_, s)| s.status == "skipped")
+            .map(|(p, _)| p.as_str())
+            .collect(),
+        false => BTreeSet::new(),
+    };
     let bar = phases.counted("parse", walked.files.len() as u64);
     let (outcomes, vouched): (Vec<Outcome>, Vec<bool>) = walked
         .files
         .par_iter()
         .map_init(RustExtractor::new, |extractor, file| {
-            let known = stored.get(&file.ctx.path);
-            let o = if stat_vouches(file, known, stats.get(&file.ctx.path), &layout_digest) {
+            let path = file.ctx.path.as_str();
+            let vouched = !looked_at.contains(path)
+                && match watch_vouches {
+                    true => !retried.contains(path),
+                    false => stat_vouches(file, stored.get(path), stats.get(path), &layout_digest),
+                };
+            let o = if vouched {
                 (Outcome::Unchanged, true)
             } else {
+                // Parsed where the last run settled it (its keys hold the
+                // module path): when no `mod` declaration moved, that is
+                // where it is, and it need not be parsed twice.
+                let settled;
+                let file = match held_contexts.get(&file.ctx.path) {
+                    Some((ctx, _)) if *ctx != file.ctx => {
+                        settled = SourceFile {
+                            ctx: ctx.clone(),
+                            ..file.clone()
+                        };
+                        &settled
+                    }
+                    _ => file,
+                };
                 let o = examine(
                     extractor,
                     file,
-                    known,
+                    stored.get(path),
                     opts.max_file_bytes,
                     &layout_digest,
                     opts.text_index,
@@ -536,9 +598,12 @@ pub fn index_repository_cached(
                     _ => false,
                 });
         if contexts_known {
-            for (ctx, extract) in extracts.values_mut() {
-                if *ctx != extract.context {
-                    *ctx = extract.context.clone();
+            // The held interfaces carry their settled contexts already.
+            for path in &replaced {
+                if let Some((ctx, extract)) = extracts.get_mut(path) {
+                    if *ctx != extract.context {
+                        *ctx = extract.context.clone();
+                    }
                 }
             }
         } else {

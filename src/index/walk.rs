@@ -287,6 +287,104 @@ impl WalkSnapshot {
         self.checked_ns = now;
         Some(self)
     }
+
+    /// The walk as it is now, told by a file watch instead of by `stat`:
+    /// `changed` holds every path the watch reported since this snapshot
+    /// was last checked (see [`WatchedChanges`]). Only those are looked
+    /// at: a reported file is stat'ed again, a reported directory and the
+    /// directory of every reported path listed again, a reported control
+    /// file stamped again. `None` when only a new walk can tell (a listing
+    /// or a control file changed, a file became something else).
+    pub fn recheck_changed(
+        mut self,
+        root: &Path,
+        changed: &WatchedChanges,
+    ) -> Option<WalkSnapshot> {
+        if self.root != root || !self.result.issues.is_empty() || self.dirs.is_empty() {
+            return None;
+        }
+        let now = unix_nanos(std::time::SystemTime::now());
+        let paths = &changed.paths;
+        // Ignore files above the root and git's exclude file lie outside
+        // what a watch covers: those few are stamped again every time.
+        let unwatched =
+            |p: &Path| !p.starts_with(root) || p.components().any(|c| c.as_os_str() == ".git");
+        let controls_same = self
+            .controls
+            .iter()
+            .filter(|c| paths.contains(&c.path) || unwatched(&c.path))
+            .all(|c| stamp(c.path.clone()) == *c);
+        if !controls_same {
+            return None;
+        }
+        let listed: BTreeSet<&Path> = paths
+            .iter()
+            .flat_map(|p| [Some(p.as_path()), p.parent()])
+            .flatten()
+            .collect();
+        let dirs_same = self
+            .dirs
+            .iter_mut()
+            .filter(|d| listed.contains(d.path.as_path()))
+            .all(|d| {
+                d.mtime_ns = std::fs::metadata(&d.path).map_or(0, |m| mtime_of(&m));
+                list_dir(&d.path).is_some_and(|names| names == d.names)
+            });
+        if !dirs_same {
+            return None;
+        }
+        let reported = changed.lookup();
+        let files_there = self
+            .result
+            .files
+            .iter_mut()
+            .filter(|f| reported.contains(f.abs_path.as_os_str()))
+            .all(|f| {
+                let Ok(meta) = std::fs::metadata(&f.abs_path) else {
+                    return false;
+                };
+                f.bytes = meta.len();
+                f.mtime_ns = mtime_of(&meta);
+                meta.is_file()
+            });
+        if !files_there {
+            return None;
+        }
+        self.checked_ns = now;
+        Some(self)
+    }
+
+    /// The repository-relative paths of the snapshot's files among
+    /// `changed`: a run looks at their contents whatever their `stat`
+    /// says (a watch sees a write that left size and time as they were).
+    pub fn files_among(&self, changed: &WatchedChanges) -> BTreeSet<String> {
+        let reported = changed.lookup();
+        self.result
+            .files
+            .iter()
+            .filter(|f| reported.contains(f.abs_path.as_os_str()))
+            .map(|f| f.ctx.path.clone())
+            .collect()
+    }
+}
+
+/// What a file watch reported since a kept walk was last checked: every
+/// path under the root it saw created, written, renamed or removed, with
+/// nothing lost in between (the watch covered every directory the walk
+/// entered, delivered every event up to the moment the run began, and
+/// no event asked for a rescan). Lets a server's run look at those paths
+/// instead of `stat`-ing the whole tree ([`WalkSnapshot::recheck_changed`]).
+#[derive(Debug, Default, Clone)]
+pub struct WatchedChanges {
+    pub paths: BTreeSet<PathBuf>,
+}
+
+impl WatchedChanges {
+    /// The paths for matching against every file of a walk: hashed
+    /// whole, not compared component by component.
+    fn lookup(&self) -> std::collections::HashSet<&std::ffi::OsStr> {
+        self.paths.iter().map(|p| p.as_os_str()).collect()
+    }
 }
 
 /// The walk's directory traversal from `start`: gitignore-aware (in a git
@@ -475,6 +573,69 @@ mod tests {
         for (kept, fresh) in snap.result.files.iter().zip(&walked.files) {
             assert_eq!((kept.bytes, kept.mtime_ns), (fresh.bytes, fresh.mtime_ns));
             assert_eq!(kept.ctx, fresh.ctx);
+        }
+    }
+
+    fn reported(root: &Path, rel: &[&str]) -> WatchedChanges {
+        WatchedChanges {
+            paths: rel.iter().map(|r| root.join(r)).collect(),
+        }
+    }
+
+    #[test]
+    fn a_kept_walk_told_by_a_watch_looks_at_the_reported_files() {
+        let tree = settled_tree();
+        let root = tree.path();
+        let snap = WalkSnapshot::take(root);
+        let snap = snap
+            .recheck_changed(root, &WatchedChanges::default())
+            .expect("nothing reported");
+        std::fs::write(root.join("src/lib.rs"), "mod a;\npub fn g() {}\n").unwrap();
+        let tmp = root.join("src/a/.mod.rs.swp");
+        std::fs::write(&tmp, "pub fn f() { let _ = 1; }\n").unwrap();
+        std::fs::rename(&tmp, root.join("src/a/mod.rs")).unwrap();
+        let changes = reported(root, &["src/lib.rs", "src/a/.mod.rs.swp", "src/a/mod.rs"]);
+        let snap = snap.recheck_changed(root, &changes).expect("same names");
+        let walked = walk(root);
+        assert_eq!(paths(&snap.result), paths(&walked));
+        for (kept, fresh) in snap.result.files.iter().zip(&walked.files) {
+            assert_eq!((kept.bytes, kept.mtime_ns), (fresh.bytes, fresh.mtime_ns));
+        }
+        // The reported files are read whatever their stat says.
+        let among: Vec<String> = snap.files_among(&changes).into_iter().collect();
+        assert_eq!(among, ["src/a/mod.rs", "src/lib.rs"]);
+    }
+
+    #[test]
+    fn a_kept_walk_told_by_a_watch_gives_way_when_names_manifests_or_ignore_rules_change() {
+        type Change = fn(&Path);
+        let changes: [(&str, &str, Change); 6] = [
+            ("new file", "src/a/b.rs", |r| {
+                std::fs::write(r.join("src/a/b.rs"), "").unwrap()
+            }),
+            ("deleted file", "src/a/mod.rs", |r| {
+                std::fs::remove_file(r.join("src/a/mod.rs")).unwrap()
+            }),
+            ("new directory", "src/c", |r| {
+                std::fs::create_dir(r.join("src/c")).unwrap()
+            }),
+            ("manifest edited", "Cargo.toml", |r| {
+                std::fs::write(r.join("Cargo.toml"), "[package]\nname = \"u\"\n").unwrap()
+            }),
+            ("ignore rules edited", ".gitignore", |r| {
+                std::fs::write(r.join(".gitignore"), "/target\nsrc/a\n").unwrap()
+            }),
+            ("ignore file added", "src/.ignore", |r| {
+                std::fs::write(r.join("src/.ignore"), "a/\n").unwrap()
+            }),
+        ];
+        for (what, path, change) in changes {
+            let tree = settled_tree();
+            let root = tree.path();
+            let snap = WalkSnapshot::take(root);
+            change(root);
+            let told = snap.recheck_changed(root, &reported(root, &[path]));
+            assert!(told.is_none(), "{what}");
         }
     }
 

@@ -172,10 +172,15 @@ impl Workspace {
             ..IndexOptions::default()
         };
         let seen = self.changes.before_run();
+        if let Some(changed) = self.changes.take_watched() {
+            cache.watched(changed);
+        }
         let result = index_repository_cached(&self.store, &self.root, &opts, &mut cache);
         drop(lock);
-        if result.is_ok() {
-            self.changes.indexed(seen);
+        match &result {
+            Ok(_) => self.changes.indexed(seen),
+            // The watch will not report what this run missed again.
+            Err(_) => cache.forget_walk(),
         }
         self.finish_run();
         Ok(Refresh::Done(Box::new(result?)))

@@ -17,11 +17,25 @@
 //! the fence has been counted by then. An answer that cannot fence (no
 //! watch, a directory the watch could not add, a fence not seen in time)
 //! runs the index as before.
+//!
+//! The watch also keeps the paths it saw change ([`Changes::note`]), so a
+//! run that does happen looks at those instead of `stat`-ing every file
+//! and directory ([`Changes::take_watched`]). The list is trusted only
+//! when nothing was lost since the last run took it: a lost event, a
+//! rescan, a directory watched late or a distrusted watch make the next
+//! run check the whole tree as before.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
+
+/// More changed paths than this since the last run: the run checks the
+/// whole tree (a checkout, a formatter over every file).
+const MAX_WATCHED_PATHS: usize = 4096;
+
+use crate::index::walk::WatchedChanges;
 
 /// How long an answer waits for its fence before it runs the index.
 const FENCE_WAIT: Duration = Duration::from_millis(200);
@@ -49,12 +63,73 @@ pub struct Changes {
     fence_written: AtomicU64,
     fence_seen: Mutex<u64>,
     fence_moved: Condvar,
+    /// The paths noted since the last run took them.
+    paths: Mutex<PathLog>,
+}
+
+/// Paths seen changing; `complete` while nothing was lost since the log
+/// was last taken.
+#[derive(Default)]
+struct PathLog {
+    paths: BTreeSet<PathBuf>,
+    complete: bool,
 }
 
 impl Changes {
-    /// A change (or a lost event: the watch overflowed) under the root.
+    /// A change not tied to one path (a lost event: the watch overflowed;
+    /// directories watched late) under the root: the next run checks
+    /// the whole tree.
     pub fn count(&self) {
         self.seen.fetch_add(1, Ordering::SeqCst);
+        self.lose_paths();
+    }
+
+    /// A change at `path` under the root.
+    pub fn note(&self, path: &Path) {
+        self.seen.fetch_add(1, Ordering::SeqCst);
+        let mut log = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+        if log.complete {
+            log.paths.insert(path.to_path_buf());
+            if log.paths.len() > MAX_WATCHED_PATHS {
+                log.complete = false;
+                log.paths.clear();
+            }
+        }
+    }
+
+    fn lose_paths(&self) {
+        let mut log = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+        log.complete = false;
+        log.paths.clear();
+    }
+
+    /// The paths the watch saw change since the last call, once it has
+    /// caught up with this moment; `None` when something may have been
+    /// missed (then the caller checks the whole tree). Starts a new log
+    /// either way: call it when a run is about to look at the tree, with
+    /// the write lock held, and hand the result to that run only.
+    pub fn take_watched(&self) -> Option<WatchedChanges> {
+        if !self.trusted.load(Ordering::SeqCst) || !self.caught_up() {
+            self.lose_paths();
+            return None;
+        }
+        let mut log = self.paths.lock().unwrap_or_else(|p| p.into_inner());
+        let taken = std::mem::replace(
+            &mut *log,
+            PathLog {
+                paths: BTreeSet::new(),
+                complete: true,
+            },
+        );
+        drop(log);
+        // A distrust that came meanwhile may have missed paths.
+        if !self.trusted.load(Ordering::SeqCst) {
+            self.lose_paths();
+            return None;
+        }
+        taken
+            .complete
+            .then_some(WatchedChanges { paths: taken.paths })
     }
 
     /// The fence file was written: it holds the number of the fence.
@@ -86,6 +161,7 @@ impl Changes {
     /// The watch is gone or missed a directory: ask the tree again.
     pub fn distrust(&self) {
         self.trusted.store(false, Ordering::SeqCst);
+        self.lose_paths();
     }
 
     /// What a run that begins now records when it completes (see
@@ -222,6 +298,48 @@ mod tests {
         let t = Instant::now();
         assert!(!changes.quiet());
         assert!(t.elapsed() < FENCE_WAIT);
+    }
+
+    #[test]
+    fn a_run_is_told_the_paths_noted_since_the_last_one_took_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.rs"), dir.path().join("b.rs"));
+        let fence = dir.path().join("graph.db.fence");
+        let changes = Arc::new(Changes::default());
+        let taken = || {
+            changes
+                .take_watched()
+                .map(|w| w.paths.into_iter().collect::<Vec<_>>())
+        };
+        // No watch: nothing to tell.
+        changes.note(&a);
+        assert_eq!(taken(), None);
+        changes.trust(fence.clone());
+        watch_thread(changes.clone(), fence, 0);
+        // What came before the first run under the watch is unknown.
+        changes.note(&a);
+        assert_eq!(taken(), None);
+        for p in [&b, &a, &b] {
+            changes.note(p);
+        }
+        assert_eq!(taken(), Some(vec![a.clone(), b.clone()]));
+        assert_eq!(taken(), Some(vec![]));
+        // A lost event: the next run checks the whole tree; the one after
+        // it is told again.
+        changes.note(&a);
+        changes.count();
+        assert_eq!(taken(), None);
+        changes.note(&b);
+        assert_eq!(taken(), Some(vec![b.clone()]));
+        // So many changes that the tree is checked whole.
+        for i in 0..=MAX_WATCHED_PATHS {
+            changes.note(&dir.path().join(format!("{i}.rs")));
+        }
+        assert_eq!(taken(), None);
+        // A watch distrusted meanwhile.
+        changes.note(&a);
+        changes.distrust();
+        assert_eq!(taken(), None);
     }
 
     #[test]

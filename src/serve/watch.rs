@@ -310,7 +310,7 @@ fn count_change(changes: &Changes, event: &notify::Event, fence: Option<&Path>, 
         {
             continue;
         } else {
-            changes.count();
+            changes.note(p);
         }
     }
 }
