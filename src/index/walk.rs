@@ -182,6 +182,17 @@ fn stamp(path: PathBuf) -> Stamp {
     Stamp { path, seen }
 }
 
+/// Take `file`'s size and time as they are now; false when it is gone or
+/// no longer a file.
+fn restat(file: &mut SourceFile) -> bool {
+    let Ok(meta) = std::fs::metadata(&file.abs_path) else {
+        return false;
+    };
+    file.bytes = meta.len();
+    file.mtime_ns = mtime_of(&meta);
+    meta.is_file()
+}
+
 fn list_dir(dir: &Path) -> Option<Vec<std::ffi::OsString>> {
     let mut names: Vec<std::ffi::OsString> = std::fs::read_dir(dir)
         .ok()?
@@ -273,14 +284,7 @@ impl WalkSnapshot {
         if !dirs_same {
             return None;
         }
-        let files_there = self.result.files.par_iter_mut().all(|f| {
-            let Ok(meta) = std::fs::metadata(&f.abs_path) else {
-                return false;
-            };
-            f.bytes = meta.len();
-            f.mtime_ns = mtime_of(&meta);
-            meta.is_file()
-        });
+        let files_there = self.result.files.par_iter_mut().all(restat);
         if !files_there {
             return None;
         }
@@ -339,14 +343,7 @@ impl WalkSnapshot {
             .files
             .iter_mut()
             .filter(|f| reported.contains(f.abs_path.as_os_str()))
-            .all(|f| {
-                let Ok(meta) = std::fs::metadata(&f.abs_path) else {
-                    return false;
-                };
-                f.bytes = meta.len();
-                f.mtime_ns = mtime_of(&meta);
-                meta.is_file()
-            });
+            .all(restat);
         if !files_there {
             return None;
         }
