@@ -561,6 +561,67 @@ fn a_kept_symbol_table_follows_every_interface_change() {
 }
 
 #[test]
+fn alternatives_of_one_item_in_several_files_follow_every_edit() {
+    // `net::Socket` defined once per target file; each file's impl block
+    // and calls take their own. Targets come and go, and a definition
+    // leaves one file: a server's runs must land what a rebuild does.
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("resolution"), dir.path());
+    let root = dir.path();
+    let store = Store::memory().unwrap();
+    let mut cache = graphctx::index::InterfaceCache::with_symbol_table();
+    let mut run = || {
+        graphctx::index::index_repository_cached(
+            &store,
+            root,
+            &graphctx::index::IndexOptions::default(),
+            &mut cache,
+        )
+        .expect("index runs")
+    };
+    let lib = root.join("kit/src/lib.rs");
+    let unix = root.join("kit/src/sys/unix/net.rs");
+    let wasi = root.join("kit/src/sys/wasi/net.rs");
+    let unix_text = std::fs::read_to_string(&unix).unwrap();
+    let lib_text = std::fs::read_to_string(&lib).unwrap();
+    run();
+    let steps: Vec<Box<dyn Fn()>> = vec![
+        // A third target: its own file and `mod` declaration.
+        Box::new(|| {
+            std::fs::create_dir_all(wasi.parent().unwrap()).unwrap();
+            std::fs::write(&wasi, unix_text.replace("Unix", "WASI")).unwrap();
+            let with = format!(
+                "{lib_text}#[cfg(target_os = \"wasi\")]\n#[path = \"sys/wasi/net.rs\"]\npub mod net;\n"
+            );
+            std::fs::write(&lib, with).unwrap();
+        }),
+        // The Unix file's type goes: its impl block and calls are left
+        // with the other targets' definitions, all equally far.
+        Box::new(|| {
+            let without = unix_text.replace("pub struct Socket {\n    fd: i32,\n}\n", "");
+            assert_ne!(without, unix_text);
+            std::fs::write(&unix, without).unwrap();
+        }),
+        // And comes back.
+        Box::new(|| std::fs::write(&unix, &unix_text).unwrap()),
+        // The third target goes.
+        Box::new(|| {
+            std::fs::remove_file(&wasi).unwrap();
+            std::fs::write(&lib, &lib_text).unwrap();
+        }),
+    ];
+    for (i, step) in steps.iter().enumerate() {
+        step();
+        run();
+        assert_eq!(
+            dump(&store),
+            dump(&index_fresh(root).0),
+            "after step {i}, the incremental index differs from a rebuild"
+        );
+    }
+}
+
+#[test]
 fn usage_rows_missing_or_outdated_are_rebuilt_by_the_next_run() {
     let tree = initial_tree();
     let fresh = Store::memory().unwrap();

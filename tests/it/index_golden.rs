@@ -308,6 +308,62 @@ fn cargo_targets_make_files_modules_of_their_crate() {
 }
 
 #[test]
+fn a_module_with_a_file_per_target_resolves_within_each_file() {
+    // `#[cfg(unix)] #[path = "sys/unix/net.rs"] mod net;` and the same for
+    // Windows: two `net::Socket`s, of which a build compiles one. The code
+    // in each file is written against its own.
+    let (store, _, edges) = resolution_edges();
+    for (os, other) in [("unix", "windows"), ("windows", "unix")] {
+        let at = |item: &str| format!("kit/src/sys/{os}/net.rs-net-{item}");
+        let elsewhere = |item: &str| format!("kit/src/sys/{other}/net.rs-net-{item}");
+        assert!(has_edge(
+            &edges,
+            &at("Socket"),
+            "contains",
+            &at("Socket::open")
+        ));
+        assert!(!has_edge(
+            &edges,
+            &at("Socket"),
+            "contains",
+            &elsewhere("Socket::open")
+        ));
+        assert!(has_edge(
+            &edges,
+            &at("connect"),
+            "calls",
+            &at("Socket::open")
+        ));
+        assert!(has_edge(
+            &edges,
+            &at("connect"),
+            "calls",
+            &at("Socket::raw")
+        ));
+        assert!(!has_edge(
+            &edges,
+            &at("connect"),
+            "calls",
+            &elsewhere("Socket::raw")
+        ));
+        assert!(has_edge(
+            &edges,
+            &at("impl Socket"),
+            "uses_type",
+            &at("Socket")
+        ));
+    }
+    let ambiguous = store
+        .read(
+            "?[src] := *code_unresolved{graph: 'code', src, refs}, \
+             starts_with(src, 'kit/src/sys/'), str_includes(dump_json(refs), 'ambiguous')",
+            Params::new(),
+        )
+        .unwrap();
+    assert!(ambiguous.rows.is_empty(), "{:?}", ambiguous.rows);
+}
+
+#[test]
 fn receivers_are_typed_through_declarations() {
     let (_, _, edges) = resolution_edges();
     let calls = |from: &str, to: &str| {

@@ -700,11 +700,17 @@ impl<'a> SymbolTable<'a> {
         out
     }
 
-    /// One target for a reference: cfg twins (keys that differ only by
-    /// `#N`) count once; `Err(n)` when `n` different entities remain.
-    fn settle(&self, mut hits: Vec<EntId>) -> Result<Vec<EntId>, u32> {
+    /// One target for a reference written in `file`: the candidates
+    /// nearest to it ([`SymbolTable::nearest`]), and cfg twins (keys that
+    /// differ only by `#N`) count once; `Err(n)` when `n` different
+    /// entities remain.
+    fn settle(&self, file: &str, mut hits: Vec<EntId>) -> Result<Vec<EntId>, u32> {
         hits.sort_unstable();
         hits.dedup();
+        if hits.len() < 2 {
+            return Ok(hits);
+        }
+        let hits = self.nearest(file, hits);
         if hits.len() < 2 {
             return Ok(hits);
         }
@@ -727,6 +733,52 @@ impl<'a> SymbolTable<'a> {
         Err(by_base.len() as u32)
     }
 
+    /// Of several candidates for one name, those nearest to `file`, where
+    /// the name is written, among the ones that are alternatives of each
+    /// other: the same item (crate, module path and name) defined in
+    /// several files. Such definitions are alternatives under `cfg` — one
+    /// file per target (`#[cfg(unix)] #[path = "unix/net.rs"] mod net;`),
+    /// of which a build compiles one — and the code next to one is written
+    /// against that one: the one in `file` is kept, else those in its
+    /// directory, else those in the deepest directory it shares with any.
+    /// Alternatives all as near as each other stay, as do candidates that
+    /// are different items (a method name several types have).
+    fn nearest(&self, file: &str, hits: Vec<EntId>) -> Vec<EntId> {
+        if hits.len() < 2 {
+            return hits;
+        }
+        let nearness = |h: EntId| -> usize {
+            let there = self.entities[h].0.file.as_str();
+            if there == file {
+                return usize::MAX;
+            }
+            let (a, b) = (parent_dir(file), parent_dir(there));
+            if a == b {
+                return usize::MAX - 1;
+            }
+            a.split('/')
+                .zip(b.split('/'))
+                .take_while(|(x, y)| x == y)
+                .count()
+        };
+        // The item a key names, without the file it is defined in.
+        let item = |h: EntId| {
+            let (e, krate) = self.entities[h];
+            (krate, e.key.strip_prefix(e.file.as_str()).unwrap_or(&e.key))
+        };
+        let mut alternatives: HashMap<(&str, &str), usize> = HashMap::default();
+        for &h in &hits {
+            let best = alternatives.entry(item(h)).or_insert(0);
+            *best = (*best).max(nearness(h));
+        }
+        if alternatives.len() == hits.len() {
+            return hits;
+        }
+        hits.into_iter()
+            .filter(|&h| alternatives[&item(h)] == nearness(h))
+            .collect()
+    }
+
     /// The links of one reference. The reference may live shorter than
     /// the table (references held apart from their extracts, see
     /// [`RefsApart`]): what the links keep is borrowed from the table —
@@ -741,6 +793,7 @@ impl<'a> SymbolTable<'a> {
         let Some((&src, &from)) = self.key_to_ent.get_key_value(&*r.from) else {
             return;
         };
+        let file = self.entities[from].0.file.as_str();
         let t: &SymbolTable<'r> = self;
         let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
         let site = t.site_of(krate, r, from);
@@ -788,7 +841,7 @@ impl<'a> SymbolTable<'a> {
             RefKind::Field => {
                 // A field read links the struct that has the field.
                 if let Some(typed) = r.receiver.as_ref().and_then(|v| t.typed_of(&site, v, 0)) {
-                    if let Ok(owners) = self.settle(t.field_owners(&typed, &r.path[0])) {
+                    if let Ok(owners) = self.settle(file, t.field_owners(&typed, &r.path[0])) {
                         for o in owners {
                             links.edge(src, rel::REFERENCES, self.key(o));
                         }
@@ -834,7 +887,7 @@ impl<'a> SymbolTable<'a> {
             RefKind::MacroCall => format!("{}!", r.path.join("::")),
             _ => r.path.join("::"),
         };
-        let hits = match self.settle(hits) {
+        let hits = match self.settle(file, hits) {
             Ok(h) if !h.is_empty() => h,
             Ok(_) => {
                 links.unresolved(src, rel, text(), r.line);
@@ -883,11 +936,12 @@ impl<'a> SymbolTable<'a> {
             return;
         }
         if let Some(Res::Items(items)) = t.resolve_in(site, prefix, Ns::Type) {
+            let site_file = site.from.map_or("", |i| self.entities[i].0.file.as_str());
             let types: Vec<EntId> = items
                 .into_iter()
                 .filter(|&i| self.entities[i].0.kind.is_type_like())
                 .collect();
-            if let Ok(types) = self.settle(types) {
+            if let Ok(types) = self.settle(site_file, types) {
                 for t in types {
                     links.edge(src, rel::USES_TYPE, self.key(t));
                 }
@@ -1029,6 +1083,11 @@ impl<'a> SymbolTable<'a> {
         // Left to `settle`: one if they are cfg twins, else ambiguous.
         cands.clone()
     }
+}
+
+/// The directory part of a repository-relative path (`""` at the root).
+fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
 #[cfg(test)]

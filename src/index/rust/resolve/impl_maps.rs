@@ -324,11 +324,15 @@ impl<'a> SymbolTable<'a> {
     fn owners_at(&self, &(imp, krate, r): &ImplRef<'a>) -> Vec<EntId> {
         let site = self.impl_site(imp, krate, r);
         let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
+        let file = self.entities[imp].0.file.as_str();
         match self.resolve_in(&site, &segs, Ns::Type) {
-            Some(Res::Items(items)) => items
-                .into_iter()
-                .filter(|&i| self.entities[i].0.kind.is_type_like())
-                .collect(),
+            Some(Res::Items(items)) => self.nearest(
+                file,
+                items
+                    .into_iter()
+                    .filter(|&i| self.entities[i].0.kind.is_type_like())
+                    .collect(),
+            ),
             _ => Vec::new(),
         }
     }
@@ -338,12 +342,16 @@ impl<'a> SymbolTable<'a> {
     fn traits_of(&self, &(imp, krate, r): &ImplRef<'a>) -> Option<Vec<EntId>> {
         let site = self.impl_site(imp, krate, r);
         let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
+        let file = self.entities[imp].0.file.as_str();
         match self.resolve_in(&site, &segs, Ns::Type) {
             Some(Res::Items(items)) => Some(
-                items
-                    .into_iter()
-                    .filter(|&i| self.entities[i].0.kind == EntityKind::Trait)
-                    .collect(),
+                self.nearest(
+                    file,
+                    items
+                        .into_iter()
+                        .filter(|&i| self.entities[i].0.kind == EntityKind::Trait)
+                        .collect(),
+                ),
             ),
             _ => None,
         }
