@@ -130,6 +130,7 @@ impl Workspace {
             symbols: Mutex::new(None),
             changes: Arc::default(),
         };
+        ws.counter.prepare_in_background();
         // An existing index answers at once (the first run brings it
         // current meanwhile); a new one is waited for.
         if ws.seq()? > 0 {

@@ -66,6 +66,19 @@ impl TokenCounter {
         }
     }
 
+    /// Load the encoding's tables on a thread of their own, so that the
+    /// first count does not wait for them: a server calls this when it
+    /// starts (loading them takes a few hundred milliseconds, which the
+    /// first context an editor or agent asks for would otherwise pay).
+    pub fn prepare_in_background(&self) {
+        let encoding = self.encoding;
+        let _ = std::thread::Builder::new()
+            .name("graphctx-tokenizer".into())
+            .spawn(move || {
+                encoding.bpe();
+            });
+    }
+
     pub fn encoding(&self) -> Encoding {
         self.encoding
     }
