@@ -1,6 +1,6 @@
 //! Blast radius: what lies within N hops of some base entities.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde::Serialize;
 
@@ -9,11 +9,14 @@ use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
 
 query_rows! {
-    /// `queries/blast_radius.cozo` (and `queries/context_reach.cozo`,
-    /// whose columns are the same).
+    /// `queries/blast_radius.cozo`.
     BlastRadius = "blast_radius" {
         key { node: Str<'a> }
         value { d: i64, dir: Str<'a>, rel: Str<'a>, prev: Str<'a> }
+    }
+    /// `queries/context_layer.cozo`.
+    ContextLayer = "context_layer" {
+        key { prev: Str<'a>, dir: Str<'a>, rel: Str<'a>, node: Str<'a> }
     }
     /// `queries/callers.cozo`.
     Callers = "callers" {
@@ -77,54 +80,12 @@ pub fn blast_radius(
     bases: &[String],
     hops: u32,
 ) -> Result<Vec<Reached>, StoreError> {
-    reach(
-        store,
-        queries::BLAST_RADIUS,
-        graph,
-        bases,
-        hops,
-        Params::new(),
-    )
-}
-
-/// Beyond the base, an entity with more edges than this is reached but
-/// not passed through by a context's neighbourhood ([`neighbourhood`]).
-/// A context holds a few hundred entities at most; the neighbours of an
-/// entity with more than this rank below everything closer, and a module
-/// of generated bindings (thousands of items) made one context read tens
-/// of thousands of rows. The same for every repository.
-pub const HUB_EDGES: i64 = 256;
-
-/// The entities a context ranks: those within `hops` of `bases`, as
-/// [`blast_radius`] finds them, except that beyond the base an entity with
-/// more than [`HUB_EDGES`] edges is not passed through
-/// (`queries/context_reach.cozo`).
-pub fn neighbourhood(
-    store: &Store,
-    graph: &str,
-    bases: &[String],
-    hops: u32,
-) -> Result<Vec<Reached>, StoreError> {
-    let hub = Params::new().with("hub", HUB_EDGES);
-    reach(store, queries::CONTEXT_REACH, graph, bases, hops, hub)
-}
-
-/// `blast_radius.cozo` or `context_reach.cozo` (with `params` besides the
-/// graph, bases and hops), one [`Reached`] per entity.
-fn reach(
-    store: &Store,
-    script: &str,
-    graph: &str,
-    bases: &[String],
-    hops: u32,
-    params: Params,
-) -> Result<Vec<Reached>, StoreError> {
-    let params = params
+    let params = Params::new()
         .with("graph", graph)
         .with("bases", str_list(bases))
         .with("hops", hops.min(MAX_HOPS) as i64);
-    let rows = store.read(script, params)?;
-    let mut by_key: BTreeMap<String, Reached> = BTreeMap::new();
+    let rows = store.read(queries::BLAST_RADIUS, params)?;
+    let mut by_key: HashMap<String, Reached> = HashMap::new();
     for r in rows::decode_rows::<BlastRadius>(&rows)? {
         let key = r.node;
         let distance = r.d as u32;
@@ -144,13 +105,103 @@ fn reach(
             from: r.prev.into_owned(),
         });
     }
-    let mut out: Vec<Reached> = by_key.into_values().collect();
+    Ok(sorted(by_key.into_values().collect()))
+}
+
+/// Beyond the base, an entity with more edges than this is reached but
+/// not passed through by a context's neighbourhood ([`neighbourhood`]).
+/// A context holds a few hundred entities at most; the neighbours of an
+/// entity with more than this rank below everything closer, and a module
+/// of generated bindings (thousands of items) made one context read tens
+/// of thousands of rows. The same for every repository.
+pub const HUB_EDGES: i64 = 256;
+
+/// The entities a context ranks: those within `hops` of `bases`, as
+/// [`blast_radius`] finds them, except that beyond the base an entity with
+/// more than [`HUB_EDGES`] edges is not passed through.
+///
+/// Walked a layer at a time (`queries/context_layer.cozo`, one script per
+/// layer): an entity's distance is the layer that first reaches it, and
+/// it was reached through the edges from that layer's predecessor. Each
+/// edge around a layer is read once.
+pub fn neighbourhood(
+    store: &Store,
+    graph: &str,
+    bases: &[String],
+    hops: u32,
+) -> Result<Vec<Reached>, StoreError> {
+    let hops = hops.min(MAX_HOPS);
+    let mut reached: HashMap<String, Reached> = HashMap::new();
+    let mut layer: Vec<String> = bases.to_vec();
+    layer.sort();
+    layer.dedup();
+    // The outermost layer is reached, never walked from; the base is
+    // always asked for (which of its entities exist).
+    for d in 0..=hops {
+        if layer.is_empty() || (d == hops && d > 0) {
+            break;
+        }
+        let params = Params::new()
+            .with("graph", graph)
+            .with("layer", str_list(&layer))
+            .with("from_base", d == 0)
+            .with("hub", HUB_EDGES);
+        let rows = store.read(queries::CONTEXT_LAYER, params)?;
+        let rows = rows::decode_rows::<ContextLayer>(&rows)?;
+        if d == 0 {
+            // Every base first: one base's edge into another leaves it
+            // a base.
+            for r in rows.iter().filter(|r| r.dir == "base") {
+                reached.insert(
+                    r.node.to_string(),
+                    Reached {
+                        key: r.node.to_string(),
+                        distance: 0,
+                        via: Vec::new(),
+                    },
+                );
+            }
+        }
+        if d == hops {
+            break;
+        }
+        let mut next: Vec<String> = Vec::new();
+        for r in &rows {
+            let direction = match r.dir.as_ref() {
+                "out" => "out",
+                "in" => "in",
+                _ => continue,
+            };
+            let entry = reached.entry(r.node.to_string()).or_insert_with(|| {
+                next.push(r.node.to_string());
+                Reached {
+                    key: r.node.to_string(),
+                    distance: d + 1,
+                    via: Vec::new(),
+                }
+            });
+            if entry.distance == d + 1 {
+                entry.via.push(Via {
+                    direction,
+                    rel: r.rel.to_string(),
+                    from: r.prev.to_string(),
+                });
+            }
+        }
+        layer = next;
+    }
+    Ok(sorted(reached.into_values().collect()))
+}
+
+/// Reached entities in their order: by distance, then key; each one's
+/// edges sorted, once each.
+fn sorted(mut out: Vec<Reached>) -> Vec<Reached> {
     for r in &mut out {
         r.via.sort();
         r.via.dedup();
     }
     out.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.key.cmp(&b.key)));
-    Ok(out)
+    out
 }
 
 /// A caller or callee of an entity.

@@ -37,7 +37,7 @@ queries! {
     UNRESOLVED_OF => "unresolved_of.cozo",
     ENTITY_EXISTS => "entity_exists.cozo",
     BLAST_RADIUS => "blast_radius.cozo",
-    CONTEXT_REACH => "context_reach.cozo",
+    CONTEXT_LAYER => "context_layer.cozo",
     CALLERS => "callers.cozo",
     CALLEES => "callees.cozo",
     CYCLE_EDGES => "cycle_edges.cozo",

@@ -792,3 +792,39 @@ fn a_context_does_not_spread_through_a_hub() {
         300
     );
 }
+
+/// Where no entity has more than `HUB_EDGES` edges, a context's
+/// neighbourhood is the blast radius: the same entities at the same
+/// distances, reached through the same edges, around every entity of
+/// the `shapes` and `resolution` fixtures and at every depth.
+#[test]
+fn away_from_hubs_the_neighbourhood_is_the_blast_radius() {
+    use graphctx::analyse::blast;
+    for name in ["shapes", "resolution"] {
+        let store = Store::memory().unwrap();
+        index(&store, &fixture(name));
+        let rows = store
+            .read("?[id] := *node{graph: 'code', id}", Default::default())
+            .unwrap();
+        let keys: Vec<String> = rows
+            .rows
+            .iter()
+            .map(|r| r[0].get_str().unwrap().to_string())
+            .collect();
+        assert!(keys.len() > 40, "{name}: {} entities", keys.len());
+        for (i, key) in keys.iter().enumerate() {
+            let base = vec![key.clone(), keys[(i * 7 + 3) % keys.len()].clone()];
+            for bases in [&base[..1], &base[..]] {
+                for hops in 0..=blast::MAX_HOPS {
+                    let radius = blast::blast_radius(&store, "code", bases, hops).unwrap();
+                    let near = blast::neighbourhood(&store, "code", bases, hops).unwrap();
+                    assert_eq!(near, radius, "{name}: {bases:?}, {hops} hops");
+                }
+            }
+        }
+        let missing = vec!["no such entity".to_string()];
+        assert!(blast::neighbourhood(&store, "code", &missing, 2)
+            .unwrap()
+            .is_empty());
+    }
+}
