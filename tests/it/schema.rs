@@ -240,6 +240,8 @@ fn every_query_file_parses() {
             .with("n", 1)
             .with("keys", graphctx::store::value::str_list(["k"]))
             .with("bases", graphctx::store::value::str_list(["k"]))
+            .with("layer", graphctx::store::value::str_list(["k"]))
+            .with("from_base", true)
             .with("files", graphctx::store::value::str_list(["f"]))
             .with("paths", graphctx::store::value::str_list(["f"]))
             .with("origins", graphctx::store::value::str_list(["f"]))
