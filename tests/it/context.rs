@@ -813,7 +813,7 @@ fn away_from_hubs_the_neighbourhood_is_the_blast_radius() {
             .collect();
         assert!(keys.len() > 40, "{name}: {} entities", keys.len());
         for (i, key) in keys.iter().enumerate() {
-            let base = vec![key.clone(), keys[(i * 7 + 3) % keys.len()].clone()];
+            let base = [key.clone(), keys[(i * 7 + 3) % keys.len()].clone()];
             for bases in [&base[..1], &base[..]] {
                 for hops in 0..=blast::MAX_HOPS {
                     let radius = blast::blast_radius(&store, "code", bases, hops).unwrap();
