@@ -265,6 +265,22 @@ fn apply(root: &Path, edit: &Edit, pool: &[String]) {
     }
 }
 
+/// One index run as a server makes it: with the interfaces, symbol table
+/// and walk that `cache` kept from its last run.
+fn server_run(
+    store: &Store,
+    root: &Path,
+    cache: &mut graphctx::index::InterfaceCache,
+) -> graphctx::index::IndexSummary {
+    graphctx::index::index_repository_cached(
+        store,
+        root,
+        &graphctx::index::IndexOptions::default(),
+        cache,
+    )
+    .expect("index runs")
+}
+
 fn initial_tree() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&fixture("shapes"), dir.path());
@@ -299,26 +315,14 @@ proptest! {
                 // cache is read ahead of the next save.
                 index(&store, tree.path());
                 let mut fresh_cache = graphctx::index::InterfaceCache::with_symbol_table();
-                let first = graphctx::index::index_repository_cached(
-                    &store,
-                    tree.path(),
-                    &graphctx::index::IndexOptions::default(),
-                    &mut fresh_cache,
-                )
-                .expect("index runs");
+                let first = server_run(&store, tree.path(), &mut fresh_cache);
                 assert_eq!(first.rows_written, 0);
                 assert!(fresh_cache.is_empty());
                 fresh_cache.warm(&store, "code").expect("warm");
                 assert!(!fresh_cache.is_empty());
                 cache = fresh_cache;
             } else {
-                graphctx::index::index_repository_cached(
-                    &store,
-                    tree.path(),
-                    &graphctx::index::IndexOptions::default(),
-                    &mut cache,
-                )
-                .expect("index runs");
+                server_run(&store, tree.path(), &mut cache);
             }
         };
         // Directories and manifests settle between edits, as a server's
@@ -521,15 +525,7 @@ fn a_kept_symbol_table_follows_every_interface_change() {
     let tree = initial_tree();
     let store = Store::memory().unwrap();
     let mut cache = graphctx::index::InterfaceCache::with_symbol_table();
-    let mut run = || {
-        graphctx::index::index_repository_cached(
-            &store,
-            tree.path(),
-            &graphctx::index::IndexOptions::default(),
-            &mut cache,
-        )
-        .expect("index runs")
-    };
+    let mut run = || server_run(&store, tree.path(), &mut cache);
     let edit = |rel: &str, from: &str, to: &str| {
         let path = tree.path().join(rel);
         let text = std::fs::read_to_string(&path).unwrap();
@@ -570,15 +566,7 @@ fn alternatives_of_one_item_in_several_files_follow_every_edit() {
     let root = dir.path();
     let store = Store::memory().unwrap();
     let mut cache = graphctx::index::InterfaceCache::with_symbol_table();
-    let mut run = || {
-        graphctx::index::index_repository_cached(
-            &store,
-            root,
-            &graphctx::index::IndexOptions::default(),
-            &mut cache,
-        )
-        .expect("index runs")
-    };
+    let mut run = || server_run(&store, root, &mut cache);
     let lib = root.join("kit/src/lib.rs");
     let unix = root.join("kit/src/sys/unix/net.rs");
     let wasi = root.join("kit/src/sys/wasi/net.rs");
@@ -767,15 +755,7 @@ fn a_server_that_keeps_its_walk_sees_every_kind_of_change() {
     let root = tree.path();
     let store = Store::memory().unwrap();
     let mut cache = graphctx::index::InterfaceCache::with_symbol_table();
-    let mut run = || {
-        graphctx::index::index_repository_cached(
-            &store,
-            root,
-            &graphctx::index::IndexOptions::default(),
-            &mut cache,
-        )
-        .expect("index runs")
-    };
+    let mut run = || server_run(&store, root, &mut cache);
     let write = |rel: &str, text: &str| {
         let path = root.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
