@@ -135,10 +135,11 @@ pub fn neighbourhood(
     let mut layer: Vec<String> = bases.to_vec();
     layer.sort();
     layer.dedup();
-    // The outermost layer is reached, never walked from; the base is
-    // always asked for (which of its entities exist).
-    for d in 0..=hops {
-        if layer.is_empty() || (d == hops && d > 0) {
+    // The layers walked from: the base, and each one before the
+    // outermost, which is reached, never walked from. The base is asked
+    // for even at 0 hops (which of its entities exist).
+    for d in 0..hops.max(1) {
+        if layer.is_empty() {
             break;
         }
         let params = Params::new()
@@ -163,7 +164,7 @@ pub fn neighbourhood(
             }
         }
         if d == hops {
-            break;
+            break; // 0 hops: the base alone
         }
         let mut next: Vec<String> = Vec::new();
         for r in &rows {
