@@ -91,6 +91,9 @@ pub struct IndexSummary {
     pub files_deleted: usize,
     pub files_skipped: usize,
     pub files_partial: usize,
+    /// Files parsed a second time because the context (module path) they
+    /// were first parsed in was not the one their `mod` declaration gives.
+    pub files_reparsed: usize,
     /// Totals in the graph after the run.
     pub entities: i64,
     pub edges: i64,
@@ -375,47 +378,58 @@ pub fn index_repository_cached(
         false => BTreeSet::new(),
     };
     let bar = phases.counted("parse", walked.files.len() as u64);
-    let (outcomes, vouched): (Vec<Outcome>, Vec<bool>) = walked
-        .files
-        .par_iter()
-        .map_init(RustExtractor::new, |extractor, file| {
-            let path = file.ctx.path.as_str();
-            let vouched = !looked_at.contains(path)
-                && match watch_vouches {
-                    true => !retried.contains(path),
-                    false => stat_vouches(file, stored.get(path), stats.get(path), &layout_digest),
-                };
-            let o = if vouched {
-                (Outcome::Unchanged, true)
-            } else {
-                // Parsed where the last run settled it (its keys hold the
-                // module path): when no `mod` declaration moved, that is
-                // where it is, and it need not be parsed twice.
-                let settled;
-                let file = match held_contexts.get(&file.ctx.path) {
-                    Some((ctx, _)) if *ctx != file.ctx => {
-                        settled = SourceFile {
-                            ctx: ctx.clone(),
-                            ..file.clone()
-                        };
-                        &settled
-                    }
-                    _ => file,
-                };
-                let o = examine(
-                    extractor,
-                    file,
-                    stored.get(path),
-                    opts.max_file_bytes,
-                    &layout_digest,
-                    opts.text_index,
-                );
-                (o, false)
+    // One file: as the stat rows or a watch vouch for it, or examined in
+    // the context settled for it (by this run's module order, or where
+    // the last run in this process settled it: its keys hold the module
+    // path, and when no `mod` declaration moved that is where it is).
+    let parse_one = |extractor: &mut RustExtractor,
+                     file: &SourceFile,
+                     settled: Option<&FileContext>|
+     -> (Outcome, bool) {
+        let path = file.ctx.path.as_str();
+        let vouched = !looked_at.contains(path)
+            && match watch_vouches {
+                true => !retried.contains(path),
+                false => stat_vouches(file, stored.get(path), stats.get(path), &layout_digest),
             };
-            bar.inc(1);
-            o
-        })
-        .unzip();
+        let o = if vouched {
+            (Outcome::Unchanged, true)
+        } else {
+            let settled = settled.or_else(|| held_contexts.get(&file.ctx.path).map(|(c, _)| c));
+            let moved;
+            let file = match settled {
+                Some(ctx) if *ctx != file.ctx => {
+                    moved = SourceFile {
+                        ctx: ctx.clone(),
+                        ..file.clone()
+                    };
+                    &moved
+                }
+                _ => file,
+            };
+            let o = examine(
+                extractor,
+                file,
+                stored.get(path),
+                opts.max_file_bytes,
+                &layout_digest,
+                opts.text_index,
+            );
+            (o, false)
+        };
+        bar.inc(1);
+        o
+    };
+    let (outcomes, vouched): (Vec<Outcome>, Vec<bool>) =
+        if stored.is_empty() && held_contexts.is_empty() {
+            parse_in_module_order(walked, &parse_one)
+        } else {
+            walked
+                .files
+                .par_iter()
+                .map_init(RustExtractor::new, |x, file| parse_one(x, file, None))
+                .unzip()
+        };
     // The files the stat rows vouched for keep rows that are right.
     let examined: Vec<&SourceFile> = walked
         .files
@@ -607,7 +621,7 @@ pub fn index_repository_cached(
                 }
             }
         } else {
-            settle_contexts(
+            summary.files_reparsed += settle_contexts(
                 walked,
                 graph,
                 &layout_digest,
@@ -1251,6 +1265,75 @@ fn examine(
     }
 }
 
+/// Parse every file of a first index in module order: the crate roots,
+/// then the files their `mod` declarations reach, a level at a time, each
+/// in the context its declaration gives it ([`Layout::reached_contexts`]);
+/// the files no declaration reaches last, in their guessed contexts. A
+/// file's context (its module path, hence its keys) is known from its
+/// parent's declarations only, so parsing in path order first parses
+/// every file whose guess was wrong twice (`settle_contexts`) — a
+/// `#[path]` module, a test target's module directory: a sixth of the
+/// bytes of the registry tree.
+///
+/// [`Layout::reached_contexts`]: super::rust::layout::Layout::reached_contexts
+fn parse_in_module_order(
+    walked: &walk::WalkResult,
+    parse_one: &ParseOne<'_>,
+) -> (Vec<Outcome>, Vec<bool>) {
+    let paths: BTreeSet<String> = walked.files.iter().map(|f| f.ctx.path.clone()).collect();
+    let index_of: std::collections::HashMap<&str, usize> = walked
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.ctx.path.as_str(), i))
+        .collect();
+    let mut done: Vec<Option<(Outcome, bool)>> = walked.files.iter().map(|_| None).collect();
+    loop {
+        let reached = walked.layout.reached_contexts(&paths, |p| {
+            match index_of.get(p).and_then(|&i| done[i].as_ref()) {
+                Some((Outcome::Parsed { extract, .. }, _)) => Some(&extract.mods[..]),
+                _ => None,
+            }
+        });
+        let level: Vec<(usize, FileContext)> = reached
+            .into_iter()
+            .filter_map(|(p, ctx)| {
+                let i = *index_of.get(p.as_str())?;
+                done[i].is_none().then_some((i, ctx))
+            })
+            .collect();
+        if level.is_empty() {
+            break;
+        }
+        let parsed: Vec<(usize, (Outcome, bool))> = level
+            .par_iter()
+            .map_init(RustExtractor::new, |x, (i, ctx)| {
+                (*i, parse_one(x, &walked.files[*i], Some(ctx)))
+            })
+            .collect();
+        for (i, outcome) in parsed {
+            done[i] = Some(outcome);
+        }
+    }
+    // Files no declaration reaches, in their guessed contexts.
+    let rest: Vec<usize> = (0..done.len()).filter(|&i| done[i].is_none()).collect();
+    let parsed: Vec<(usize, (Outcome, bool))> = rest
+        .par_iter()
+        .map_init(RustExtractor::new, |x, &i| {
+            (i, parse_one(x, &walked.files[i], None))
+        })
+        .collect();
+    for (i, outcome) in parsed {
+        done[i] = Some(outcome);
+    }
+    done.into_iter().flatten().unzip()
+}
+
+/// How [`index_repository_cached`] parses one file, in the context given
+/// when one is settled for it.
+type ParseOne<'a> =
+    dyn Fn(&mut RustExtractor, &SourceFile, Option<&FileContext>) -> (Outcome, bool) + Sync + 'a;
+
 /// `ok` or `partial`, and why, for a file's row.
 fn parse_status(extract: &FileExtract, note: Option<&str>) -> (&'static str, String) {
     let status = match extract.status {
@@ -1285,7 +1368,7 @@ fn settle_contexts<'w>(
     layout_digest: &str,
     max_bytes: u64,
     s: Settle<'_, 'w>,
-) {
+) -> usize {
     let paths: BTreeSet<String> = s.extracts.keys().cloned().collect();
     let contexts = walked
         .layout
@@ -1309,7 +1392,7 @@ fn settle_contexts<'w>(
         }
     }
     if moved.is_empty() {
-        return;
+        return 0;
     }
     // A chunk at a time: each new extract replaces its file's old one
     // before the next chunk is parsed, so the run never holds both of
@@ -1344,6 +1427,7 @@ fn settle_contexts<'w>(
         }
     }
     s.unchanged.retain(|f| !reparsed.contains(&f.ctx.path));
+    reparsed.len()
 }
 
 /// Files [`settle_contexts`] parses again at once.

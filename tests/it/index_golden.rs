@@ -308,6 +308,48 @@ fn cargo_targets_make_files_modules_of_their_crate() {
 }
 
 #[test]
+fn a_first_index_parses_each_file_once_in_the_module_declared_for_it() {
+    // `sys/unix/net.rs` reads as module `sys::unix::net` by its path but
+    // is `net` by its `#[path]` declaration, `generated/out.rs` is
+    // `generated`: a first index parses the crate roots first and every
+    // other file where its parent's declaration puts it, once.
+    let (_, summary) = index_fresh(&fixture("resolution"));
+    assert!(summary.files_parsed > 10, "{summary:?}");
+    assert_eq!(summary.files_reparsed, 0, "{summary:?}");
+
+    // A later run meets a new such file by its path first, so it parses
+    // it again where it belongs, and lands what a first index would.
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&fixture("resolution"), dir.path());
+    let store = Store::memory().unwrap();
+    common::index(&store, dir.path());
+    std::fs::write(
+        dir.path().join("kit/src/sys/unix/extra.rs"),
+        "pub fn extra() -> u8 { 1 }\n",
+    )
+    .unwrap();
+    let lib = dir.path().join("kit/src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(
+        &lib,
+        text + "#[path = \"sys/unix/extra.rs\"]\npub mod extra;\npub fn one() -> u8 { extra::extra() }\n",
+    )
+    .unwrap();
+    let again = common::index(&store, dir.path());
+    assert_eq!(again.files_reparsed, 1, "{again:?}");
+    let edges = edge_set(&store);
+    assert!(has_edge(
+        &edges,
+        "kit/src/lib.rs-crate-one",
+        "calls",
+        "kit/src/sys/unix/extra.rs-extra-extra"
+    ));
+    let (fresh, first) = index_fresh(dir.path());
+    assert_eq!(first.files_reparsed, 0, "{first:?}");
+    assert_eq!(common::dump(&store), common::dump(&fresh));
+}
+
+#[test]
 fn a_module_with_a_file_per_target_resolves_within_each_file() {
     // `#[cfg(unix)] #[path = "sys/unix/net.rs"] mod net;` and the same for
     // Windows: two `net::Socket`s, of which a build compiles one. The code

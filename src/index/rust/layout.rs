@@ -277,6 +277,26 @@ impl Layout {
         files: &BTreeSet<String>,
         mods_of: impl Fn(&str) -> Option<&'m [ModDecl]>,
     ) -> BTreeMap<String, FileContext> {
+        let mut out = self.reached_contexts(files, mods_of);
+        for f in files {
+            if !out.contains_key(f) {
+                out.insert(f.clone(), self.guess(f));
+            }
+        }
+        out
+    }
+
+    /// The contexts of the files in `files` reached from a crate root
+    /// through `mod` declarations, breadth first. A file whose
+    /// declarations `mods_of` does not know yet (not parsed) ends its
+    /// branch: the files reached are those every complete run reaches
+    /// through the same parents, with the same contexts — the first
+    /// declaration to claim a file, in the same order, claims it here.
+    pub fn reached_contexts<'m>(
+        &self,
+        files: &BTreeSet<String>,
+        mods_of: impl Fn(&str) -> Option<&'m [ModDecl]>,
+    ) -> BTreeMap<String, FileContext> {
         let mut out: BTreeMap<String, FileContext> = BTreeMap::new();
         let mut queue: VecDeque<(String, bool)> = VecDeque::new();
         for t in self.targets() {
@@ -317,11 +337,6 @@ impl Layout {
                     },
                 );
                 queue.push_back((child, child_mod_rs));
-            }
-        }
-        for f in files {
-            if !out.contains_key(f) {
-                out.insert(f.clone(), self.guess(f));
             }
         }
         out
