@@ -1295,38 +1295,44 @@ fn parse_in_module_order(
                 _ => None,
             }
         });
-        let level: Vec<(usize, FileContext)> = reached
+        let level: Vec<(usize, Option<FileContext>)> = reached
             .into_iter()
             .filter_map(|(p, ctx)| {
                 let i = *index_of.get(p.as_str())?;
-                done[i].is_none().then_some((i, ctx))
+                done[i].is_none().then_some((i, Some(ctx)))
             })
             .collect();
         if level.is_empty() {
             break;
         }
-        let parsed: Vec<(usize, (Outcome, bool))> = level
-            .par_iter()
-            .map_init(RustExtractor::new, |x, (i, ctx)| {
-                (*i, parse_one(x, &walked.files[*i], Some(ctx)))
-            })
-            .collect();
-        for (i, outcome) in parsed {
-            done[i] = Some(outcome);
-        }
+        parse_level(walked, parse_one, &level, &mut done);
     }
     // Files no declaration reaches, in their guessed contexts.
-    let rest: Vec<usize> = (0..done.len()).filter(|&i| done[i].is_none()).collect();
-    let parsed: Vec<(usize, (Outcome, bool))> = rest
+    let rest: Vec<(usize, Option<FileContext>)> = (0..done.len())
+        .filter(|&i| done[i].is_none())
+        .map(|i| (i, None))
+        .collect();
+    parse_level(walked, parse_one, &rest, &mut done);
+    done.into_iter().flatten().unzip()
+}
+
+/// Parse the files at `level` (indexes into the walk, each with the
+/// context settled for it, if any) in parallel into `done`.
+fn parse_level(
+    walked: &walk::WalkResult,
+    parse_one: &ParseOne<'_>,
+    level: &[(usize, Option<FileContext>)],
+    done: &mut [Option<(Outcome, bool)>],
+) {
+    let parsed: Vec<(usize, (Outcome, bool))> = level
         .par_iter()
-        .map_init(RustExtractor::new, |x, &i| {
-            (i, parse_one(x, &walked.files[i], None))
+        .map_init(RustExtractor::new, |x, (i, ctx)| {
+            (*i, parse_one(x, &walked.files[*i], ctx.as_ref()))
         })
         .collect();
     for (i, outcome) in parsed {
         done[i] = Some(outcome);
     }
-    done.into_iter().flatten().unzip()
 }
 
 /// How [`index_repository_cached`] parses one file, in the context given
