@@ -195,10 +195,13 @@ struct ResidentFiles {
 /// interface tells the spreading of touched names
 /// ([`names::SpreadFacts`]): what finding the scope of an interface edit
 /// reads of every file.
+/// Both are also held turned around ([`names::NameReach`]), so that the
+/// scope of an edit reads the entries of the names it touches only.
 #[derive(Default)]
 struct HeldNames {
     mentioned: BTreeMap<String, Vec<names::Name>>,
     facts: BTreeMap<String, names::SpreadFacts>,
+    reach: names::NameReach,
 }
 
 impl HeldNames {
@@ -209,13 +212,51 @@ impl HeldNames {
         graph: &str,
         interfaces: &BTreeMap<String, (FileContext, FileExtract)>,
     ) -> Result<HeldNames, StoreError> {
-        Ok(HeldNames {
+        let mut held = HeldNames {
             mentioned: load_names(store, graph)?,
             facts: interfaces
                 .par_iter()
                 .map(|(path, (_, ex))| (path.clone(), names::spread_facts(ex)))
                 .collect(),
-        })
+            reach: names::NameReach::default(),
+        };
+        held.turn();
+        Ok(held)
+    }
+
+    /// Make the turned-around index anew from what is held.
+    fn turn(&mut self) {
+        let mut reach = names::NameReach::default();
+        for (path, facts) in &self.facts {
+            reach.set_facts(path, facts);
+        }
+        for (path, mentioned) in &self.mentioned {
+            reach.set_mentioned(path, mentioned);
+        }
+        self.reach = reach;
+    }
+
+    /// The file at `path` mentions `mentioned` and has `facts` now.
+    fn set(&mut self, path: &str, mentioned: Vec<names::Name>, facts: names::SpreadFacts) {
+        self.reach.set_mentioned(path, &mentioned);
+        self.reach.set_facts(path, &facts);
+        self.mentioned.insert(path.to_string(), mentioned);
+        self.facts.insert(path.to_string(), facts);
+    }
+
+    /// The file at `path` is gone.
+    fn remove(&mut self, path: &str) {
+        self.reach.remove(path);
+        self.mentioned.remove(path);
+        self.facts.remove(path);
+    }
+
+    /// After a run's changes: the index made anew once stale entries
+    /// outnumber live ones.
+    fn settle(&mut self) {
+        if self.reach.is_worn() {
+            self.turn();
+        }
     }
 }
 
@@ -954,15 +995,12 @@ pub fn index_repository_cached(
                     match extracts.get(path) {
                         Some((_, ex)) => {
                             let mentioned = mentioned_now.remove(path).unwrap_or_default();
-                            held.mentioned.insert(path.clone(), mentioned);
-                            held.facts.insert(path.clone(), names::spread_facts(ex));
+                            held.set(path, mentioned, names::spread_facts(ex));
                         }
-                        None => {
-                            held.mentioned.remove(path);
-                            held.facts.remove(path);
-                        }
+                        None => held.remove(path),
                     }
                 }
+                held.settle();
             }
             _ => held_names = None,
         }
@@ -1065,29 +1103,30 @@ fn scope_of_change(
         Some(names) => names,
         None => held.insert(HeldNames::load(store, graph, extracts)?),
     };
+    // Every other file's names are held, or the scope is not bounded.
+    let mut held_paths = held.mentioned.keys().peekable();
+    for path in extracts.keys().filter(|p| !replaced.contains(*p)) {
+        while held_paths.next_if(|held| *held < path).is_some() {}
+        if held_paths.next_if(|held| *held == path).is_none() {
+            return Ok(None);
+        }
+    }
     // The held facts are the last run's: the edited files' are taken now.
     let edited: Vec<names::SpreadFacts> = replaced
         .iter()
         .filter_map(|p| extracts.get(p))
         .map(|(_, ex)| names::spread_facts(ex))
         .collect();
-    let others = held
-        .facts
-        .iter()
-        .filter(|(p, _)| !replaced.contains(*p))
-        .map(|(_, f)| f);
-    names::spread_over(&mut touched, others.chain(&edited));
-    let mentioned = &held.mentioned;
+    let replaced_paths: Vec<&str> = replaced.iter().map(String::as_str).collect();
+    held.reach.spread(&mut touched, &replaced_paths, &edited);
     let mut scope = replaced.clone();
-    for path in extracts.keys().filter(|p| !replaced.contains(*p)) {
-        match mentioned.get(path) {
-            Some(n) if names::mentions_any(n, &touched) => {
-                scope.insert(path.clone());
-            }
-            Some(_) => {}
-            None => return Ok(None),
-        }
-    }
+    scope.extend(
+        held.reach
+            .mentioning(&touched)
+            .into_iter()
+            .filter(|p| extracts.contains_key(*p))
+            .map(str::to_string),
+    );
     Ok(Some(scope))
 }
 

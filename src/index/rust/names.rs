@@ -33,6 +33,9 @@ use crate::model::{Entity, EntityKind, FileExtract, RawRef, Recv, Signature, Use
 
 use super::interface::is_interface_ref;
 
+mod reach;
+pub use reach::NameReach;
+
 /// A hashed identifier.
 pub type Name = u32;
 
@@ -157,6 +160,7 @@ pub fn decode(bytes: &[u8]) -> Option<Vec<Name>> {
 }
 
 /// Whether a file that mentions `names` (sorted) can see a touched name.
+#[cfg(test)]
 pub fn mentions_any(names: &[Name], touched: &HashSet<Name>) -> bool {
     names.iter().any(|n| touched.contains(n))
 }
@@ -297,43 +301,13 @@ pub fn spread_facts(x: &FileExtract) -> SpreadFacts {
 /// more is touched: an entity whose declared types mention a touched name
 /// (a function returning a changed type, a struct with a field of one, an
 /// alias of one) is touched, and so is the name a `use` of a touched name
-/// binds.
+/// binds. A process that spreads edit after edit keeps a [`NameReach`].
 pub fn spread<'a>(touched: &mut HashSet<Name>, interfaces: impl Iterator<Item = &'a FileExtract>) {
-    let facts: Vec<SpreadFacts> = interfaces.map(spread_facts).collect();
-    spread_over(touched, facts.iter());
-}
-
-/// [`spread`] over the files' [`SpreadFacts`].
-pub fn spread_over<'a>(touched: &mut HashSet<Name>, files: impl Iterator<Item = &'a SpreadFacts>) {
-    let mut typed: Vec<&(Name, Vec<Name>)> = Vec::new();
-    let mut bindings: Vec<&(Name, Name)> = Vec::new();
-    for f in files {
-        typed.extend(&f.typed);
-        bindings.extend(&f.bindings);
+    let mut reach = NameReach::default();
+    for (i, x) in interfaces.enumerate() {
+        reach.set_facts(&i.to_string(), &spread_facts(x));
     }
-    loop {
-        let before = touched.len();
-        typed.retain(|(name, mentions)| {
-            if touched.contains(name) {
-                return false;
-            }
-            if mentions.iter().any(|m| touched.contains(m)) {
-                touched.insert(*name);
-                return false;
-            }
-            true
-        });
-        bindings.retain(|(bound, imported)| {
-            if touched.contains(imported) {
-                touched.insert(*bound);
-                return false;
-            }
-            !touched.contains(bound)
-        });
-        if touched.len() == before {
-            break;
-        }
-    }
+    reach.spread(touched, &[], &[]);
 }
 
 #[cfg(test)]

@@ -263,6 +263,11 @@ struct SymbolTable<'a> {
     /// The impl references by the words they may read, made when a file
     /// is first replaced (see `impl_maps`).
     ref_words: Option<impl_maps::RefWords<'a>>,
+    /// The `use`s of every module by the path segments they name, made
+    /// when a file is first replaced and kept current by each replacement
+    /// (see `patch`): what a changed name reaches through `use`s is found
+    /// without reading every `use` of the repository.
+    use_words: Option<patch::UseWords<'a>>,
     /// Items declared in a function's body, by function.
     locals_of: HashMap<EntId, HashMap<&'a str, Vec<EntId>>>,
     /// Traits our types implement (from `impl Trait for Type`), each

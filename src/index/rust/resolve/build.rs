@@ -350,6 +350,7 @@ impl<'a> SymbolTable<'a> {
             ext_impls: HashMap::default(),
             ext_methods: HashMap::default(),
             ref_words: None,
+            use_words: None,
             locals_of: HashMap::default(),
             type_traits: HashMap::default(),
         }

@@ -36,6 +36,28 @@ pub(super) enum Unpatchable {
 
 pub(super) type File<'a> = (&'a FileContext, &'a FileExtract);
 
+/// The `use`s of a table by each segment of their paths, each under its
+/// address ([`SymbolTable::touched_names`] follows a changed name to the
+/// `use`s that name it; a replacement takes out and puts in its file's).
+pub(super) type UseWords<'a> = HashMap<&'a str, HashMap<usize, &'a UseDecl>>;
+
+fn index_use<'a>(index: &mut UseWords<'a>, u: &'a UseDecl) {
+    for segment in &u.path {
+        index
+            .entry(segment.as_str())
+            .or_default()
+            .insert(std::ptr::from_ref(u) as usize, u);
+    }
+}
+
+fn unindex_use(index: &mut UseWords<'_>, u: &UseDecl) {
+    for segment in &u.path {
+        if let Some(uses) = index.get_mut(segment.as_str()) {
+            uses.remove(&(std::ptr::from_ref(u) as usize));
+        }
+    }
+}
+
 impl<'a> SymbolTable<'a> {
     /// Replace the interface `old` of the file in slot `slot` by `new`.
     /// On error the table may be partly changed and must be dropped.
@@ -159,6 +181,11 @@ impl<'a> SymbolTable<'a> {
             uses.retain(|u| !is_ours(u));
             uses_at.push((m, at));
         }
+        if let Some(index) = &mut self.use_words {
+            for u in &ex.uses {
+                unindex_use(index, u);
+            }
+        }
         Ok(uses_at)
     }
 
@@ -186,6 +213,9 @@ impl<'a> SymbolTable<'a> {
             let at = next.get_mut(&m).ok_or(Unpatchable::ModulesChanged)?;
             self.modules[m].uses.insert(*at, u);
             *at += 1;
+            if let Some(index) = &mut self.use_words {
+                index_use(index, u);
+            }
         }
         let (owner_refs, trait_refs) = impl_refs(ctx, ex, &self.key_to_ent);
         let s = &mut self.slots[slot];
@@ -278,9 +308,17 @@ impl<'a> SymbolTable<'a> {
     /// `use` changed or goes through such a name: any name may then
     /// answer otherwise.
     pub(super) fn touched_names(
-        &self,
+        &mut self,
         replaced: &[(File<'a>, File<'a>)],
     ) -> Option<HashSet<&'a str>> {
+        let modules = &self.modules;
+        let index: &UseWords<'a> = self.use_words.get_or_insert_with(|| {
+            let mut index = UseWords::default();
+            for u in modules.iter().flat_map(|m| &m.uses) {
+                index_use(&mut index, u);
+            }
+            index
+        });
         let mut names: HashSet<&'a str> = HashSet::default();
         let add = |e: &'a Entity, names: &mut HashSet<&'a str>| {
             names.insert(e.name.as_str());
@@ -315,24 +353,20 @@ impl<'a> SymbolTable<'a> {
                 }
             }
         }
-        // Through `use`s: until no more names are added.
-        loop {
-            let before = names.len();
-            for u in self.modules.iter().flat_map(|m| &m.uses) {
+        // Through `use`s: every `use` whose path names a touched name
+        // binds a touched name, until no more are added.
+        let mut queue: Vec<&'a str> = names.iter().copied().collect();
+        while let Some(name) = queue.pop() {
+            for u in index.get(name).into_iter().flat_map(|uses| uses.values()) {
+                if u.glob {
+                    return None;
+                }
                 let bound = bound_name(u);
-                if !u.glob && names.contains(bound) {
-                    continue;
+                if names.insert(bound) {
+                    queue.push(bound);
                 }
-                if u.path.iter().any(|s| names.contains(s.as_str())) {
-                    if u.glob {
-                        return None;
-                    }
-                    names.insert(bound);
-                }
-            }
-            if names.len() == before {
-                return Some(names);
             }
         }
+        Some(names)
     }
 }
