@@ -11,6 +11,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use rustc_hash::FxHashMap as HashMap;
+
 use super::rust::layout::Layout;
 use crate::model::FileContext;
 use crate::store::STORE_DIR;
@@ -155,6 +157,11 @@ pub struct WalkSnapshot {
     controls: Vec<Stamp>,
     /// When the last check began (nanoseconds since the Unix epoch).
     checked_ns: i64,
+    /// Where each file and directory is in `result.files` and `dirs`: a
+    /// check told by a watch looks up the paths it reported instead of
+    /// going over every file and directory of the tree.
+    file_at: HashMap<PathBuf, usize>,
+    dir_at: HashMap<PathBuf, usize>,
 }
 
 struct DirStamp {
@@ -245,12 +252,25 @@ impl WalkSnapshot {
             // Never trusted (see `recheck`).
             dirs.clear();
         }
+        let file_at = result
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.abs_path.clone(), i))
+            .collect();
+        let dir_at = dirs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.path.clone(), i))
+            .collect();
         WalkSnapshot {
             root: root.to_path_buf(),
             result,
             dirs,
             controls,
             checked_ns,
+            file_at,
+            dir_at,
         }
     }
 
@@ -321,29 +341,27 @@ impl WalkSnapshot {
         if !controls_same {
             return None;
         }
-        let listed: BTreeSet<&Path> = paths
+        let listed: BTreeSet<usize> = paths
             .iter()
             .flat_map(|p| [Some(p.as_path()), p.parent()])
             .flatten()
+            .filter_map(|p| self.dir_at.get(p).copied())
             .collect();
-        let dirs_same = self
-            .dirs
-            .iter_mut()
-            .filter(|d| listed.contains(d.path.as_path()))
-            .all(|d| {
-                d.mtime_ns = std::fs::metadata(&d.path).map_or(0, |m| mtime_of(&m));
-                list_dir(&d.path).is_some_and(|names| names == d.names)
-            });
+        let dirs_same = listed.into_iter().all(|i| {
+            let d = &mut self.dirs[i];
+            d.mtime_ns = std::fs::metadata(&d.path).map_or(0, |m| mtime_of(&m));
+            list_dir(&d.path).is_some_and(|names| names == d.names)
+        });
         if !dirs_same {
             return None;
         }
-        let reported = changed.lookup();
-        let files_there = self
-            .result
-            .files
-            .iter_mut()
-            .filter(|f| reported.contains(f.abs_path.as_os_str()))
-            .all(restat);
+        let reported: BTreeSet<usize> = paths
+            .iter()
+            .filter_map(|p| self.file_at.get(p).copied())
+            .collect();
+        let files_there = reported
+            .into_iter()
+            .all(|i| restat(&mut self.result.files[i]));
         if !files_there {
             return None;
         }
@@ -355,12 +373,11 @@ impl WalkSnapshot {
     /// `changed`: a run looks at their contents whatever their `stat`
     /// says (a watch sees a write that left size and time as they were).
     pub fn files_among(&self, changed: &WatchedChanges) -> BTreeSet<String> {
-        let reported = changed.lookup();
-        self.result
-            .files
+        changed
+            .paths
             .iter()
-            .filter(|f| reported.contains(f.abs_path.as_os_str()))
-            .map(|f| f.ctx.path.clone())
+            .filter_map(|p| self.file_at.get(p))
+            .map(|&i| self.result.files[i].ctx.path.clone())
             .collect()
     }
 }
@@ -374,14 +391,6 @@ impl WalkSnapshot {
 #[derive(Debug, Default, Clone)]
 pub struct WatchedChanges {
     pub paths: BTreeSet<PathBuf>,
-}
-
-impl WatchedChanges {
-    /// The paths for matching against every file of a walk: hashed
-    /// whole, not compared component by component.
-    fn lookup(&self) -> std::collections::HashSet<&std::ffi::OsStr> {
-        self.paths.iter().map(|p| p.as_os_str()).collect()
-    }
 }
 
 /// The walk's directory traversal from `start`: gitignore-aware (in a git
