@@ -342,10 +342,21 @@ impl LanguageServer for Backend {
         let on_run: OnRun = Arc::new(move |r| {
             let client = client.clone();
             let msg = match r {
-                Ok(s) => format!(
-                    "graphctx: re-indexed ({} parsed, {} entities, seq {}) in {:.0} ms",
-                    s.files_parsed, s.entities, s.seq, s.elapsed_ms
-                ),
+                Ok(s) => {
+                    let phases: Vec<String> = s
+                        .phases_ms
+                        .iter()
+                        .map(|(phase, ms)| format!("{phase} {ms:.0}"))
+                        .collect();
+                    format!(
+                        "graphctx: re-indexed ({} parsed, {} entities, seq {}) in {:.0} ms ({})",
+                        s.files_parsed,
+                        s.entities,
+                        s.seq,
+                        s.elapsed_ms,
+                        phases.join(", ")
+                    )
+                }
                 Err(e) => format!("graphctx: re-index failed: {e}"),
             };
             let level = if r.is_ok() {
