@@ -518,6 +518,49 @@ fn an_interface_change_reaches_the_files_that_see_it_through_declared_types() {
 }
 
 #[test]
+fn a_glob_import_cycle_resolves_alike_in_a_first_index_and_after_an_edit() {
+    // `base` re-exports `matrix::*`; `matrix` imports `Unit` back through
+    // `base`. `a.rs`, resolved first, asks `base` for `Unit` before
+    // `matrix` does: the first index must still find `norm`'s `Unit`, as
+    // re-resolving `matrix.rs` alone after an edit does.
+    let tree = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = tree.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "Cargo.toml",
+        "[package]\nname = \"cyc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write("src/lib.rs", "pub mod a;\npub mod base;\n");
+    write("src/a.rs", "pub fn first(_: crate::base::Unit) {}\n");
+    write(
+        "src/base/mod.rs",
+        "mod matrix;\nmod unit;\npub use self::matrix::*;\npub use self::unit::*;\n",
+    );
+    let matrix = "use crate::base::Unit;\npub fn norm(u: Unit) -> Unit { u }\n";
+    write("src/base/matrix.rs", matrix);
+    write("src/base/unit.rs", "pub struct Unit;\n");
+    let store = Store::memory().unwrap();
+    index(&store, tree.path());
+    let norm_uses_unit = |store: &Store| {
+        store
+            .dump("edge")
+            .unwrap()
+            .iter()
+            .map(|r| format!("{r:?}"))
+            .any(|r| r.contains("matrix-norm") && r.contains("unit-Unit"))
+    };
+    assert!(norm_uses_unit(&store));
+    write("src/base/matrix.rs", &format!("{matrix}// edited\n"));
+    let run = index(&store, tree.path());
+    assert_eq!(run.files_resolved, 1);
+    assert!(norm_uses_unit(&store));
+    assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
+}
+
+#[test]
 fn a_kept_symbol_table_follows_every_interface_change() {
     // As a server runs: the interfaces and the symbol table kept between
     // runs. A body edit resolves against the kept table; after a run that

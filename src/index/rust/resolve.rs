@@ -219,8 +219,50 @@ enum Res {
 }
 
 /// The answers of [`SymbolTable::lookup`] in one module and namespace,
-/// by name (`None` also while the question is being answered).
-type Answers = HashMap<Box<str>, Option<Res>>;
+/// by name.
+type Answers = HashMap<Box<str>, Answer>;
+
+/// What the lookup memo knows of one question.
+#[derive(Clone, Debug)]
+enum Answer {
+    /// Being answered by the lookup this many lookups deep (the
+    /// outermost is 1): asked again
+    /// meanwhile (an import cycle), it answers "not found".
+    Asking(u32),
+    /// Answered while the question `.1` lookups deep was still being
+    /// answered, and so without what that question finds: an answer only
+    /// until that lookup returns.
+    Provisional(Option<Res>, u32),
+    /// Answered whatever else is being asked.
+    Known(Option<Res>),
+}
+
+/// Where [`SymbolTable::lookup`] is in its recursion: which answers it
+/// may keep.
+struct Asking {
+    /// Lookups under way; the outermost is the first.
+    open: u32,
+    /// The shallowest lookup under way that the current one read an
+    /// unfinished answer of (`u32::MAX`: none; [`CUT_OFF`]: the search
+    /// was cut off at [`MAX_DEPTH`]).
+    reads_open: u32,
+    /// Provisional answers, in the order they were given.
+    provisional: Vec<(ModId, Ns, Box<str>)>,
+}
+
+/// [`Asking::reads_open`] of a search cut off at [`MAX_DEPTH`]: shallower
+/// than any lookup.
+const CUT_OFF: u32 = 0;
+
+impl Default for Asking {
+    fn default() -> Self {
+        Asking {
+            open: 0,
+            reads_open: u32::MAX,
+            provisional: Vec::new(),
+        }
+    }
+}
 
 /// Every name the references of a repository can reach, read from the
 /// interfaces of its files (see [`super::interface`]).
@@ -253,6 +295,8 @@ struct SymbolTable<'a> {
     /// Answers of [`SymbolTable::lookup`], by module and namespace, then
     /// name: a question already answered is found without copying its name.
     memo: std::cell::RefCell<HashMap<(ModId, Ns), Answers>>,
+    /// The lookups under way, for which answers the memo may keep.
+    asking: std::cell::RefCell<Asking>,
     /// Impl blocks whose self type is not ours (`impl Ext for String`), by
     /// the type's last segment, with the traits they implement.
     ext_impls: HashMap<&'a str, Vec<(EntId, Vec<EntId>)>>,
@@ -403,31 +447,97 @@ impl<'a> SymbolTable<'a> {
 
     /// Look a single name up in a module: its own items and child modules,
     /// then its `use` declarations (named, then globs).
+    ///
     /// Memoised per (module, name, namespace): with glob imports the same
     /// question is asked along many paths, and without the memo the
     /// search is exponential in the length of glob chains. A question
     /// already being answered further up the stack (an import cycle)
-    /// answers "not found".
+    /// answers "not found". What was answered with such an unfinished
+    /// answer (or cut off at [`MAX_DEPTH`]) depends on where the search
+    /// began: `base` re-exports `matrix::*` and `unit::*`, `matrix` imports
+    /// `base::Unit`; asked of `base` first, `matrix` finds no `Unit` while
+    /// `base`'s question is open. Such answers are kept only until the
+    /// question they lacked returns, so every answer the memo keeps is the
+    /// one a search from that question alone gives, whichever file asked
+    /// first (a first index resolves every file with one memo, a later
+    /// run only the changed ones: they must agree).
     fn lookup(&self, m: ModId, name: &str, ns: Ns, depth: u32) -> Option<Res> {
         if depth > MAX_DEPTH {
+            // Cut off: what is found depends on the depth the search
+            // began at, so nothing answered above is kept past it.
+            self.asking.borrow_mut().reads_open = CUT_OFF;
             return None;
         }
-        if let Some(r) = self.memo.borrow().get(&(m, ns)).and_then(|n| n.get(name)) {
-            return r.clone();
+        let seen = self
+            .memo
+            .borrow()
+            .get(&(m, ns))
+            .and_then(|n| n.get(name))
+            .cloned();
+        match seen {
+            Some(Answer::Known(r)) => return r,
+            Some(Answer::Provisional(r, open)) => {
+                let mut asking = self.asking.borrow_mut();
+                asking.reads_open = asking.reads_open.min(open);
+                return r;
+            }
+            Some(Answer::Asking(open)) => {
+                let mut asking = self.asking.borrow_mut();
+                asking.reads_open = asking.reads_open.min(open);
+                return None;
+            }
+            None => {}
         }
+        let (at, outer_reads, provisional_before) = {
+            let mut asking = self.asking.borrow_mut();
+            asking.open += 1;
+            let at = asking.open;
+            let outer = std::mem::replace(&mut asking.reads_open, u32::MAX);
+            (at, outer, asking.provisional.len())
+        };
         self.memo
             .borrow_mut()
             .entry((m, ns))
             .or_default()
-            .insert(name.into(), None);
+            .insert(name.into(), Answer::Asking(at));
         let r = self.lookup_uncached(self.modules[m].krate, m, name, ns, depth);
-        if let Some(answer) = self
-            .memo
-            .borrow_mut()
-            .get_mut(&(m, ns))
-            .and_then(|n| n.get_mut(name))
-        {
-            *answer = r.clone();
+        let mut asking = self.asking.borrow_mut();
+        asking.open -= 1;
+        let reads = asking.reads_open;
+        let mut memo = self.memo.borrow_mut();
+        if reads < at && asking.open > 0 {
+            // Lacks an answer still open further up; so do the answers
+            // given meanwhile that lacked this one's.
+            for (pm, pns, pname) in &asking.provisional[provisional_before..] {
+                if let Some(Answer::Provisional(_, open)) =
+                    memo.get_mut(&(*pm, *pns)).and_then(|n| n.get_mut(pname))
+                {
+                    *open = (*open).min(reads);
+                }
+            }
+            asking.provisional.push((m, ns, name.into()));
+            asking.reads_open = outer_reads.min(reads);
+            if let Some(answer) = memo.get_mut(&(m, ns)).and_then(|n| n.get_mut(name)) {
+                *answer = Answer::Provisional(r.clone(), reads);
+            }
+        } else {
+            // Complete: so are the answers given meanwhile without it.
+            for (pm, pns, pname) in asking.provisional.drain(provisional_before..) {
+                if let Some(answers) = memo.get_mut(&(pm, pns)) {
+                    answers.remove(&pname);
+                }
+            }
+            asking.reads_open = outer_reads;
+            let answers = memo.get_mut(&(m, ns));
+            if reads == CUT_OFF {
+                // The outermost lookup, cut off at its depth: its answer
+                // is for this depth only.
+                if let Some(answers) = answers {
+                    answers.remove(name);
+                }
+            } else if let Some(answer) = answers.and_then(|n| n.get_mut(name)) {
+                *answer = Answer::Known(r.clone());
+            }
         }
         r
     }
@@ -1288,6 +1398,44 @@ fn inherent_first(e: &Exact) { e.path() }
         assert_eq!(calls(&l, "concrete"), vec!["<Exact as Matcher>::is_match"]);
         assert_eq!(calls(&l, "default_method"), vec!["Matcher::name"]);
         assert_eq!(calls(&l, "inherent_first"), vec!["Exact::path"]);
+    }
+
+    /// The types each function of module `base::matrix` uses.
+    fn matrix_types(src: &str) -> Vec<(String, String)> {
+        let l = links(src);
+        let mut out: Vec<(String, String)> = l
+            .edges
+            .keys()
+            .filter(|(s, r, _)| s.starts_with("src/lib.rs-base::matrix-") && *r == rel::USES_TYPE)
+            .map(|(s, _, d)| {
+                let item = |k: &str| k.trim_start_matches("src/lib.rs-").to_string();
+                (item(s), item(d))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn names_found_through_an_import_cycle_do_not_depend_on_who_asked_first() {
+        // `base` re-exports `matrix::*` and `unit::*`; `matrix` imports
+        // `Unit` back through `base`. Whether `Unit` is first asked of
+        // `base` (by `first`) or of `matrix`, `norm` finds it.
+        let base = r#"
+pub mod base {
+    pub use self::matrix::*;
+    pub use self::unit::*;
+    pub mod matrix { use crate::base::Unit; pub fn norm(u: Unit) -> Unit { u } }
+    pub mod unit { pub struct Unit; }
+}
+"#;
+        let first = "pub fn first(u: base::Unit) {}\n";
+        let expected = vec![(
+            "base::matrix-norm".to_string(),
+            "base::unit-Unit".to_string(),
+        )];
+        assert_eq!(matrix_types(&format!("{base}{first}")), expected);
+        assert_eq!(matrix_types(&format!("{first}{base}")), expected);
     }
 
     #[test]

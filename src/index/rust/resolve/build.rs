@@ -347,6 +347,7 @@ impl<'a> SymbolTable<'a> {
             macros_by_name: HashMap::default(),
             impl_owner: HashMap::default(),
             memo: Default::default(),
+            asking: Default::default(),
             ext_impls: HashMap::default(),
             ext_methods: HashMap::default(),
             ref_words: None,
