@@ -464,7 +464,8 @@ impl<'a> SymbolTable<'a> {
     fn lookup(&self, m: ModId, name: &str, ns: Ns, depth: u32) -> Option<Res> {
         if depth > MAX_DEPTH {
             // Cut off: what is found depends on the depth the search
-            // began at, so nothing answered above is kept past it.
+            // began at, so nothing answered above is kept past it (nor
+            // past a cut in `resolve_path`).
             self.asking.borrow_mut().reads_open = CUT_OFF;
             return None;
         }
@@ -636,7 +637,12 @@ impl<'a> SymbolTable<'a> {
         self_type: Option<&str>,
         depth: u32,
     ) -> Option<Res> {
-        if depth > MAX_DEPTH || segs.is_empty() {
+        if segs.is_empty() {
+            return None;
+        }
+        if depth > MAX_DEPTH {
+            // Cut off, as in `lookup`: no answer above is kept past it.
+            self.asking.borrow_mut().reads_open = CUT_OFF;
             return None;
         }
         let last = segs.len() == 1;
