@@ -222,6 +222,12 @@ enum Res {
 /// by name.
 type Answers = HashMap<Box<str>, Answer>;
 
+/// Which answers of one module a lookup asks for: its namespace, and
+/// whether the asker sees the module's private `use`s (it is the module or
+/// inside it) or only its `pub use`s (a glob import from elsewhere: `pub
+/// use self::cfi::*` does not bring what `cfi` imports privately).
+type Asked = (ModId, Ns, bool);
+
 /// What the lookup memo knows of one question.
 #[derive(Clone, Debug)]
 enum Answer {
@@ -247,7 +253,7 @@ struct Asking {
     /// was cut off at [`MAX_DEPTH`]).
     reads_open: u32,
     /// Provisional answers, in the order they were given.
-    provisional: Vec<(ModId, Ns, Box<str>)>,
+    provisional: Vec<(Asked, Box<str>)>,
 }
 
 /// [`Asking::reads_open`] of a search cut off at [`MAX_DEPTH`]: shallower
@@ -294,7 +300,7 @@ struct SymbolTable<'a> {
     impl_owner: HashMap<EntId, Vec<EntId>>,
     /// Answers of [`SymbolTable::lookup`], by module and namespace, then
     /// name: a question already answered is found without copying its name.
-    memo: std::cell::RefCell<HashMap<(ModId, Ns), Answers>>,
+    memo: std::cell::RefCell<HashMap<Asked, Answers>>,
     /// The lookups under way, for which answers the memo may keep.
     asking: std::cell::RefCell<Asking>,
     /// Impl blocks whose self type is not ours (`impl Ext for String`), by
@@ -462,6 +468,11 @@ impl<'a> SymbolTable<'a> {
     /// first (a first index resolves every file with one memo, a later
     /// run only the changed ones: they must agree).
     fn lookup(&self, m: ModId, name: &str, ns: Ns, depth: u32) -> Option<Res> {
+        self.lookup_as((m, ns, true), name, depth)
+    }
+
+    /// [`Self::lookup`] of what `asked` sees of its module.
+    fn lookup_as(&self, asked: Asked, name: &str, depth: u32) -> Option<Res> {
         if depth > MAX_DEPTH {
             // Cut off: what is found depends on the depth the search
             // began at, so nothing answered above is kept past it (nor
@@ -472,7 +483,7 @@ impl<'a> SymbolTable<'a> {
         let seen = self
             .memo
             .borrow()
-            .get(&(m, ns))
+            .get(&asked)
             .and_then(|n| n.get(name))
             .cloned();
         match seen {
@@ -498,10 +509,10 @@ impl<'a> SymbolTable<'a> {
         };
         self.memo
             .borrow_mut()
-            .entry((m, ns))
+            .entry(asked)
             .or_default()
             .insert(name.into(), Answer::Asking(at));
-        let r = self.lookup_uncached(self.modules[m].krate, m, name, ns, depth);
+        let r = self.lookup_uncached(asked, name, depth);
         let mut asking = self.asking.borrow_mut();
         asking.open -= 1;
         let reads = asking.reads_open;
@@ -509,27 +520,27 @@ impl<'a> SymbolTable<'a> {
         if reads < at && asking.open > 0 {
             // Lacks an answer still open further up; so do the answers
             // given meanwhile that lacked this one's.
-            for (pm, pns, pname) in &asking.provisional[provisional_before..] {
+            for (pasked, pname) in &asking.provisional[provisional_before..] {
                 if let Some(Answer::Provisional(_, open)) =
-                    memo.get_mut(&(*pm, *pns)).and_then(|n| n.get_mut(pname))
+                    memo.get_mut(pasked).and_then(|n| n.get_mut(pname))
                 {
                     *open = (*open).min(reads);
                 }
             }
-            asking.provisional.push((m, ns, name.into()));
+            asking.provisional.push((asked, name.into()));
             asking.reads_open = outer_reads.min(reads);
-            if let Some(answer) = memo.get_mut(&(m, ns)).and_then(|n| n.get_mut(name)) {
+            if let Some(answer) = memo.get_mut(&asked).and_then(|n| n.get_mut(name)) {
                 *answer = Answer::Provisional(r.clone(), reads);
             }
         } else {
             // Complete: so are the answers given meanwhile without it.
-            for (pm, pns, pname) in asking.provisional.drain(provisional_before..) {
-                if let Some(answers) = memo.get_mut(&(pm, pns)) {
+            for (pasked, pname) in asking.provisional.drain(provisional_before..) {
+                if let Some(answers) = memo.get_mut(&pasked) {
                     answers.remove(&pname);
                 }
             }
             asking.reads_open = outer_reads;
-            let answers = memo.get_mut(&(m, ns));
+            let answers = memo.get_mut(&asked);
             if reads == CUT_OFF {
                 // The outermost lookup, cut off at its depth: its answer
                 // is for this depth only.
@@ -543,15 +554,11 @@ impl<'a> SymbolTable<'a> {
         r
     }
 
-    fn lookup_uncached(
-        &self,
-        krate: &'a str,
-        m: ModId,
-        name: &str,
-        ns: Ns,
-        depth: u32,
-    ) -> Option<Res> {
+    fn lookup_uncached(&self, asked: Asked, name: &str, depth: u32) -> Option<Res> {
+        let (m, ns, inside) = asked;
         let module = &self.modules[m];
+        let krate = module.krate;
+        let seen = |u: &&&UseDecl| inside || u.is_pub;
         if let Some(items) = module.items.get(name) {
             let hits: Vec<EntId> = items
                 .iter()
@@ -573,7 +580,7 @@ impl<'a> SymbolTable<'a> {
                 return Some(Res::Module(cm));
             }
         }
-        for u in module.uses.iter().filter(|u| !u.glob) {
+        for u in module.uses.iter().filter(|u| !u.glob).filter(seen) {
             let bound = bound_name(u);
             if bound != name || bound == "_" {
                 continue;
@@ -591,14 +598,16 @@ impl<'a> SymbolTable<'a> {
         // Every glob that offers the name: two that offer different items
         // make the name ambiguous (the caller's `settle` reports it).
         let mut glob_items: Vec<EntId> = Vec::new();
-        for u in module.uses.iter().filter(|u| u.glob) {
+        for u in module.uses.iter().filter(|u| u.glob).filter(seen) {
             let segs: Vec<&str> = u.path.iter().map(String::as_str).collect();
             match self.resolve_path(krate, Some(m), &segs, Ns::Type, None, depth + 1) {
-                Some(Res::Module(gm)) if gm != m => match self.lookup(gm, name, ns, depth + 1) {
-                    Some(Res::Items(items)) => glob_items.extend(items),
-                    Some(r) if glob_items.is_empty() => return Some(r),
-                    _ => {}
-                },
+                Some(Res::Module(gm)) if gm != m => {
+                    match self.lookup_as((gm, ns, self.is_within(m, gm)), name, depth + 1) {
+                        Some(Res::Items(items)) => glob_items.extend(items),
+                        Some(r) if glob_items.is_empty() => return Some(r),
+                        _ => {}
+                    }
+                }
                 Some(Res::Items(items)) => {
                     // `use Enum::*` brings variants: they resolve to the enum.
                     if let Some(&en) = items
@@ -616,6 +625,19 @@ impl<'a> SymbolTable<'a> {
         glob_items.sort_unstable();
         glob_items.dedup();
         (!glob_items.is_empty()).then_some(Res::Items(glob_items))
+    }
+
+    /// Whether module `m` is `outer` or inside it: what sees `outer`'s
+    /// private names.
+    fn is_within(&self, m: ModId, outer: ModId) -> bool {
+        let mut at = Some(m);
+        while let Some(here) = at {
+            if here == outer {
+                return true;
+            }
+            at = self.modules[here].parent;
+        }
+        false
     }
 
     fn enum_has_variant(&self, en: EntId, name: &str) -> bool {
@@ -1442,6 +1464,39 @@ pub mod base {
         )];
         assert_eq!(matrix_types(&format!("{base}{first}")), expected);
         assert_eq!(matrix_types(&format!("{first}{base}")), expected);
+    }
+
+    #[test]
+    fn a_glob_brings_what_a_module_exports_not_what_it_imports_privately() {
+        // `read` re-exports `cfi::*` and `op::*`; `cfi` imports the
+        // variants of its enum privately, one of them named `Expression`.
+        // From outside `read`, `read::Expression` is `op`'s struct alone;
+        // inside `cfi`, a child's `use super::*` still sees the variant.
+        let src = r#"
+pub mod read {
+    pub use self::cfi::*;
+    pub use self::op::*;
+    pub mod cfi {
+        use self::Instruction::*;
+        pub enum Instruction { Expression(u8), Nop }
+        pub mod inner { use super::*; pub fn expr() { let _ = Expression(1); } }
+    }
+    pub mod op { pub struct Expression; }
+}
+pub fn convert(e: read::Expression) {}
+"#;
+        let l = links(src);
+        assert_eq!(
+            targets(&l, "convert", rel::USES_TYPE),
+            vec!["src/lib.rs-read::op-Expression"]
+        );
+        let expr: Vec<&str> = l
+            .edges
+            .keys()
+            .filter(|(s, r, _)| *s == "src/lib.rs-read::cfi::inner-expr" && *r == rel::USES_TYPE)
+            .map(|(_, _, d)| &d[..])
+            .collect();
+        assert_eq!(expr, vec!["src/lib.rs-read::cfi-Instruction"]);
     }
 
     #[test]
