@@ -339,7 +339,13 @@ fn bound_name(u: &UseDecl) -> &str {
     }
 }
 
-const MAX_DEPTH: u32 = 8;
+/// How deep a name search may go (each path segment and each `use`
+/// followed is one level). Import cycles are stopped by the memo, not by
+/// this: it only bounds the stack. A name re-exported through several
+/// crates is 10–20 levels deep; a limit that real code reaches makes an
+/// answer depend on where the search began (and so on which file asked
+/// first, see [`SymbolTable::lookup`]).
+const MAX_DEPTH: u32 = 64;
 
 /// Method names of std's common types and traits (sorted). A call of one
 /// of these on a receiver of unknown type is not resolved by name.
@@ -1464,6 +1470,26 @@ pub mod base {
         )];
         assert_eq!(matrix_types(&format!("{base}{first}")), expected);
         assert_eq!(matrix_types(&format!("{first}{base}")), expected);
+    }
+
+    #[test]
+    fn a_long_chain_of_re_exports_resolves_from_its_far_end() {
+        // Each module re-exports the next one's `Locale`: a name that
+        // travels through several crates' re-exports is found from
+        // wherever it is first asked, not only where a shallower
+        // question happened to leave the answer in the memo.
+        let mut src = String::from("pub fn read(l: m0::Locale) {}\n");
+        for i in 0..10 {
+            src.push_str(&format!(
+                "pub mod m{i} {{ pub use crate::m{}::Locale; }}\n",
+                i + 1
+            ));
+        }
+        src.push_str("pub mod m10 { pub struct Locale; }\n");
+        assert_eq!(
+            targets(&links(&src), "read", rel::USES_TYPE),
+            vec!["src/lib.rs-m10-Locale"]
+        );
     }
 
     #[test]
