@@ -20,6 +20,7 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
 mod build;
@@ -144,40 +145,55 @@ fn resolve_against<'a>(
     files: &[(&'a FileContext, &'a FileExtract)],
     mut apart: RefsApart,
 ) -> BTreeMap<String, FileLinks<'a>> {
-    let mut out: BTreeMap<String, FileLinks<'a>> = BTreeMap::new();
-    for (ctx, extract) in files {
-        let mut links = FileLinks::default();
-        let krate = ctx.crate_name.as_str();
-        // Containment from the syntax tree, and of a file's module by the
-        // module one level up (`mod a;` in lib.rs contains src/a.rs).
-        for e in &extract.entities {
-            match &e.parent {
-                Some(parent) => links.edge(parent, rel::CONTAINS, &e.key),
-                None => {
-                    if let Some(parent_key) = table.parent_module_key(krate, &ctx.module_path) {
-                        links.edge(parent_key, rel::CONTAINS, &e.key);
-                    }
+    // Each file with the references held apart for it, resolved on every
+    // core; a file's held references are dropped once it is resolved.
+    let work: Vec<_> = files
+        .iter()
+        .map(|&(ctx, extract)| (ctx, extract, apart.remove(&extract.path)))
+        .collect();
+    work.into_par_iter()
+        .map(|(ctx, extract, held_apart)| {
+            let links = resolve_one(table, ctx, extract, held_apart.unwrap_or_default());
+            (extract.path.clone(), links)
+        })
+        .collect()
+}
+
+/// The links of one file.
+fn resolve_one<'a>(
+    table: &SymbolTable<'a>,
+    ctx: &'a FileContext,
+    extract: &'a FileExtract,
+    held_apart: Vec<RawRef>,
+) -> FileLinks<'a> {
+    let mut links = FileLinks::default();
+    let krate = ctx.crate_name.as_str();
+    // Containment from the syntax tree, and of a file's module by the
+    // module one level up (`mod a;` in lib.rs contains src/a.rs).
+    for e in &extract.entities {
+        match &e.parent {
+            Some(parent) => links.edge(parent, rel::CONTAINS, &e.key),
+            None => {
+                if let Some(parent_key) = table.parent_module_key(krate, &ctx.module_path) {
+                    links.edge(parent_key, rel::CONTAINS, &e.key);
                 }
             }
         }
-        // A type contains the methods of its impl blocks, wherever they are.
-        for e in &extract.entities {
-            for owner in table.owners_of_member(e) {
-                links.edge(owner, rel::CONTAINS, &e.key);
-            }
-        }
-        // The file's references held apart are dropped once resolved.
-        let held_apart = apart.remove(&extract.path).unwrap_or_default();
-        for r in extract.refs.iter().chain(&held_apart) {
-            table.resolve_ref(krate, r, &mut links);
-        }
-        drop(held_apart);
-        for u in &extract.uses {
-            table.resolve_use(krate, u, &mut links);
-        }
-        out.insert(extract.path.clone(), links);
     }
-    out
+    // A type contains the methods of its impl blocks, wherever they are.
+    for e in &extract.entities {
+        for owner in table.owners_of_member(e) {
+            links.edge(owner, rel::CONTAINS, &e.key);
+        }
+    }
+    for r in extract.refs.iter().chain(&held_apart) {
+        table.resolve_ref(krate, r, &mut links);
+    }
+    drop(held_apart);
+    for u in &extract.uses {
+        table.resolve_use(krate, u, &mut links);
+    }
+    links
 }
 
 type ModId = usize;
@@ -256,6 +272,99 @@ struct Asking {
     provisional: Vec<(Asked, Box<str>)>,
 }
 
+/// One thread's state of [`SymbolTable::lookup`].
+#[derive(Default)]
+struct Lookups {
+    /// Answers by module and namespace, then name: a question already
+    /// answered is found without copying its name.
+    memo: HashMap<Asked, Answers>,
+    /// The lookups under way, for which answers the memo may keep.
+    asking: Asking,
+}
+
+impl Lookups {
+    /// Keep the answer `r` of the lookup `at` deep (begun when the
+    /// lookups outside it had read `outer_reads`, after
+    /// `provisional_before` provisional answers): for good, until the
+    /// shallowest open question it read returns, or not at all.
+    fn settle(
+        &mut self,
+        asked: Asked,
+        name: &str,
+        r: &Option<Res>,
+        at: u32,
+        outer_reads: u32,
+        provisional_before: usize,
+    ) {
+        let Lookups { memo, asking } = self;
+        asking.open -= 1;
+        let reads = asking.reads_open;
+        if reads < at && asking.open > 0 {
+            // Lacks an answer still open further up; so do the answers
+            // given meanwhile that lacked this one's.
+            for (pasked, pname) in &asking.provisional[provisional_before..] {
+                if let Some(Answer::Provisional(_, open)) =
+                    memo.get_mut(pasked).and_then(|n| n.get_mut(pname))
+                {
+                    *open = (*open).min(reads);
+                }
+            }
+            asking.provisional.push((asked, name.into()));
+            asking.reads_open = outer_reads.min(reads);
+            if let Some(answer) = memo.get_mut(&asked).and_then(|n| n.get_mut(name)) {
+                *answer = Answer::Provisional(r.clone(), reads);
+            }
+        } else {
+            // Complete: so are the answers given meanwhile without it.
+            for (pasked, pname) in asking.provisional.drain(provisional_before..) {
+                if let Some(answers) = memo.get_mut(&pasked) {
+                    answers.remove(&pname);
+                }
+            }
+            asking.reads_open = outer_reads;
+            let answers = memo.get_mut(&asked);
+            if reads == CUT_OFF {
+                // The outermost lookup, cut off at its depth: its answer
+                // is for this depth only.
+                if let Some(answers) = answers {
+                    answers.remove(name);
+                }
+            } else if let Some(answer) = answers.and_then(|n| n.get_mut(name)) {
+                *answer = Answer::Known(r.clone());
+            }
+        }
+    }
+}
+
+/// A value per thread of rayon's pool, and one for any other thread (the
+/// one that builds or patches the table). Each slot is used by its thread
+/// alone; the lock only makes that safe to share.
+struct PerThread<T>(Box<[std::sync::Mutex<T>]>);
+
+impl<T: Default> Default for PerThread<T> {
+    fn default() -> Self {
+        let slots = rayon::current_num_threads() + 1;
+        PerThread((0..slots).map(|_| Default::default()).collect())
+    }
+}
+
+impl<T> PerThread<T> {
+    /// `f` over this thread's value; `f` must not call `with` again.
+    fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        let slot = rayon::current_thread_index().map_or(0, |i| i + 1);
+        let mut value = self.0[slot % self.0.len()]
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut value)
+    }
+
+    fn each_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.0
+            .iter_mut()
+            .map(|m| m.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    }
+}
+
 /// [`Asking::reads_open`] of a search cut off at [`MAX_DEPTH`]: shallower
 /// than any lookup.
 const CUT_OFF: u32 = 0;
@@ -298,11 +407,11 @@ struct SymbolTable<'a> {
     macros_by_name: HashMap<&'a str, Vec<EntId>>,
     /// Owner types resolved per impl block.
     impl_owner: HashMap<EntId, Vec<EntId>>,
-    /// Answers of [`SymbolTable::lookup`], by module and namespace, then
-    /// name: a question already answered is found without copying its name.
-    memo: std::cell::RefCell<HashMap<Asked, Answers>>,
-    /// The lookups under way, for which answers the memo may keep.
-    asking: std::cell::RefCell<Asking>,
+    /// Each thread's memo of [`SymbolTable::lookup`] and its lookups under
+    /// way: files are resolved on every core, each thread with its own
+    /// memo (the answers a memo keeps do not depend on which question
+    /// came first, so neither does the graph on which thread asked).
+    lookups: PerThread<Lookups>,
     /// Impl blocks whose self type is not ours (`impl Ext for String`), by
     /// the type's last segment, with the traits they implement.
     ext_impls: HashMap<&'a str, Vec<(EntId, Vec<EntId>)>>,
@@ -483,80 +592,39 @@ impl<'a> SymbolTable<'a> {
             // Cut off: what is found depends on the depth the search
             // began at, so nothing answered above is kept past it (nor
             // past a cut in `resolve_path`).
-            self.asking.borrow_mut().reads_open = CUT_OFF;
+            self.lookups.with(|l| l.asking.reads_open = CUT_OFF);
             return None;
         }
-        let seen = self
-            .memo
-            .borrow()
-            .get(&asked)
-            .and_then(|n| n.get(name))
-            .cloned();
-        match seen {
-            Some(Answer::Known(r)) => return r,
-            Some(Answer::Provisional(r, open)) => {
-                let mut asking = self.asking.borrow_mut();
-                asking.reads_open = asking.reads_open.min(open);
-                return r;
+        let begun = self.lookups.with(|l| {
+            let asking = &mut l.asking;
+            match l.memo.get(&asked).and_then(|n| n.get(name)) {
+                Some(Answer::Known(r)) => return Err(r.clone()),
+                Some(Answer::Provisional(r, open)) => {
+                    asking.reads_open = asking.reads_open.min(*open);
+                    return Err(r.clone());
+                }
+                Some(Answer::Asking(open)) => {
+                    asking.reads_open = asking.reads_open.min(*open);
+                    return Err(None);
+                }
+                None => {}
             }
-            Some(Answer::Asking(open)) => {
-                let mut asking = self.asking.borrow_mut();
-                asking.reads_open = asking.reads_open.min(open);
-                return None;
-            }
-            None => {}
-        }
-        let (at, outer_reads, provisional_before) = {
-            let mut asking = self.asking.borrow_mut();
             asking.open += 1;
             let at = asking.open;
             let outer = std::mem::replace(&mut asking.reads_open, u32::MAX);
-            (at, outer, asking.provisional.len())
+            l.memo
+                .entry(asked)
+                .or_default()
+                .insert(name.into(), Answer::Asking(at));
+            Ok((at, outer, asking.provisional.len()))
+        });
+        let (at, outer_reads, provisional_before) = match begun {
+            Ok(begun) => begun,
+            Err(known) => return known,
         };
-        self.memo
-            .borrow_mut()
-            .entry(asked)
-            .or_default()
-            .insert(name.into(), Answer::Asking(at));
         let r = self.lookup_uncached(asked, name, depth);
-        let mut asking = self.asking.borrow_mut();
-        asking.open -= 1;
-        let reads = asking.reads_open;
-        let mut memo = self.memo.borrow_mut();
-        if reads < at && asking.open > 0 {
-            // Lacks an answer still open further up; so do the answers
-            // given meanwhile that lacked this one's.
-            for (pasked, pname) in &asking.provisional[provisional_before..] {
-                if let Some(Answer::Provisional(_, open)) =
-                    memo.get_mut(pasked).and_then(|n| n.get_mut(pname))
-                {
-                    *open = (*open).min(reads);
-                }
-            }
-            asking.provisional.push((asked, name.into()));
-            asking.reads_open = outer_reads.min(reads);
-            if let Some(answer) = memo.get_mut(&asked).and_then(|n| n.get_mut(name)) {
-                *answer = Answer::Provisional(r.clone(), reads);
-            }
-        } else {
-            // Complete: so are the answers given meanwhile without it.
-            for (pasked, pname) in asking.provisional.drain(provisional_before..) {
-                if let Some(answers) = memo.get_mut(&pasked) {
-                    answers.remove(&pname);
-                }
-            }
-            asking.reads_open = outer_reads;
-            let answers = memo.get_mut(&asked);
-            if reads == CUT_OFF {
-                // The outermost lookup, cut off at its depth: its answer
-                // is for this depth only.
-                if let Some(answers) = answers {
-                    answers.remove(name);
-                }
-            } else if let Some(answer) = answers.and_then(|n| n.get_mut(name)) {
-                *answer = Answer::Known(r.clone());
-            }
-        }
+        self.lookups
+            .with(|l| l.settle(asked, name, &r, at, outer_reads, provisional_before));
         r
     }
 
@@ -670,7 +738,7 @@ impl<'a> SymbolTable<'a> {
         }
         if depth > MAX_DEPTH {
             // Cut off, as in `lookup`: no answer above is kept past it.
-            self.asking.borrow_mut().reads_open = CUT_OFF;
+            self.lookups.with(|l| l.asking.reads_open = CUT_OFF);
             return None;
         }
         let last = segs.len() == 1;
