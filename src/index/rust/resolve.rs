@@ -338,7 +338,9 @@ impl Lookups {
 
 /// A value per thread of rayon's pool, and one for any other thread (the
 /// one that builds or patches the table). Each slot is used by its thread
-/// alone; the lock only makes that safe to share.
+/// alone; the lock only makes that safe to share. Sized for the pool the
+/// table is built on, which is the pool it is used on (rayon's global
+/// pool, or one a test installs for both).
 struct PerThread<T>(Box<[std::sync::Mutex<T>]>);
 
 impl<T: Default> Default for PerThread<T> {

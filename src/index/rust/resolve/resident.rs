@@ -233,6 +233,84 @@ mod tests {
     }
 
     #[test]
+    fn links_depend_neither_on_file_order_nor_on_thread_count() {
+        // This project's sources and a crate with a glob import cycle
+        // (`base` re-exports `matrix::*` and `unit::*`, `matrix` imports
+        // `base::Unit`; `user` asks `base` first when it comes first).
+        // Each thread keeps its own lookup memo, and the order questions
+        // are asked in follows the file order and how the threads split
+        // the files: resolved in file order, in reverse and on four
+        // threads, the links must be the same.
+        let mut files: Vec<(FileContext, FileExtract)> =
+            project().into_iter().map(|(c, e, _)| (c, e)).collect();
+        let cycle = [
+            (
+                "cycle/src/lib.rs",
+                vec![],
+                "pub mod base {\n    pub use self::matrix::*;\n    pub use self::unit::*;\n    \
+                 pub mod matrix { use crate::base::Unit; pub fn norm(u: Unit) -> Unit { u } }\n    \
+                 pub mod unit { pub struct Unit; }\n}\npub mod user;\n",
+            ),
+            (
+                "cycle/src/user.rs",
+                vec!["user".to_string()],
+                "use crate::base::*;\npub fn first(u: Unit) -> Unit { norm(u) }\n",
+            ),
+        ];
+        let mut extractor = RustExtractor::new();
+        for (path, module_path, text) in cycle {
+            let ctx = FileContext {
+                path: path.to_string(),
+                crate_name: "cycle".to_string(),
+                module_path,
+                is_test_file: false,
+            };
+            let ex = extractor.extract(&ctx, text);
+            files.push((ctx, ex));
+        }
+        let forward: Vec<(&FileContext, &FileExtract)> =
+            files.iter().map(|(c, e)| (c, e)).collect();
+        let backward: Vec<(&FileContext, &FileExtract)> = forward.iter().rev().copied().collect();
+        // A table built (in file order) and used on a pool of `threads`,
+        // its files resolved in the order of `inputs`.
+        let on = |threads: usize, inputs: &[(&FileContext, &FileExtract)]| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let table = ResidentTable::build(files.clone());
+                table
+                    .resolve_files(inputs, RefsApart::new())
+                    .into_iter()
+                    .map(|(path, links)| (path, format!("{links:?}")))
+                    .collect::<BTreeMap<String, String>>()
+            })
+        };
+        let first = on(1, &forward);
+        assert!(first.len() > 50, "the project's sources are found");
+        assert!(
+            first["cycle/src/lib.rs"]
+                .contains(r#""uses_type", "cycle/src/lib.rs-base::unit-Unit""#),
+            "matrix::norm finds base::Unit: {}",
+            first["cycle/src/lib.rs"]
+        );
+        for (label, other) in [
+            ("backward", on(1, &backward)),
+            ("four threads", on(4, &forward)),
+        ] {
+            for (path, links) in &first {
+                assert_eq!(
+                    other.get(path),
+                    Some(links),
+                    "{label}: links of {path} differ"
+                );
+            }
+            assert_eq!(other.len(), first.len());
+        }
+    }
+
+    #[test]
     fn interfaces_replaced_in_place_resolve_as_a_built_table_does() {
         let mut files = project();
         assert!(files.len() > 50, "the project's sources are found");
