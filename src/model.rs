@@ -369,6 +369,13 @@ pub struct FileContext {
     pub path: String,
     /// Crate name with `-` replaced by `_` (`serde_json`).
     pub crate_name: String,
+    /// The crate as resolution tells crates apart: a library's name (what
+    /// other crates call it by), or the root path of any other target. No
+    /// crate names a binary, test, example, bench or build script, and two
+    /// of them with one name are different crates: every package's
+    /// `build.rs` is `build_script_build`, and a package's binary is
+    /// usually named as its library, which it uses by that name.
+    pub crate_id: String,
     /// Module path of the file inside its crate (empty for a crate root).
     pub module_path: Vec<String>,
     /// In a `tests/`, `benches/` directory or otherwise test-only location.

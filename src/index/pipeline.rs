@@ -1227,7 +1227,7 @@ impl Drop for Phases {
 /// Changes whenever the extractor or the `FileExtract` format changes, so
 /// every file of an index written by an older graphctx is parsed again
 /// instead of being resolved from a stale extract.
-pub const EXTRACT_VERSION: &str = "graphctx-extract-5";
+pub const EXTRACT_VERSION: &str = "graphctx-extract-6";
 
 /// What a file's stored hash and stat row were computed under: the
 /// extract version and the workspace's targets. A stat row made under

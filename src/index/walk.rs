@@ -528,6 +528,13 @@ mod tests {
         assert!(t.module_path.is_empty());
         assert_eq!(ctx("tests/common/mod.rs").crate_name, "common");
         assert_eq!(ctx("build.rs").crate_name, "build_script_build");
+        // Resolution knows a library by its name, any other target by its
+        // root: the binary named as the library is another crate.
+        assert_eq!(ctx("src/lib.rs").crate_id, "my_app");
+        assert_eq!(ctx("src/a/b.rs").crate_id, "my_app");
+        assert_eq!(ctx("src/main.rs").crate_name, "my_app");
+        assert_eq!(ctx("src/main.rs").crate_id, "src/main.rs");
+        assert_eq!(ctx("build.rs").crate_id, "build.rs");
     }
 
     /// A tree whose files and directories were last changed long ago, as

@@ -568,3 +568,67 @@ fn fd_dev_set_accuracy_stays_above_its_floors() {
     assert!(r >= 0.95, "recall {r:.3} below 0.95");
     assert!(x >= 0.96, "cross-file recall {x:.3} below 0.96");
 }
+
+#[test]
+fn a_binary_and_build_scripts_named_alike_are_crates_of_their_own() {
+    // The library and the binary of `app` are both called `app`, and
+    // every package's build script is `build_script_build`: each is a
+    // crate of its own. The binary's `cli` is not the library's, and it
+    // calls the library by its name; each build script calls its own
+    // `helper`.
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("Cargo.toml", "[package]\nname = \"app\"\n"),
+        (
+            "src/lib.rs",
+            "pub mod cli {\n    pub fn start() -> u8 { 3 }\n}\npub fn run() -> u8 { cli::start() }\n",
+        ),
+        (
+            "src/main.rs",
+            "mod cli;\nfn main() {\n    cli::start();\n    app::run();\n}\n",
+        ),
+        ("src/cli.rs", "pub fn start() -> u8 { 2 }\n"),
+        ("build.rs", "fn helper() {}\nfn main() { helper(); }\n"),
+        ("other/Cargo.toml", "[package]\nname = \"other\"\n"),
+        ("other/src/lib.rs", "pub fn other() {}\n"),
+        ("other/build.rs", "fn helper() {}\nfn main() { helper(); }\n"),
+    ];
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let (store, summary) = index_fresh(dir.path());
+    assert_eq!(summary.ambiguous, 0, "{summary:?}");
+    let edges = edge_set(&store);
+    let calls = |from: &str, to: &str| has_edge(&edges, from, "calls", to);
+    assert!(
+        calls("src/lib.rs-crate-run", "src/lib.rs-cli-start"),
+        "{edges:#?}"
+    );
+    assert!(
+        calls("src/main.rs-crate-main", "src/cli.rs-cli-start"),
+        "{edges:#?}"
+    );
+    assert!(
+        calls("src/main.rs-crate-main", "src/lib.rs-crate-run"),
+        "{edges:#?}"
+    );
+    assert!(
+        calls("build.rs-crate-main", "build.rs-crate-helper"),
+        "{edges:#?}"
+    );
+    assert!(
+        calls("other/build.rs-crate-main", "other/build.rs-crate-helper"),
+        "{edges:#?}"
+    );
+    let across = |a: &str, b: &str| {
+        edges
+            .iter()
+            .filter(|e| e.starts_with(a) && e.contains(&format!("-> {b}")))
+            .count()
+    };
+    assert_eq!(across("src/lib.rs", "src/cli.rs"), 0, "{edges:#?}");
+    assert_eq!(across("build.rs", "other/"), 0, "{edges:#?}");
+    assert_eq!(across("other/build.rs", "build.rs"), 0, "{edges:#?}");
+}

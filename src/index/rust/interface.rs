@@ -194,6 +194,7 @@ mod tests {
         let ctx = FileContext {
             path: "src/lib.rs".into(),
             crate_name: "demo".into(),
+            crate_id: "demo".into(),
             module_path: vec![],
             is_test_file: false,
         };

@@ -29,6 +29,9 @@ use crate::model::{FileContext, ModDecl};
 pub struct Target {
     /// Crate name with `-` replaced by `_`.
     pub crate_name: String,
+    /// How resolution tells this crate apart ([`FileContext::crate_id`]):
+    /// the name of a library, the root path of any other target.
+    pub crate_id: String,
     /// Repository-relative path of the crate root file.
     pub root: String,
     /// Test and bench targets: everything in them is test code.
@@ -189,7 +192,7 @@ impl Layout {
     pub fn digest(&self) -> String {
         let mut h = blake3::Hasher::new();
         for t in self.targets() {
-            for part in [t.crate_name.as_str(), t.root.as_str()] {
+            for part in [t.crate_name.as_str(), t.crate_id.as_str(), t.root.as_str()] {
                 h.update(part.as_bytes());
                 h.update(&[0]);
             }
@@ -217,6 +220,7 @@ impl Layout {
             return FileContext {
                 path: rel.to_string(),
                 crate_name: t.crate_name.clone(),
+                crate_id: t.crate_id.clone(),
                 module_path: vec![],
                 is_test_file: is_test_file || t.is_test,
             };
@@ -230,6 +234,7 @@ impl Layout {
             return FileContext {
                 path: rel.to_string(),
                 crate_name: stem(rel),
+                crate_id: stem(rel),
                 module_path: vec![],
                 is_test_file,
             };
@@ -244,15 +249,18 @@ impl Layout {
             "src" => FileContext {
                 path: rel.to_string(),
                 crate_name: pkg.name.clone(),
+                crate_id: pkg.name.clone(),
                 module_path: module_path_of(rest),
                 is_test_file,
             },
             "tests" | "benches" | "examples" => {
                 // Each top-level file (or directory with main.rs) is a crate.
                 let (target, inside) = rest.split_once('/').unwrap_or((rest, ""));
+                let crate_name = sanitize(target.strip_suffix(".rs").unwrap_or(target));
                 FileContext {
                     path: rel.to_string(),
-                    crate_name: sanitize(target.strip_suffix(".rs").unwrap_or(target)),
+                    crate_id: crate_name.clone(),
+                    crate_name,
                     module_path: if inside.is_empty() {
                         vec![]
                     } else {
@@ -264,6 +272,7 @@ impl Layout {
             _ => FileContext {
                 path: rel.to_string(),
                 crate_name: stem(rel),
+                crate_id: stem(rel),
                 module_path: vec![],
                 is_test_file,
             },
@@ -305,6 +314,7 @@ impl Layout {
             }
             let mut ctx = self.guess(&t.root);
             ctx.crate_name = t.crate_name.clone();
+            ctx.crate_id = t.crate_id.clone();
             ctx.module_path.clear();
             ctx.is_test_file |= t.is_test;
             out.insert(t.root.clone(), ctx);
@@ -330,6 +340,7 @@ impl Layout {
                     FileContext {
                         path: child.clone(),
                         crate_name: parent.crate_name.clone(),
+                        crate_id: parent.crate_id.clone(),
                         module_path,
                         is_test_file: parent.is_test_file
                             || d.cfg_test
@@ -402,6 +413,7 @@ fn targets_of(dir: &str, m: &Manifest, files: &BTreeSet<String>) -> Vec<Target> 
             if !out.iter().any(|t| t.root == root) {
                 out.push(Target {
                     crate_name: sanitize(&name),
+                    crate_id: root.clone(),
                     root,
                     is_test,
                 });
@@ -419,6 +431,10 @@ fn targets_of(dir: &str, m: &Manifest, files: &BTreeSet<String>) -> Vec<Target> 
         .and_then(|l| l.name.clone())
         .unwrap_or_else(|| pkg.clone());
     push(&mut out, lib_name, lib_root, false);
+    // Only a library is known to other crates, by its name.
+    if let Some(lib) = out.first_mut() {
+        lib.crate_id = lib.crate_name.clone();
+    }
 
     // Explicit targets of each kind, then the discovered ones.
     let kinds: [(&Vec<TargetDecl>, &str, bool, bool); 4] = [

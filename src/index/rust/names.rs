@@ -320,6 +320,7 @@ mod tests {
         let ctx = FileContext {
             path: path.into(),
             crate_name: "demo".into(),
+            crate_id: "demo".into(),
             module_path: module.iter().map(|s| s.to_string()).collect(),
             is_test_file: false,
         };

@@ -167,7 +167,7 @@ fn resolve_one<'a>(
     held_apart: Vec<RawRef>,
 ) -> FileLinks<'a> {
     let mut links = FileLinks::default();
-    let krate = ctx.crate_name.as_str();
+    let krate = ctx.crate_id.as_str();
     // Containment from the syntax tree, and of a file's module by the
     // module one level up (`mod a;` in lib.rs contains src/a.rs).
     for e in &extract.entities {
@@ -1329,6 +1329,7 @@ mod tests {
         let ctx = FileContext {
             path: "src/lib.rs".to_string(),
             crate_name: "demo".to_string(),
+            crate_id: "demo".to_string(),
             module_path: vec![],
             is_test_file: false,
         };
@@ -1664,6 +1665,7 @@ mod cross_crate_macros {
                 let ctx = FileContext {
                     path: path.to_string(),
                     crate_name: krate.to_string(),
+                    crate_id: krate.to_string(),
                     module_path: vec![],
                     is_test_file: false,
                 };

@@ -134,7 +134,7 @@ impl<'a> Placing<'_, 'a> {
         ex: &'a FileExtract,
         base: EntId,
     ) -> (Vec<(EntId, EntId)>, Vec<ModuleUse<'a>>) {
-        let krate = ctx.crate_name.as_str();
+        let krate = ctx.crate_id.as_str();
         let mut members = Vec::new();
         // Entities in a row mostly share their parent (the items of a
         // module, the methods of an impl block): it is looked up once.
@@ -196,7 +196,7 @@ impl<'a> Placing<'_, 'a> {
     pub fn file_parent_module(&mut self, ctx: &'a FileContext) -> Option<ModId> {
         let own: Vec<&str> = ctx.module_path.iter().map(String::as_str).collect();
         let (_, parent) = own.split_last()?;
-        Some(self.tree.module(&ctx.crate_name, parent))
+        Some(self.tree.module(&ctx.crate_id, parent))
     }
 }
 
@@ -215,7 +215,7 @@ pub(super) fn impl_refs<'a>(
             _ => continue,
         };
         if let Some(&imp) = key_to_ent.get(&*r.from) {
-            list.push((imp, ctx.crate_name.as_str(), r));
+            list.push((imp, ctx.crate_id.as_str(), r));
         }
     }
     (owner_refs, trait_refs)
@@ -365,7 +365,7 @@ impl<'a> SymbolTable<'a> {
         ex: &'a FileExtract,
         base: EntId,
     ) {
-        let krate = ctx.crate_name.as_str();
+        let krate = ctx.crate_id.as_str();
         let file_mod: Vec<&str> = ctx.module_path.iter().map(String::as_str).collect();
         let fm = self.module(krate, &file_mod);
         if let Some(first) = ex.entities.first().filter(|e| e.kind == EntityKind::Module) {

@@ -239,8 +239,10 @@ mod tests {
         // `base::Unit`; `user` asks `base` first when it comes first).
         // Each thread keeps its own lookup memo, and the order questions
         // are asked in follows the file order and how the threads split
-        // the files: resolved in file order, in reverse and on four
-        // threads, the links must be the same.
+        // the files: built and resolved in file order, in reverse and on
+        // four threads, the links must be the same. (This project's
+        // library and binary share the name `graphctx`: they are two
+        // crates, whichever comes first.)
         let mut files: Vec<(FileContext, FileExtract)> =
             project().into_iter().map(|(c, e, _)| (c, e)).collect();
         let cycle = [
@@ -262,6 +264,7 @@ mod tests {
             let ctx = FileContext {
                 path: path.to_string(),
                 crate_name: "cycle".to_string(),
+                crate_id: "cycle".to_string(),
                 module_path,
                 is_test_file: false,
             };
@@ -271,15 +274,18 @@ mod tests {
         let forward: Vec<(&FileContext, &FileExtract)> =
             files.iter().map(|(c, e)| (c, e)).collect();
         let backward: Vec<(&FileContext, &FileExtract)> = forward.iter().rev().copied().collect();
-        // A table built (in file order) and used on a pool of `threads`,
-        // its files resolved in the order of `inputs`.
-        let on = |threads: usize, inputs: &[(&FileContext, &FileExtract)]| {
+        let reversed: Vec<(FileContext, FileExtract)> = files.iter().rev().cloned().collect();
+        // A table built from `files` and used on a pool of `threads`, its
+        // files resolved in the order of `inputs`.
+        let on = |threads: usize,
+                  files: &[(FileContext, FileExtract)],
+                  inputs: &[(&FileContext, &FileExtract)]| {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             pool.install(|| {
-                let table = ResidentTable::build(files.clone());
+                let table = ResidentTable::build(files.to_vec());
                 table
                     .resolve_files(inputs, RefsApart::new())
                     .into_iter()
@@ -287,7 +293,7 @@ mod tests {
                     .collect::<BTreeMap<String, String>>()
             })
         };
-        let first = on(1, &forward);
+        let first = on(1, &files, &forward);
         assert!(first.len() > 50, "the project's sources are found");
         assert!(
             first["cycle/src/lib.rs"]
@@ -296,8 +302,8 @@ mod tests {
             first["cycle/src/lib.rs"]
         );
         for (label, other) in [
-            ("backward", on(1, &backward)),
-            ("four threads", on(4, &forward)),
+            ("backward", on(1, &reversed, &backward)),
+            ("four threads", on(4, &files, &forward)),
         ] {
             for (path, links) in &first {
                 assert_eq!(
