@@ -3,14 +3,20 @@
 //! 1. walk (gitignore-aware) and hash every `.rs` file with blake3;
 //! 2. parse new or changed files in parallel, one tree-sitter parser per
 //!    rayon thread, extracting everything from that one tree;
-//! 3. load the stored extracts of unchanged files and resolve the
-//!    references of all files together ([`super::rust::resolve`]);
-//! 4. write the difference — entities of changed files, edges of files
-//!    whose resolved links changed, deletions — in one transaction.
+//! 3. stage the entities and words of the changed files: they follow from
+//!    the extracts alone, so a database being built lands them while the
+//!    next step runs;
+//! 4. resolve the references of the files the change can reach — the
+//!    edited files, the files that mention a name whose meaning changed,
+//!    or all ([`super::rust::resolve`]) — against every file's interface;
+//! 5. write the difference — edges of files whose resolved links changed,
+//!    usage around them, deletions — in one transaction (a database being
+//!    built lands its rows a chunk at a time and is moved into place
+//!    whole).
 //!
-//! Because step 3 always sees every file, references from unchanged files
-//! into a changed file are re-resolved, and the stored graph equals what a
-//! full rebuild of the same tree would store.
+//! The files step 4 leaves out are exactly those whose links cannot have
+//! changed, so the stored graph equals what a full rebuild of the same
+//! tree would store.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -753,6 +759,80 @@ pub fn index_repository_cached(
         // A database being built lands each stage's rows as it goes (no
         // stage below reads what an earlier one wrote).
         land_early(store, &mut batch, &mut phases, "load")?;
+        // Entities and their words first: they follow from the extracts
+        // alone, and a database being built lands them while the
+        // references are resolved, instead of after.
+        phases.show("diff");
+        // The changed sets are wanted only where text or usage rows are
+        // updated, not rewritten whole.
+        let written = write_entities(
+            store,
+            graph,
+            &mut batch,
+            &replaced,
+            &deleted,
+            &extracts,
+            text_current || usage_current,
+        )?;
+        land_early(store, &mut batch, &mut phases, "diff")?;
+        // The text index follows entities whose words may have changed,
+        // not every entity whose lines moved.
+        let touched = written.content_changed;
+        // Usage rows follow the entities whose facts changed and the
+        // endpoints of changed edges, not every entity whose lines moved.
+        let mut usage_touched = written.facts_changed;
+        if opts.text_index {
+            // The files that held or hold the touched entities.
+            let text_files: BTreeSet<String> = match text_current {
+                true => replaced.iter().chain(&deleted).cloned().collect(),
+                false => BTreeSet::new(),
+            };
+            super::text::write(
+                store,
+                graph,
+                &mut batch,
+                &extracts,
+                text_current.then_some((&touched, &text_files)),
+            )?;
+            land_early(store, &mut batch, &mut phases, "diff")?;
+            // Files: the words of those parsed now (of every file when the
+            // text rows are written anew), and the files gone.
+            if !text_current {
+                let by_path: BTreeMap<&str, &SourceFile> = walked
+                    .files
+                    .iter()
+                    .map(|f| (f.ctx.path.as_str(), f))
+                    .collect();
+                let missing: Vec<(String, super::text::FileWords)> = extracts
+                    .keys()
+                    .filter(|p| !words_now.contains_key(*p))
+                    .filter_map(|p| by_path.get(p.as_str()).map(|f| (p, *f)))
+                    .collect::<Vec<_>>()
+                    .par_iter()
+                    .filter_map(|(p, f)| {
+                        let bytes = std::fs::read(&f.abs_path).ok()?;
+                        let text = String::from_utf8_lossy(&bytes);
+                        Some(((*p).clone(), super::text::FileWords::of(p, &text)))
+                    })
+                    .collect();
+                words_now.extend(missing);
+            }
+            words_now.retain(|p, _| extracts.contains_key(p));
+            let gone: BTreeSet<String> = replaced
+                .iter()
+                .chain(&deleted)
+                .filter(|p| !extracts.contains_key(*p))
+                .cloned()
+                .collect();
+            super::text::write_files(store, graph, &mut batch, &words_now, &gone, !text_current)?;
+        } else {
+            super::text::invalidate(graph, &mut batch);
+        }
+        // Every file's words, on a first index: not held through the
+        // stages that follow.
+        drop(words_now);
+        land_early(store, &mut batch, &mut phases, "diff")?;
+        phases.lap("diff");
         phases.show("resolve");
         // The references of the files resolved now that the table does not
         // read are held apart, and dropped once resolved: the links borrow
@@ -828,76 +908,6 @@ pub fn index_repository_cached(
             .collect();
         phases.lap("resolve");
         phases.show("diff");
-
-        // The changed sets are wanted only where text or usage rows are
-        // updated, not rewritten whole.
-        let written = write_entities(
-            store,
-            graph,
-            &mut batch,
-            &replaced,
-            &deleted,
-            &extracts,
-            text_current || usage_current,
-        )?;
-        land_early(store, &mut batch, &mut phases, "diff")?;
-        // The text index follows entities whose words may have changed,
-        // not every entity whose lines moved.
-        let touched = written.content_changed;
-        // Usage rows follow the entities whose facts changed and the
-        // endpoints of changed edges, not every entity whose lines moved.
-        let mut usage_touched = written.facts_changed;
-        if opts.text_index {
-            // The files that held or hold the touched entities.
-            let text_files: BTreeSet<String> = match text_current {
-                true => replaced.iter().chain(&deleted).cloned().collect(),
-                false => BTreeSet::new(),
-            };
-            super::text::write(
-                store,
-                graph,
-                &mut batch,
-                &extracts,
-                text_current.then_some((&touched, &text_files)),
-            )?;
-            land_early(store, &mut batch, &mut phases, "diff")?;
-            // Files: the words of those parsed now (of every file when the
-            // text rows are written anew), and the files gone.
-            if !text_current {
-                let by_path: BTreeMap<&str, &SourceFile> = walked
-                    .files
-                    .iter()
-                    .map(|f| (f.ctx.path.as_str(), f))
-                    .collect();
-                let missing: Vec<(String, super::text::FileWords)> = extracts
-                    .keys()
-                    .filter(|p| !words_now.contains_key(*p))
-                    .filter_map(|p| by_path.get(p.as_str()).map(|f| (p, *f)))
-                    .collect::<Vec<_>>()
-                    .par_iter()
-                    .filter_map(|(p, f)| {
-                        let bytes = std::fs::read(&f.abs_path).ok()?;
-                        let text = String::from_utf8_lossy(&bytes);
-                        Some(((*p).clone(), super::text::FileWords::of(p, &text)))
-                    })
-                    .collect();
-                words_now.extend(missing);
-            }
-            words_now.retain(|p, _| extracts.contains_key(p));
-            let gone: BTreeSet<String> = replaced
-                .iter()
-                .chain(&deleted)
-                .filter(|p| !extracts.contains_key(*p))
-                .cloned()
-                .collect();
-            super::text::write_files(store, graph, &mut batch, &words_now, &gone, !text_current)?;
-        } else {
-            super::text::invalidate(graph, &mut batch);
-        }
-        // Every file's words, on a first index: not held through the
-        // stages that follow.
-        drop(words_now);
-        land_early(store, &mut batch, &mut phases, "diff")?;
         let linked = write_links(
             store,
             graph,
