@@ -574,8 +574,8 @@ fn a_binary_and_build_scripts_named_alike_are_crates_of_their_own() {
     // The library and the binary of `app` are both called `app`, and
     // every package's build script is `build_script_build`: each is a
     // crate of its own. The binary's `cli` is not the library's, and it
-    // calls the library by its name; each build script calls its own
-    // `helper`.
+    // calls the library by its name, as does the test crate `app`, whose
+    // glob names the library; each build script calls its own `helper`.
     let dir = tempfile::tempdir().unwrap();
     let files = [
         ("Cargo.toml", "[package]\nname = \"app\"\n"),
@@ -588,6 +588,7 @@ fn a_binary_and_build_scripts_named_alike_are_crates_of_their_own() {
             "mod cli;\nfn main() {\n    cli::start();\n    app::run();\n}\n",
         ),
         ("src/cli.rs", "pub fn start() -> u8 { 2 }\n"),
+        ("tests/app.rs", "use app::*;\n#[test]\nfn t() {\n    run();\n}\n"),
         ("build.rs", "fn helper() {}\nfn main() { helper(); }\n"),
         ("other/Cargo.toml", "[package]\nname = \"other\"\n"),
         ("other/src/lib.rs", "pub fn other() {}\n"),
@@ -612,6 +613,10 @@ fn a_binary_and_build_scripts_named_alike_are_crates_of_their_own() {
     );
     assert!(
         calls("src/main.rs-crate-main", "src/lib.rs-crate-run"),
+        "{edges:#?}"
+    );
+    assert!(
+        calls("tests/app.rs-crate-t", "src/lib.rs-crate-run"),
         "{edges:#?}"
     );
     assert!(

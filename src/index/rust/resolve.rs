@@ -667,7 +667,7 @@ impl<'a> SymbolTable<'a> {
                 .map(String::as_str)
                 .filter(|s| *s != "self" || u.path.len() == 1)
                 .collect();
-            if let Some(r) = self.resolve_path(krate, Some(m), &segs, ns, None, depth + 1) {
+            if let Some(r) = self.resolve_use_path(krate, Some(m), &segs, ns, depth + 1) {
                 return Some(r);
             }
         }
@@ -676,7 +676,7 @@ impl<'a> SymbolTable<'a> {
         let mut glob_items: Vec<EntId> = Vec::new();
         for u in module.uses.iter().filter(|u| u.glob).filter(seen) {
             let segs: Vec<&str> = u.path.iter().map(String::as_str).collect();
-            match self.resolve_path(krate, Some(m), &segs, Ns::Type, None, depth + 1) {
+            match self.resolve_use_path(krate, Some(m), &segs, Ns::Type, depth + 1) {
                 Some(Res::Module(gm)) if gm != m => {
                     match self.lookup_as((gm, ns, self.is_within(m, gm)), name, depth + 1) {
                         Some(Res::Items(items)) => glob_items.extend(items),
@@ -723,6 +723,27 @@ impl<'a> SymbolTable<'a> {
             .fields
             .iter()
             .any(|f| f.name == name)
+    }
+
+    /// The path of a `use` in scope module `scope` of crate `krate`. Unlike
+    /// a path elsewhere, one segment alone may name another crate: `use
+    /// serde;`, or `use slab::*` in a test crate that is itself called
+    /// `slab`.
+    fn resolve_use_path(
+        &self,
+        krate: &'a str,
+        scope: Option<ModId>,
+        segs: &[&str],
+        ns: Ns,
+        depth: u32,
+    ) -> Option<Res> {
+        let found = self.resolve_path(krate, scope, segs, ns, None, depth);
+        match (found, segs) {
+            (None, [name]) if ns != Ns::Value && ns != Ns::Macro => {
+                self.crate_roots.get(name).map(|&root| Res::Module(root))
+            }
+            (found, _) => found,
+        }
     }
 
     /// Resolve a path in scope module `scope` of crate `krate`.
@@ -852,7 +873,7 @@ impl<'a> SymbolTable<'a> {
             .collect();
         let scope = self.scope_of(krate, &u.scope);
         let hits = self
-            .resolve_path(krate, scope, &segs, Ns::Any, None, 0)
+            .resolve_use_path(krate, scope, &segs, Ns::Any, 0)
             .map(|r| self.res_keys(&r))
             .unwrap_or_default();
         if hits.is_empty() {
