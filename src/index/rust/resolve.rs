@@ -19,6 +19,7 @@
 //! exist.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
@@ -338,33 +339,59 @@ impl Lookups {
 
 /// A value per thread of rayon's pool, and one for any other thread (the
 /// one that builds or patches the table). Each slot is used by its thread
-/// alone; the lock only makes that safe to share. Sized for the pool the
-/// table is built on, which is the pool it is used on (rayon's global
-/// pool, or one a test installs for both).
-struct PerThread<T>(Box<[std::sync::Mutex<T>]>);
+/// alone; the lock only makes that safe to share. Made with a slot for
+/// each thread of the pool the table is built on; a thread of a larger
+/// pool gets a slot of its own when it first asks, so that no two threads
+/// of a pool ever share one (their open questions would mix).
+struct PerThread<T> {
+    slots: Box<[Mutex<T>]>,
+    /// Slots of thread indexes beyond `slots`, made as they are asked for.
+    more: Mutex<Vec<Arc<Mutex<T>>>>,
+}
 
 impl<T: Default> Default for PerThread<T> {
     fn default() -> Self {
         let slots = rayon::current_num_threads() + 1;
-        PerThread((0..slots).map(|_| Default::default()).collect())
+        PerThread {
+            slots: (0..slots).map(|_| Default::default()).collect(),
+            more: Mutex::default(),
+        }
     }
 }
 
-impl<T> PerThread<T> {
+impl<T: Default> PerThread<T> {
     /// `f` over this thread's value; `f` must not call `with` again.
     fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
         let slot = rayon::current_thread_index().map_or(0, |i| i + 1);
-        let mut value = self.0[slot % self.0.len()]
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(value) = self.slots.get(slot) {
+            return f(&mut lock(value));
+        }
+        let extra = {
+            let mut more = lock(&self.more);
+            let i = slot - self.slots.len();
+            if more.len() <= i {
+                more.resize_with(i + 1, Arc::default);
+            }
+            Arc::clone(&more[i])
+        };
+        let mut value = lock(&extra);
         f(&mut value)
     }
 
-    fn each_mut(&mut self) -> impl Iterator<Item = &mut T> {
-        self.0
-            .iter_mut()
-            .map(|m| m.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner()))
+    /// `f` over every thread's value.
+    fn each(&mut self, mut f: impl FnMut(&mut T)) {
+        for value in self.slots.iter_mut() {
+            f(value.get_mut().unwrap_or_else(PoisonError::into_inner));
+        }
+        for value in lock(&self.more).iter() {
+            f(&mut lock(value));
+        }
     }
+}
+
+/// `m` locked; a panic of another holder leaves the value as it was.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// [`Asking::reads_open`] of a search cut off at [`MAX_DEPTH`]: shallower
@@ -1343,6 +1370,28 @@ mod std_names {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_thread_of_a_larger_pool_than_the_tables_has_its_own_lookups() {
+        // Made where one thread runs (two slots: the pool's and any other
+        // thread's), used on four: each thread must still see its own
+        // value, or the open questions of two threads would mix.
+        let small = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let mut per_thread: PerThread<Vec<usize>> = small.install(PerThread::default);
+        let large = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        large.broadcast(|ctx| per_thread.with(|seen| seen.push(ctx.index())));
+        let mut seen = Vec::new();
+        per_thread.each(|v| seen.push(v.clone()));
+        seen.retain(|v| !v.is_empty());
+        seen.sort();
+        assert_eq!(seen, vec![vec![0], vec![1], vec![2], vec![3]]);
+    }
     use crate::index::rust::RustExtractor;
 
     /// Links of a one-file crate `demo` at `src/lib.rs`.

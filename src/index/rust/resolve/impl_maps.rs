@@ -65,7 +65,7 @@ impl<'a> SymbolTable<'a> {
             std::mem::take(&mut self.ext_impls),
             std::mem::take(&mut self.ext_methods),
         );
-        self.lookups.each_mut().for_each(|l| l.memo.clear());
+        self.lookups.each(|l| l.memo.clear());
         let mut slots = std::mem::take(&mut self.slots);
         for slot in slots.iter_mut().filter(|s| touched.is_none() || s.replaced) {
             slot.owner_hits = slot.owner_refs.iter().map(|r| self.owners_at(r)).collect();
@@ -123,7 +123,7 @@ impl<'a> SymbolTable<'a> {
                 }
             }
         }
-        self.lookups.each_mut().for_each(|l| l.memo.clear());
+        self.lookups.each(|l| l.memo.clear());
         if touched.is_none() {
             // Made anew from every slot; the old maps are dropped.
             drop(maps);
