@@ -535,6 +535,9 @@ mod tests {
         assert_eq!(ctx("src/main.rs").crate_name, "my_app");
         assert_eq!(ctx("src/main.rs").crate_id, "src/main.rs");
         assert_eq!(ctx("build.rs").crate_id, "build.rs");
+        // A file of a test target no declaration reached is of that
+        // target, not of a library named like it.
+        assert_eq!(ctx("tests/common/mod.rs").crate_id, "tests/common/main.rs");
     }
 
     /// A tree whose files and directories were last changed long ago, as

@@ -256,11 +256,17 @@ impl Layout {
             "tests" | "benches" | "examples" => {
                 // Each top-level file (or directory with main.rs) is a crate.
                 let (target, inside) = rest.split_once('/').unwrap_or((rest, ""));
-                let crate_name = sanitize(target.strip_suffix(".rs").unwrap_or(target));
+                // Not a library: known by its root, as a reached file is
+                // (`tests/it.rs`, `tests/it/main.rs`), never by a name a
+                // library may have.
+                let crate_id = match inside {
+                    "" => rel.to_string(),
+                    _ => rel[..rel.len() - inside.len()].to_string() + "main.rs",
+                };
                 FileContext {
                     path: rel.to_string(),
-                    crate_id: crate_name.clone(),
-                    crate_name,
+                    crate_name: sanitize(target.strip_suffix(".rs").unwrap_or(target)),
+                    crate_id,
                     module_path: if inside.is_empty() {
                         vec![]
                     } else {
