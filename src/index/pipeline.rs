@@ -567,8 +567,12 @@ pub fn index_repository_cached(
     summary.files_partial = summary.partial.len();
     summary.files_unchanged = unchanged.len();
 
-    let usage_current = usage::is_current(store, graph)?;
-    let text_current = super::text::is_current(store, graph)?;
+    // A database being built holds nothing from before this run, and any
+    // read of it waits until every row handed to it has landed: such a
+    // store is not asked what it held (here and below).
+    let building = store.is_building();
+    let usage_current = !building && usage::is_current(store, graph)?;
+    let text_current = !building && super::text::is_current(store, graph)?;
     let nothing_changed = usage_current
         && text_current
         && summary.files_parsed == 0
@@ -619,7 +623,14 @@ pub fn index_repository_cached(
                 extracts = pool;
             } else {
                 drop(held);
-                let mut loaded = load_interfaces(store, graph)?;
+                // A database being built holds only this run's rows (the
+                // early-landed interfaces of the files parsed now), not
+                // older ones to compare with; reading them back would
+                // decode and hold them for the rest of the run.
+                let mut loaded = match building {
+                    true => BTreeMap::new(),
+                    false => load_interfaces(store, graph)?,
+                };
                 for file in &unchanged {
                     match loaded.remove(&file.ctx.path) {
                         Some(ex) => {
@@ -682,7 +693,10 @@ pub fn index_repository_cached(
                 },
             );
         }
-        let stored_counts = read_counts(store, graph)?;
+        let stored_counts = match building {
+            true => None,
+            false => read_counts(store, graph)?,
+        };
         // Files given names rows only now (indexed before they were kept).
         let mut legacy_names: Vec<String> = Vec::new();
         // Only the files parsed now need resolving when none of them
@@ -726,8 +740,11 @@ pub fn index_repository_cached(
                 .map(|f| f.ctx.path.as_str())
                 .filter(|p| in_scope(p))
                 .collect();
+            // A database being built has no names rows from before they
+            // were kept (and those of this run are staged with the extracts).
             let named = match scoped {
                 Some(_) => None,
+                None if building => None,
                 None => Some(load_named_paths(store, graph)?),
             };
             let mut bodies = load_bodies(store, graph, &held)?;

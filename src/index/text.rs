@@ -277,10 +277,14 @@ fn write_all(
     batch: &mut Batch,
     entities: Vec<(&str, &Entity)>,
 ) -> Result<(), StoreError> {
-    let p = Params::new().with("graph", graph);
-    let rows = store.read(queries::ENTITY_TEXTS_KEYS, p)?;
-    for r in decode_rows::<EntityTextsKeyRow>(&rows)? {
-        batch.delete_key::<CodeEntityTextsRow>(vec![graph.into(), r.file.as_ref().into()]);
+    // A database being built holds no rows from before this run (and a
+    // read would wait for every row handed to it to land first).
+    if !store.is_building() {
+        let p = Params::new().with("graph", graph);
+        let rows = store.read(queries::ENTITY_TEXTS_KEYS, p)?;
+        for r in decode_rows::<EntityTextsKeyRow>(&rows)? {
+            batch.delete_key::<CodeEntityTextsRow>(vec![graph.into(), r.file.as_ref().into()]);
+        }
     }
     batch.put_row(CodeTextVersionRow {
         graph: graph.into(),
@@ -480,10 +484,13 @@ fn write_all_files(
     batch: &mut Batch,
     now: &BTreeMap<String, FileWords>,
 ) -> Result<(), StoreError> {
-    let p = Params::new().with("graph", graph);
-    let rows = store.read(queries::FILE_TEXT_KEYS, p)?;
-    for r in decode_rows::<FileTextKeyRow>(&rows)? {
-        batch.delete_key::<CodeFileTextRow>(vec![graph.into(), r.path.as_ref().into()]);
+    // As in `write_all`: nothing stored before a database being built.
+    if !store.is_building() {
+        let p = Params::new().with("graph", graph);
+        let rows = store.read(queries::FILE_TEXT_KEYS, p)?;
+        for r in decode_rows::<FileTextKeyRow>(&rows)? {
+            batch.delete_key::<CodeFileTextRow>(vec![graph.into(), r.path.as_ref().into()]);
+        }
     }
     let mut lists: BTreeMap<&str, Vec<Posting>> = BTreeMap::new();
     // `now` is in path order, so every list is too.
@@ -599,9 +606,12 @@ fn put_all_blocks<W: AsRef<str> + Sync>(
         Lists::Entities => queries::WORD_KEYS,
         Lists::Files => queries::FILE_WORD_KEYS,
     };
-    let rows = store.read(keys, Params::new().with("graph", graph))?;
-    for r in decode_rows::<BlockKeyRow>(&rows)? {
-        kind.put(batch, graph, &r.word, r.block, &[]);
+    // As in `write_all`: nothing stored before a database being built.
+    if !store.is_building() {
+        let rows = store.read(keys, Params::new().with("graph", graph))?;
+        for r in decode_rows::<BlockKeyRow>(&rows)? {
+            kind.put(batch, graph, &r.word, r.block, &[]);
+        }
     }
     // Blocks are made and compressed on every thread, a share of the
     // words at a time (so that the packed blocks never add up to much),
