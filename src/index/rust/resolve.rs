@@ -1371,6 +1371,8 @@ mod std_names {
 mod tests {
     use super::*;
 
+    use crate::index::rust::RustExtractor;
+
     #[test]
     fn every_thread_of_a_larger_pool_than_the_tables_has_its_own_lookups() {
         // Made where one thread runs (two slots: the pool's and any other
@@ -1392,7 +1394,6 @@ mod tests {
         seen.sort();
         assert_eq!(seen, vec![vec![0], vec![1], vec![2], vec![3]]);
     }
-    use crate::index::rust::RustExtractor;
 
     /// Links of a one-file crate `demo` at `src/lib.rs`.
     fn links(src: &str) -> FileLinks<'static> {
