@@ -138,8 +138,11 @@ enum Outcome {
         hash: String,
         extract: Box<FileExtract>,
         /// Its stored form (interface and other references, compressed),
-        /// made on the parsing thread.
+        /// made on the parsing thread. The extract keeps only its
+        /// interface's references: the others are held in this form.
         stored: interface::Stored,
+        /// The names the whole extract mentions, encoded ([`names`]).
+        names: Vec<u8>,
         note: Option<String>,
         /// The file's words for the file-level text index, when it is
         /// written (`IndexOptions::text_index`).
@@ -501,6 +504,9 @@ pub fn index_repository_cached(
     let mut new_files: BTreeMap<String, (String, u64, String, String)> = BTreeMap::new();
     // The words of the files parsed now (file-level text index).
     let mut words_now: BTreeMap<String, super::text::FileWords> = BTreeMap::new();
+    // The other references of the files parsed now, in their stored form
+    // (see `Outcome::Parsed`), until the files are resolved.
+    let mut bodies: BTreeMap<String, Vec<u8>> = BTreeMap::new();
 
     for (file, outcome) in walked.files.iter().zip(outcomes) {
         let path = file.ctx.path.clone();
@@ -510,6 +516,7 @@ pub fn index_repository_cached(
                 hash,
                 extract,
                 stored,
+                names,
                 note,
                 words,
             } => {
@@ -524,7 +531,8 @@ pub fn index_repository_cached(
                         reason: reason.clone(),
                     });
                 }
-                put_extract(&mut batch, graph, &path, &extract, stored);
+                bodies.insert(path.clone(), stored.body.clone());
+                put_extract(&mut batch, graph, &path, stored, names);
                 store.land_when_full(&mut batch)?;
                 new_files.insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
                 replaced.insert(path.clone());
@@ -649,7 +657,8 @@ pub fn index_repository_cached(
         // A missing or unreadable stored interface: parse the file again.
         let reparsed = reparse_files(&reparse, graph, opts, &layout_digest, &mut batch);
         let reparsed_any = !reparsed.is_empty();
-        for (file, extract) in reparsed {
+        for (file, extract, body) in reparsed {
+            bodies.insert(file.ctx.path.clone(), body);
             extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), extract));
         }
 
@@ -687,6 +696,7 @@ pub fn index_repository_cached(
                 Settle {
                     batch: &mut batch,
                     extracts: &mut extracts,
+                    bodies: &mut bodies,
                     replaced: &mut replaced,
                     new_files: &mut new_files,
                     unchanged: &mut unchanged,
@@ -747,11 +757,11 @@ pub fn index_repository_cached(
                 None if building => None,
                 None => Some(load_named_paths(store, graph)?),
             };
-            let mut bodies = load_bodies(store, graph, &held)?;
+            let mut loaded_bodies = load_bodies(store, graph, &held)?;
             let mut missing: Vec<&SourceFile> = Vec::new();
             for file in unchanged.iter().filter(|f| in_scope(&f.ctx.path)) {
                 let path = &file.ctx.path;
-                match (bodies.remove(path), extracts.remove(path)) {
+                match (loaded_bodies.remove(path), extracts.remove(path)) {
                     (Some(body), Some((ctx, iface))) => {
                         extracts.insert(path.clone(), (ctx, interface::join(iface, body)));
                     }
@@ -766,8 +776,10 @@ pub fn index_repository_cached(
                     }
                 }
             }
-            for (file, extract) in reparse_files(&missing, graph, opts, &layout_digest, &mut batch)
+            for (file, extract, body) in
+                reparse_files(&missing, graph, opts, &layout_digest, &mut batch)
             {
+                bodies.insert(file.ctx.path.clone(), body);
                 extracts.insert(file.ctx.path.clone(), (file.ctx.clone(), extract));
             }
         }
@@ -858,14 +870,20 @@ pub fn index_repository_cached(
             Some(scope) => scope.contains(p),
             None => !narrow || replaced.contains(p),
         };
-        let apart: resolve::RefsApart = extracts
+        // Those of the files parsed now are held packed since the parse.
+        let mut apart: resolve::RefsApart = extracts
             .par_iter_mut()
-            .filter(|(p, _)| resolving(p))
+            .filter(|(p, _)| resolving(p) && !bodies.contains_key(*p))
             .filter_map(|(p, (_, ex))| {
                 let body = interface::take_apart(ex);
-                (!body.is_empty()).then(|| (p.clone(), body))
+                (!body.is_empty()).then(|| (p.clone(), resolve::HeldRefs::Refs(body)))
             })
             .collect();
+        for (p, body) in std::mem::take(&mut bodies) {
+            if resolving(&p) && extracts.contains_key(&p) {
+                apart.insert(p, resolve::HeldRefs::Packed(body));
+            }
+        }
         let inputs: Vec<(&FileContext, &FileExtract)> =
             extracts.values().map(|(c, e)| (c, e)).collect();
         if !narrow {
@@ -906,8 +924,11 @@ pub fn index_repository_cached(
                 .iter()
                 .filter_map(|p| {
                     let (_, ex) = extracts.get(p)?;
-                    let apart = apart.get(p).map_or(&[][..], Vec::as_slice);
-                    Some((p.clone(), names::mentioned_with(ex, apart)))
+                    let apart = apart.get(p).map(resolve::HeldRefs::to_refs);
+                    Some((
+                        p.clone(),
+                        names::mentioned_with(ex, apart.as_deref().unwrap_or(&[])),
+                    ))
                 })
                 .collect(),
             None => BTreeMap::new(),
@@ -1319,13 +1340,19 @@ fn examine(
             )),
         ),
     };
-    let extract = Box::new(extractor.extract(&file.ctx, &text));
+    let mut extract = Box::new(extractor.extract(&file.ctx, &text));
     let words = with_words.then(|| super::text::FileWords::of(&file.ctx.path, &text));
     let stored = interface::encode(&extract);
+    let names = names::encode(&names::mentioned(&extract));
+    // The other references are read again only when the file is resolved,
+    // from `stored.body`: held decoded until then, they were a fifth of a
+    // large tree's memory.
+    drop(interface::take_apart(&mut extract));
     Outcome::Parsed {
         hash,
         extract,
         stored,
+        names,
         note,
         words,
     }
@@ -1424,6 +1451,7 @@ fn parse_status(extract: &FileExtract, note: Option<&str>) -> (&'static str, Str
 struct Settle<'b, 'w> {
     batch: &'b mut Batch,
     extracts: &'b mut BTreeMap<String, (FileContext, FileExtract)>,
+    bodies: &'b mut BTreeMap<String, Vec<u8>>,
     replaced: &'b mut BTreeSet<String>,
     new_files: &'b mut BTreeMap<String, (String, u64, String, String)>,
     unchanged: &'b mut Vec<&'w SourceFile>,
@@ -1482,6 +1510,7 @@ fn settle_contexts<'w>(
                 hash,
                 extract,
                 stored,
+                names,
                 note,
                 ..
             } = outcome
@@ -1490,7 +1519,8 @@ fn settle_contexts<'w>(
             };
             let path = file.ctx.path.clone();
             let (status, reason) = parse_status(&extract, note.as_deref());
-            put_extract(s.batch, graph, &path, &extract, stored);
+            s.bodies.insert(path.clone(), stored.body.clone());
+            put_extract(s.batch, graph, &path, stored, names);
             s.new_files
                 .insert(path.clone(), (hash, file.bytes, status.to_string(), reason));
             s.replaced.insert(path.clone());
@@ -1507,18 +1537,23 @@ const SETTLE_CHUNK: usize = 64;
 
 /// Parse files whose stored extract could not be read, and store the new
 /// extracts. Their stored hash stays: the content is the one it names.
+/// Each comes with its other references in their stored form (see
+/// `Outcome::Parsed`).
 fn reparse_files<'f>(
     files: &[&'f SourceFile],
     graph: &str,
     opts: &IndexOptions,
     layout_digest: &str,
     batch: &mut Batch,
-) -> Vec<(&'f SourceFile, FileExtract)> {
+) -> Vec<(&'f SourceFile, FileExtract, Vec<u8>)> {
     let mut out = Vec::new();
     let mut extractor = RustExtractor::new();
     for &file in files {
         if let Outcome::Parsed {
-            extract, stored, ..
+            extract,
+            stored,
+            names,
+            ..
         } = examine(
             &mut extractor,
             file,
@@ -1527,8 +1562,9 @@ fn reparse_files<'f>(
             layout_digest,
             false,
         ) {
-            put_extract(batch, graph, &file.ctx.path, &extract, stored);
-            out.push((file, *extract));
+            let body = stored.body.clone();
+            put_extract(batch, graph, &file.ctx.path, stored, names);
+            out.push((file, *extract, body));
         }
     }
     out

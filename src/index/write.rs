@@ -77,14 +77,15 @@ query_rows! {
 
 /// Store an extract: its interface and its other references apart (see
 /// [`interface`]), so a run that resolves only edited files reads the
-/// interfaces of the rest and nothing else. `stored` is
-/// [`interface::encode`] of `extract`.
+/// interfaces of the rest and nothing else, and the names it mentions.
+/// `stored` is [`interface::encode`] of the whole extract, `names`
+/// [`names::encode`] of what it mentions.
 pub(super) fn put_extract(
     batch: &mut Batch,
     graph: &str,
     path: &str,
-    extract: &FileExtract,
     stored: interface::Stored,
+    names: Vec<u8>,
 ) {
     let interface::Stored { iface, body } = stored;
     batch.put_row(CodeInterfaceRow {
@@ -97,7 +98,11 @@ pub(super) fn put_extract(
         path: path.into(),
         data: body.into(),
     });
-    put_names(batch, graph, path, extract);
+    batch.put_row(CodeNamesRow {
+        graph: graph.into(),
+        path: path.into(),
+        names: names.into(),
+    });
 }
 
 /// Store the names a whole extract mentions (see [`names`]).

@@ -112,7 +112,40 @@ impl<'a> FileLinks<'a> {
 /// they are a quarter of what the extracts hold, and held to the end of
 /// resolution they were its peak of memory — while the links live on to
 /// be written.
-pub type RefsApart = BTreeMap<String, Vec<RawRef>>;
+pub type RefsApart = BTreeMap<String, HeldRefs>;
+
+/// A file's references held apart: as read, or in their stored form
+/// ([`super::interface::Stored::body`]), which a first index keeps from
+/// the parse instead of the references themselves (on a large tree a
+/// tenth of their size in memory) and decodes when the file is resolved.
+#[derive(Debug, Clone)]
+pub enum HeldRefs {
+    Refs(Vec<RawRef>),
+    Packed(Vec<u8>),
+}
+
+impl HeldRefs {
+    /// The references, decoded when packed. The packed form is made by
+    /// this process from references it holds, so it reads back.
+    pub fn into_refs(self) -> Vec<RawRef> {
+        match self {
+            HeldRefs::Refs(refs) => refs,
+            HeldRefs::Packed(bytes) => {
+                let refs = super::interface::decode_body(&bytes);
+                debug_assert!(refs.is_some(), "a packed body this process made reads back");
+                refs.unwrap_or_default()
+            }
+        }
+    }
+
+    /// The references, copied or decoded.
+    pub fn to_refs(&self) -> Vec<RawRef> {
+        match self {
+            HeldRefs::Refs(refs) => refs.clone(),
+            HeldRefs::Packed(_) => self.clone().into_refs(),
+        }
+    }
+}
 
 /// Resolve the references of every file. The result has an entry for each
 /// input file (possibly empty).
@@ -154,7 +187,8 @@ fn resolve_against<'a>(
         .collect();
     work.into_par_iter()
         .map(|(ctx, extract, held_apart)| {
-            let links = resolve_one(table, ctx, extract, held_apart.unwrap_or_default());
+            let held_apart = held_apart.map(HeldRefs::into_refs).unwrap_or_default();
+            let links = resolve_one(table, ctx, extract, held_apart);
             (extract.path.clone(), links)
         })
         .collect()
