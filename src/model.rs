@@ -195,13 +195,15 @@ pub struct Entity {
     pub name: String,
     pub visibility: Visibility,
     /// Repository-relative path with `/` separators.
-    pub file: String,
+    pub file: std::sync::Arc<str>,
     /// 1-based, inclusive.
     pub start_line: u32,
     pub end_line: u32,
     /// Module path inside the crate, without the crate name; empty for the
-    /// crate root. `src/a/b.rs` items have `["a", "b"]`.
-    pub module_path: Vec<String>,
+    /// crate root. `src/a/b.rs` items have `["a", "b"]`. Shared by the
+    /// entities of a module (as is `file` by those of a file): a large
+    /// tree holds half a million entities through resolution.
+    pub module_path: std::sync::Arc<[String]>,
     /// Doc comment text (`///`, `//!` for modules, `#[doc = "..."]`),
     /// with the comment markers stripped and lines joined by `\n`.
     pub doc: String,

@@ -131,7 +131,7 @@ pub(super) fn entity_rows<'a>(
         CodeEntityRow {
             graph: graph.into(),
             id: e.key.as_str().into(),
-            file: e.file.as_str().into(),
+            file: e.file.as_ref().into(),
             crate_name: crate_name.into(),
             module_path: e.module_path.iter().map(|m| m.as_str().into()).collect(),
             visibility: e.visibility.as_str().into(),
@@ -664,7 +664,7 @@ fn write_usage_rows<'a>(
     for key in asked {
         let facts: Option<(Cow<str>, Cow<str>, bool)> =
             match (entities.get(key), scope, stored.get(key)) {
-                (Some(e), ..) => Some((e.kind.as_str().into(), e.file.as_str().into(), e.is_test)),
+                (Some(e), ..) => Some((e.kind.as_str().into(), e.file.as_ref().into(), e.is_test)),
                 // Not in a resolved file: unchanged, as stored.
                 (None, UsageScope::Around(resolved), Some(row))
                     if !resolved.contains(row.file.as_ref()) =>

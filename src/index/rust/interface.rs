@@ -155,7 +155,28 @@ pub fn encode(extract: &FileExtract) -> Stored {
 /// A stored interface; `None` for a blob this version cannot read (the
 /// file is then parsed again).
 pub fn decode_interface(bytes: &[u8]) -> Option<FileExtract> {
-    rmp_serde::from_slice(&unpack(bytes)?).ok()
+    let mut extract: FileExtract = rmp_serde::from_slice(&unpack(bytes)?).ok()?;
+    share_paths(&mut extract.entities);
+    Some(extract)
+}
+
+/// Make entities read back from storage share their file and module
+/// paths again, as the extractor made them (a server holds every file's
+/// interface).
+fn share_paths(entities: &mut [Entity]) {
+    let Some((first, rest)) = entities.split_first_mut() else {
+        return;
+    };
+    let mut modules: Vec<std::sync::Arc<[String]>> = vec![first.module_path.clone()];
+    for e in rest {
+        if e.file == first.file {
+            e.file = first.file.clone();
+        }
+        match modules.iter().find(|m| **m == e.module_path) {
+            Some(shared) => e.module_path = shared.clone(),
+            None => modules.push(e.module_path.clone()),
+        }
+    }
 }
 
 /// A file's stored other references; `None` as for [`decode_interface`].
@@ -228,6 +249,12 @@ mod tests {
             decode_interface(&iface).unwrap(),
             decode_body(&body).unwrap(),
         );
+        let shared = |ex: &FileExtract| {
+            let (a, b) = (&ex.entities[1], &ex.entities[2]);
+            std::sync::Arc::ptr_eq(&a.file, &b.file)
+                && std::sync::Arc::ptr_eq(&a.module_path, &b.module_path)
+        };
+        assert!(shared(&full) && shared(&back));
         let (want_iface, want_body) = split(full);
         assert_eq!(back, join(want_iface, want_body));
     }

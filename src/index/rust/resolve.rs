@@ -1049,7 +1049,7 @@ impl<'a> SymbolTable<'a> {
             return hits;
         }
         let nearness = |h: EntId| -> usize {
-            let there = self.entities[h].0.file.as_str();
+            let there = self.entities[h].0.file.as_ref();
             if there == file {
                 return usize::MAX;
             }
@@ -1065,7 +1065,7 @@ impl<'a> SymbolTable<'a> {
         // The item a key names, without the file it is defined in.
         let item = |h: EntId| {
             let (e, krate) = self.entities[h];
-            (krate, e.key.strip_prefix(e.file.as_str()).unwrap_or(&e.key))
+            (krate, e.key.strip_prefix(e.file.as_ref()).unwrap_or(&e.key))
         };
         let mut alternatives: HashMap<(&str, &str), usize> = HashMap::default();
         for &h in &hits {
@@ -1094,7 +1094,7 @@ impl<'a> SymbolTable<'a> {
         let Some((&src, &from)) = self.key_to_ent.get_key_value(&*r.from) else {
             return;
         };
-        let file = self.entities[from].0.file.as_str();
+        let file = self.entities[from].0.file.as_ref();
         let t: &SymbolTable<'r> = self;
         let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
         let site = t.site_of(krate, r, from);
@@ -1237,7 +1237,7 @@ impl<'a> SymbolTable<'a> {
             return;
         }
         if let Some(Res::Items(items)) = t.resolve_in(site, prefix, Ns::Type) {
-            let site_file = site.from.map_or("", |i| self.entities[i].0.file.as_str());
+            let site_file = site.from.map_or("", |i| self.entities[i].0.file.as_ref());
             let types: Vec<EntId> = items
                 .into_iter()
                 .filter(|&i| self.entities[i].0.kind.is_type_like())

@@ -28,7 +28,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             kind,
             name: name.to_string(),
             visibility: Visibility::Private,
-            file: self.ctx.path.clone(),
+            file: self.file.clone(),
             start_line: line_of(n),
             end_line: end_line_of(n),
             module_path: self.mods[cx.module as usize].path.clone(),

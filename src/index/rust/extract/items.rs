@@ -541,9 +541,12 @@ impl<'t, 'x> Walker<'t, 'x> {
         e.signature = sig;
         e.is_test = is_test;
         let idx = self.add(e, name);
-        let mut path = self.mods[cx.module as usize].path.clone();
+        let mut path = self.mods[cx.module as usize].path.to_vec();
         path.push(name.to_string());
-        self.mods.push(ModInfo { path, entity: idx });
+        self.mods.push(ModInfo {
+            path: path.into(),
+            entity: idx,
+        });
         let mut plan = Plan::new(*cx, self.generics.len());
         plan.body = Some(body);
         plan.body_cx = Cx {

@@ -748,7 +748,8 @@ struct Cx {
 }
 
 struct ModInfo {
-    path: Vec<String>,
+    /// Shared by the module's entities and references.
+    path: std::sync::Arc<[String]>,
     entity: u32,
 }
 
@@ -810,7 +811,8 @@ struct Walker<'t, 'x> {
     /// The `from` key and `scope` the references of an entity and of a
     /// module share, by entity and module index.
     shared_from: FxMap<u32, std::sync::Arc<str>>,
-    shared_scope: FxMap<u32, std::sync::Arc<[String]>>,
+    /// The file's path, shared by its entities.
+    file: std::sync::Arc<str>,
     uses: Vec<UseDecl>,
     mods: Vec<ModInfo>,
     impls: Vec<ImplInfo>,

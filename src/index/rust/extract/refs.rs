@@ -224,12 +224,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             .entry(cx.from)
             .or_insert_with(|| entities[cx.from as usize].key.as_str().into())
             .clone();
-        let mods = &self.mods;
-        let scope = self
-            .shared_scope
-            .entry(cx.module)
-            .or_insert_with(|| mods[cx.module as usize].path.as_slice().into())
-            .clone();
+        let scope = self.mods[cx.module as usize].path.clone();
         self.refs.push(RawRef {
             from,
             kind,

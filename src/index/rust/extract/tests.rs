@@ -57,10 +57,13 @@ fn file_module_entity_for_root_and_submodule() {
     let m = &x.entities[0];
     assert_eq!(m.key, "src/a/b.rs-a-b");
     assert_eq!(m.name, "b");
-    assert_eq!(m.module_path, vec!["a".to_string()]);
+    assert_eq!(m.module_path.to_vec(), vec!["a".to_string()]);
     assert_eq!(m.end_line, 1);
     let f = ent(&x, "src/a/b.rs-a::b-f");
-    assert_eq!(f.module_path, vec!["a".to_string(), "b".to_string()]);
+    assert_eq!(
+        f.module_path.to_vec(),
+        vec!["a".to_string(), "b".to_string()]
+    );
     assert_eq!(f.visibility, Visibility::Public);
     assert_eq!(f.parent.as_deref(), Some("src/a/b.rs-a-b"));
 }
@@ -210,7 +213,7 @@ pub mod outer {
     assert_eq!(x.entities[0].key, "src/m.rs-crate-m");
     let outer = ent(&x, "src/m.rs-m-outer");
     assert_eq!(outer.kind, EntityKind::Module);
-    assert_eq!(outer.module_path, vec!["m"]);
+    assert_eq!(outer.module_path.to_vec(), vec!["m"]);
     assert_eq!(outer.doc, "Outer inner doc.");
     assert_eq!(outer.parent.as_deref(), Some("src/m.rs-crate-m"));
     assert_eq!(outer.signature.text, "pub mod outer");
@@ -218,7 +221,7 @@ pub mod outer {
     assert_eq!(inner.visibility, Visibility::Crate);
     assert_eq!(inner.parent.as_deref(), Some("src/m.rs-m-outer"));
     let deep = ent(&x, "src/m.rs-m::outer::inner-deep");
-    assert_eq!(deep.module_path, vec!["m", "outer", "inner"]);
+    assert_eq!(deep.module_path.to_vec(), vec!["m", "outer", "inner"]);
     assert_eq!(deep.parent.as_deref(), Some("src/m.rs-m::outer-inner"));
     let s = ent(&x, "src/m.rs-m::outer::inner-S");
     assert_eq!(s.visibility, Visibility::Restricted);

@@ -20,7 +20,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             refs: Vec::new(),
             ref_from: Vec::new(),
             shared_from: FxMap::default(),
-            shared_scope: FxMap::default(),
+            file: ctx.path.as_str().into(),
             uses: Vec::new(),
             mods: Vec::new(),
             impls: Vec::new(),
@@ -66,8 +66,8 @@ impl<'t, 'x> Walker<'t, 'x> {
         let key = keys::file_module_key(&ctx.path, &ctx.module_path, &ctx.crate_name);
         let key = self.keys.allocate(key);
         let module_path = match ctx.module_path.split_last() {
-            Some((_, parent)) => parent.to_vec(),
-            None => Vec::new(),
+            Some((_, parent)) => parent.into(),
+            None => Vec::new().into(),
         };
         let newlines = self.src.bytes().filter(|&b| b == b'\n').count();
         let last_line = if self.src.is_empty() || !self.src.ends_with('\n') {
@@ -80,7 +80,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             kind: EntityKind::Module,
             name,
             visibility: Visibility::Public,
-            file: ctx.path.clone(),
+            file: self.file.clone(),
             start_line: 1,
             end_line: u32::try_from(last_line.max(1)).unwrap_or(u32::MAX),
             module_path,
@@ -92,7 +92,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             parent: None,
         });
         self.mods.push(ModInfo {
-            path: ctx.module_path.clone(),
+            path: ctx.module_path.as_slice().into(),
             entity: 0,
         });
     }

@@ -324,7 +324,7 @@ impl<'a> SymbolTable<'a> {
     fn owners_at(&self, &(imp, krate, r): &ImplRef<'a>) -> Vec<EntId> {
         let site = self.impl_site(imp, krate, r);
         let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-        let file = self.entities[imp].0.file.as_str();
+        let file = self.entities[imp].0.file.as_ref();
         match self.resolve_in(&site, &segs, Ns::Type) {
             Some(Res::Items(items)) => self.nearest(
                 file,
@@ -342,7 +342,7 @@ impl<'a> SymbolTable<'a> {
     fn traits_of(&self, &(imp, krate, r): &ImplRef<'a>) -> Option<Vec<EntId>> {
         let site = self.impl_site(imp, krate, r);
         let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
-        let file = self.entities[imp].0.file.as_str();
+        let file = self.entities[imp].0.file.as_ref();
         match self.resolve_in(&site, &segs, Ns::Type) {
             Some(Res::Items(items)) => Some(
                 self.nearest(
