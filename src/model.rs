@@ -190,7 +190,7 @@ fn is_false(b: &bool) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entity {
     /// ISGL1 key, unique in the repository; see `crate::index::keys`.
-    pub key: String,
+    pub key: std::sync::Arc<str>,
     pub kind: EntityKind,
     pub name: String,
     pub visibility: Visibility,
@@ -219,7 +219,7 @@ pub struct Entity {
     pub trait_name: Option<String>,
     /// Key of the containing entity (module, impl or trait); `None` only for
     /// a file's module entity.
-    pub parent: Option<String>,
+    pub parent: Option<std::sync::Arc<str>>,
 }
 
 /// What a reference means, which decides the namespace it resolves in and

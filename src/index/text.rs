@@ -144,12 +144,12 @@ pub fn write(
             let stored = stored_of(p);
             ex.entities
                 .iter()
-                .filter(move |e| touched.contains(&e.key) || !stored.contains_key(&e.key))
+                .filter(move |e| touched.contains(&*e.key) || !stored.contains_key(&*e.key))
         })
         .collect();
     let now: BTreeMap<&str, Words> = entities
         .par_iter()
-        .map(|e| (e.key.as_str(), entity_words(e)))
+        .map(|e| (e.key.as_ref(), entity_words(e)))
         .collect();
 
     // Entities whose words are as stored (a body edit moves lines, not
@@ -161,7 +161,7 @@ pub fn write(
         let mut texts: BTreeMap<&str, &str> = BTreeMap::new();
         if let Some((_, ex)) = extracts.get(file) {
             for e in &ex.entities {
-                let key = e.key.as_str();
+                let key = e.key.as_ref();
                 let list = match (now.get(key), stored.get(key)) {
                     (Some(w), _) => w.list.as_str(),
                     (None, Some(list)) => list.as_str(),
@@ -294,7 +294,7 @@ fn write_all(
     // last one's words).
     let by_key: BTreeMap<&str, (&str, &Entity)> = entities
         .into_iter()
-        .map(|(file, e)| (e.key.as_str(), (file, e)))
+        .map(|(file, e)| (e.key.as_ref(), (file, e)))
         .collect();
     let entities: Vec<(&str, &Entity)> = by_key.into_values().collect();
     let mut left: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
@@ -308,7 +308,7 @@ fn write_all(
         let words: Vec<Words> = chunk.par_iter().map(|(_, e)| entity_words(e)).collect();
         let mut complete: Vec<(&str, BTreeMap<&str, String>)> = Vec::new();
         for ((file, e), w) in chunk.iter().zip(words) {
-            let id = e.key.as_str();
+            let id = e.key.as_ref();
             for (word, tf) in w.words {
                 let posting = Posting { id, tf, len: w.len };
                 match lists.get_mut(word.as_str()) {

@@ -123,14 +123,14 @@ pub(super) fn entity_rows<'a>(
     (
         NodeRow {
             graph: graph.into(),
-            id: e.key.as_str().into(),
+            id: e.key.as_ref().into(),
             kind: e.kind.as_str().into(),
             name: e.name.as_str().into(),
             doc: e.doc.as_str().into(),
         },
         CodeEntityRow {
             graph: graph.into(),
-            id: e.key.as_str().into(),
+            id: e.key.as_ref().into(),
             file: e.file.as_ref().into(),
             crate_name: crate_name.into(),
             module_path: e.module_path.iter().map(|m| m.as_str().into()).collect(),
@@ -247,11 +247,11 @@ pub(super) fn write_entities(
             continue;
         };
         for e in &ex.entities {
-            if keys_now.insert(e.key.as_str()) {
+            if keys_now.insert(e.key.as_ref()) {
                 written.entities_delta += 1;
             }
             let now = entity_rows(graph, &ctx.crate_name, e);
-            let before = old.remove(e.key.as_str());
+            let before = old.remove(e.key.as_ref());
             if before.as_ref() == Some(&now) {
                 continue;
             }
@@ -271,10 +271,10 @@ pub(super) fn write_entities(
                     ),
                 };
                 if facts {
-                    written.facts_changed.insert(e.key.clone());
+                    written.facts_changed.insert(e.key.to_string());
                 }
                 if content {
-                    written.content_changed.insert(e.key.clone());
+                    written.content_changed.insert(e.key.to_string());
                 }
             }
             batch.put_row(now.0);
@@ -552,7 +552,7 @@ pub(super) fn write_usage(
             UsageScope::AllLinks => true,
             UsageScope::Around(resolved) => resolved.contains(*path),
         })
-        .flat_map(|(_, (_, ex))| ex.entities.iter().map(|e| (e.key.as_str(), e)))
+        .flat_map(|(_, (_, ex))| ex.entities.iter().map(|e| (e.key.as_ref(), e)))
         .collect();
     // Every entity, of every file: the containers of each are among them.
     let all = touched.is_none() && matches!(scope, UsageScope::AllLinks);

@@ -161,9 +161,16 @@ pub fn decode_interface(bytes: &[u8]) -> Option<FileExtract> {
 }
 
 /// Make entities read back from storage share their file and module
-/// paths again, as the extractor made them (a server holds every file's
-/// interface).
+/// paths and their parents' keys again, as the extractor made them (a
+/// server holds every file's interface).
 fn share_paths(entities: &mut [Entity]) {
+    let keys: rustc_hash::FxHashMap<std::sync::Arc<str>, ()> =
+        entities.iter().map(|e| (e.key.clone(), ())).collect();
+    for e in entities.iter_mut() {
+        if let Some((shared, ())) = e.parent.as_ref().and_then(|p| keys.get_key_value(p)) {
+            e.parent = Some(shared.clone());
+        }
+    }
     let Some((first, rest)) = entities.split_first_mut() else {
         return;
     };
@@ -251,8 +258,10 @@ mod tests {
         );
         let shared = |ex: &FileExtract| {
             let (a, b) = (&ex.entities[1], &ex.entities[2]);
+            let method = ex.entities.iter().find(|e| &*e.name == "clone").unwrap();
             std::sync::Arc::ptr_eq(&a.file, &b.file)
                 && std::sync::Arc::ptr_eq(&a.module_path, &b.module_path)
+                && std::sync::Arc::ptr_eq(method.parent.as_ref().unwrap(), &b.key)
         };
         assert!(shared(&full) && shared(&back));
         let (want_iface, want_body) = split(full);

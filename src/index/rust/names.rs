@@ -204,9 +204,9 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
     let old: BTreeMap<&str, &Entity> = before
         .entities
         .iter()
-        .map(|e| (e.key.as_str(), e))
+        .map(|e| (e.key.as_ref(), e))
         .collect();
-    let new: BTreeMap<&str, &Entity> = after.entities.iter().map(|e| (e.key.as_str(), e)).collect();
+    let new: BTreeMap<&str, &Entity> = after.entities.iter().map(|e| (e.key.as_ref(), e)).collect();
     // An item by its name; an impl block (named `impl Trait for Owner`)
     // by its owner and trait, which is what lookups through it start
     // from (a changed method is found by its own name).

@@ -626,7 +626,7 @@ impl<'a> SymbolTable<'a> {
     }
 
     fn key(&self, id: EntId) -> &'a str {
-        self.entities[id].0.key.as_str()
+        self.entities[id].0.key.as_ref()
     }
 
     /// Look a single name up in a module: its own items and child modules,

@@ -24,7 +24,7 @@ impl<'t, 'x> Walker<'t, 'x> {
     #[inline(never)]
     pub(super) fn new_entity(&self, n: Node<'t>, kind: EntityKind, name: &str, cx: &Cx) -> Entity {
         Entity {
-            key: String::new(),
+            key: "".into(),
             kind,
             name: name.to_string(),
             visibility: Visibility::Private,
@@ -48,7 +48,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             0 => keys::item_key(&self.ctx.path, &e.module_path, item),
             f => keys::local_item_key(&self.entities[f as usize - 1].key, item),
         };
-        e.key = self.keys.allocate(key);
+        e.key = self.keys.allocate(key).into();
         self.entities.push(e);
         (self.entities.len() - 1) as u32
     }

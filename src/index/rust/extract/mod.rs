@@ -808,9 +808,6 @@ struct Walker<'t, 'x> {
     entities: Vec<Entity>,
     refs: Vec<RawRef>,
     ref_from: Vec<u32>,
-    /// The `from` key and `scope` the references of an entity and of a
-    /// module share, by entity and module index.
-    shared_from: FxMap<u32, std::sync::Arc<str>>,
     /// The file's path, shared by its entities.
     file: std::sync::Arc<str>,
     uses: Vec<UseDecl>,

@@ -218,12 +218,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             let e = &self.entities[i as usize];
             e.owner.clone().unwrap_or_else(|| e.name.clone())
         });
-        let entities = &self.entities;
-        let from = self
-            .shared_from
-            .entry(cx.from)
-            .or_insert_with(|| entities[cx.from as usize].key.as_str().into())
-            .clone();
+        let from = self.entities[cx.from as usize].key.clone();
         let scope = self.mods[cx.module as usize].path.clone();
         self.refs.push(RawRef {
             from,

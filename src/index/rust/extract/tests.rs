@@ -17,10 +17,13 @@ fn run(src: &str) -> FileExtract {
 }
 
 fn ent<'a>(x: &'a FileExtract, key: &str) -> &'a Entity {
-    x.entities.iter().find(|e| e.key == key).unwrap_or_else(|| {
-        let keys: Vec<_> = x.entities.iter().map(|e| &e.key).collect();
-        panic!("no entity {key}; have {keys:#?}")
-    })
+    x.entities
+        .iter()
+        .find(|e| &*e.key == key)
+        .unwrap_or_else(|| {
+            let keys: Vec<_> = x.entities.iter().map(|e| &e.key).collect();
+            panic!("no entity {key}; have {keys:#?}")
+        })
 }
 
 fn refs_of(x: &FileExtract, kind: RefKind) -> Vec<Vec<&str>> {
@@ -42,7 +45,7 @@ fn file_module_entity_for_root_and_submodule() {
     assert_eq!(x.status, ParseStatus::Ok);
     assert_eq!(x.syntax_errors, 0);
     let m = &x.entities[0];
-    assert_eq!(m.key, "src/lib.rs-crate-demo");
+    assert_eq!(&*m.key, "src/lib.rs-crate-demo");
     assert_eq!(m.kind, EntityKind::Module);
     assert_eq!(m.name, "demo");
     assert!(m.module_path.is_empty());
@@ -55,7 +58,7 @@ fn file_module_entity_for_root_and_submodule() {
 
     let x = RustExtractor::new().extract(&ctx("src/a/b.rs", &["a", "b"]), "pub fn f() {}");
     let m = &x.entities[0];
-    assert_eq!(m.key, "src/a/b.rs-a-b");
+    assert_eq!(&*m.key, "src/a/b.rs-a-b");
     assert_eq!(m.name, "b");
     assert_eq!(m.module_path.to_vec(), vec!["a".to_string()]);
     assert_eq!(m.end_line, 1);
@@ -210,7 +213,7 @@ pub mod outer {
 }
 "#;
     let x = RustExtractor::new().extract(&ctx("src/m.rs", &["m"]), src);
-    assert_eq!(x.entities[0].key, "src/m.rs-crate-m");
+    assert_eq!(&*x.entities[0].key, "src/m.rs-crate-m");
     let outer = ent(&x, "src/m.rs-m-outer");
     assert_eq!(outer.kind, EntityKind::Module);
     assert_eq!(outer.module_path.to_vec(), vec!["m"]);
@@ -1142,7 +1145,7 @@ fn sweep_cargo_registry() {
         }
         let mut keys = std::collections::HashSet::new();
         for e in &x.entities {
-            assert!(keys.insert(e.key.as_str()), "duplicate key {}", e.key);
+            assert!(keys.insert(e.key.as_ref()), "duplicate key {}", e.key);
             assert!(e.start_line >= 1 && e.end_line >= e.start_line);
         }
         for r in &x.refs {

@@ -26,7 +26,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             return;
         }
         self.uses.push(UseDecl {
-            from: self.entities[cx.from as usize].key.clone(),
+            from: self.entities[cx.from as usize].key.to_string(),
             scope: self.mods[cx.module as usize].path.to_vec(),
             path: path.iter().map(|s| s.to_string()).collect(),
             alias: alias.map(str::to_string),

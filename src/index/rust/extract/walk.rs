@@ -19,7 +19,6 @@ impl<'t, 'x> Walker<'t, 'x> {
             entities: Vec::new(),
             refs: Vec::new(),
             ref_from: Vec::new(),
-            shared_from: FxMap::default(),
             file: ctx.path.as_str().into(),
             uses: Vec::new(),
             mods: Vec::new(),
@@ -76,7 +75,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             newlines
         };
         self.entities.push(Entity {
-            key,
+            key: key.into(),
             kind: EntityKind::Module,
             name,
             visibility: Visibility::Public,

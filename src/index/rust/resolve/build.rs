@@ -54,7 +54,7 @@ pub(super) fn capacity(n: usize) -> usize {
 pub(super) fn hole() -> &'static Entity {
     static HOLE: OnceLock<Entity> = OnceLock::new();
     HOLE.get_or_init(|| Entity {
-        key: String::new(),
+        key: "".into(),
         kind: EntityKind::Module,
         name: String::new(),
         visibility: Visibility::Private,
@@ -241,8 +241,8 @@ impl<'a> SymbolTable<'a> {
                 let mut dups = HashSet::default();
                 for ((_, ex), &base) in files.iter().zip(&bases) {
                     for (i, e) in ex.entities.iter().enumerate() {
-                        if key_to_ent.insert(e.key.as_str(), base + i).is_some() {
-                            dups.insert(e.key.as_str());
+                        if key_to_ent.insert(e.key.as_ref(), base + i).is_some() {
+                            dups.insert(e.key.as_ref());
                         }
                     }
                 }
@@ -369,8 +369,8 @@ impl<'a> SymbolTable<'a> {
         let file_mod: Vec<&str> = ctx.module_path.iter().map(String::as_str).collect();
         let fm = self.module(krate, &file_mod);
         if let Some(first) = ex.entities.first().filter(|e| e.kind == EntityKind::Module) {
-            self.modules[fm].key.get_or_insert(first.key.as_str());
-            self.module_of_key.insert(first.key.as_str(), fm);
+            self.modules[fm].key.get_or_insert(first.key.as_ref());
+            self.module_of_key.insert(first.key.as_ref(), fm);
         }
         for (i, e) in ex.entities.iter().enumerate() {
             let id = base + i;
@@ -380,12 +380,12 @@ impl<'a> SymbolTable<'a> {
                 EntityKind::Macro => insert_id(&mut self.macros_by_name, &e.name, id),
                 _ => {}
             }
-            if e.kind == EntityKind::Module && !self.module_of_key.contains_key(e.key.as_str()) {
+            if e.kind == EntityKind::Module && !self.module_of_key.contains_key(e.key.as_ref()) {
                 let mut own: Vec<&str> = e.module_path.iter().map(String::as_str).collect();
                 own.push(&e.name);
                 let m = self.module(krate, &own);
-                self.modules[m].key.get_or_insert(e.key.as_str());
-                self.module_of_key.insert(e.key.as_str(), m);
+                self.modules[m].key.get_or_insert(e.key.as_ref());
+                self.module_of_key.insert(e.key.as_ref(), m);
             }
         }
     }

@@ -451,7 +451,7 @@ impl SymbolTable<'_> {
     /// entry, sorted: two tables whose ids differ compare equal when their
     /// maps hold the same parts in the same order.
     pub(super) fn impl_maps_by_key(&self) -> Vec<String> {
-        let key = |id: &EntId| self.entities[*id].0.key.as_str();
+        let key = |id: &EntId| self.entities[*id].0.key.as_ref();
         let keys = |ids: &[EntId]| ids.iter().map(key).collect::<Vec<_>>().join(", ");
         let mut lines = Vec::new();
         for (o, by_name) in &self.assoc {

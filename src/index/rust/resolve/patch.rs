@@ -118,7 +118,7 @@ impl<'a> SymbolTable<'a> {
         new: &'a FileExtract,
     ) -> Result<(), Unpatchable> {
         for (i, e) in old.entities.iter().enumerate() {
-            let key = e.key.as_str();
+            let key = e.key.as_ref();
             if self.dup_keys.contains(key) || self.key_to_ent.get(key) != Some(&(base + i)) {
                 return Err(Unpatchable::SharedKey);
             }
@@ -126,7 +126,7 @@ impl<'a> SymbolTable<'a> {
         let own = base..base + old.entities.len();
         let mut seen = HashSet::default();
         for e in &new.entities {
-            let key = e.key.as_str();
+            let key = e.key.as_ref();
             let elsewhere = self.key_to_ent.get(key).is_some_and(|id| !own.contains(id));
             if !seen.insert(key) || elsewhere || self.dup_keys.contains(key) {
                 return Err(Unpatchable::SharedKey);
@@ -148,7 +148,7 @@ impl<'a> SymbolTable<'a> {
         };
         for (i, e) in ex.entities.iter().enumerate() {
             let id = base + i;
-            self.key_to_ent.remove(e.key.as_str());
+            self.key_to_ent.remove(e.key.as_ref());
             match e.kind {
                 EntityKind::Method => remove_id(&mut self.methods_by_name, &e.name, id),
                 EntityKind::Macro => remove_id(&mut self.macros_by_name, &e.name, id),
@@ -201,7 +201,7 @@ impl<'a> SymbolTable<'a> {
         let modules_before = self.modules.len();
         self.add_file_entities(ctx, ex, base);
         for (i, e) in ex.entities.iter().enumerate() {
-            self.key_to_ent.insert(e.key.as_str(), base + i);
+            self.key_to_ent.insert(e.key.as_ref(), base + i);
         }
         let (members, uses) = self.placing().file(ctx, ex, base);
         if self.modules.len() != modules_before {
