@@ -138,29 +138,29 @@ pub struct Param {
 pub struct Signature {
     /// Struct/union fields; for enums, one entry per variant (`type` holds
     /// the variant's payload as written, empty for unit variants).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub fields: Vec<Field>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub parameters: Vec<Param>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub fields: Box<[Field]>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub parameters: Box<[Param]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub return_type: Option<String>,
+    pub return_type: Option<Box<str>>,
     /// Generic parameters as written, e.g. `["T: Clone", "'a", "const N: usize"]`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub generics: Vec<String>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub generics: Box<[String]>,
     /// `where` clause predicates as written.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub where_clause: Vec<String>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub where_clause: Box<[String]>,
     /// Derived traits (`#[derive(...)]`) and, after resolution, traits
     /// implemented by explicit impls. Extraction fills derives only.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub traits: Vec<String>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub traits: Box<[String]>,
     /// For consts, statics and type aliases: the declared type / aliased type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(rename = "type")]
-    pub ty: Option<String>,
+    pub ty: Option<Box<str>>,
     /// Supertraits for traits, e.g. `["Clone", "Send"]`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub supertraits: Vec<String>,
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub supertraits: Box<[String]>,
     #[serde(default, rename = "async", skip_serializing_if = "is_false")]
     pub is_async: bool,
     #[serde(default, rename = "unsafe", skip_serializing_if = "is_false")]
@@ -172,10 +172,10 @@ pub struct Signature {
     pub is_mut: bool,
     /// For impl blocks: the self type as written (`Vec<T>`); for methods: the owner type name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub self_type: Option<String>,
+    pub self_type: Option<Box<str>>,
     /// For trait impl blocks and their methods: the trait as written (`From<u8>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trait_ref: Option<String>,
+    pub trait_ref: Option<Box<str>>,
     /// A one-line rendering of the declaration head, e.g.
     /// `pub async fn load(path: &Path) -> Result<Config>`.
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -69,17 +69,15 @@ fn type_idents(out: &mut HashSet<Name>, s: &Signature) {
     for p in &s.parameters {
         add_idents(out, &p.ty);
     }
-    let texts = s
-        .return_type
+    let lists = s
+        .generics
         .iter()
-        .chain(&s.generics)
         .chain(&s.where_clause)
         .chain(&s.traits)
-        .chain(&s.ty)
         .chain(&s.supertraits)
-        .chain(&s.self_type)
-        .chain(&s.trait_ref);
-    for t in texts {
+        .map(String::as_str);
+    let one = [&s.return_type, &s.ty, &s.self_type, &s.trait_ref];
+    for t in lists.chain(one.into_iter().flatten().map(|t| &**t)) {
         add_idents(out, t);
     }
 }

@@ -24,15 +24,15 @@ impl<'t, 'x> Walker<'t, 'x> {
         }
         let mut sig = Signature::default();
         if let Some(p) = params {
-            sig.parameters = self.params(p, body.is_some());
+            sig.parameters = self.params(p, body.is_some()).into();
         }
-        sig.return_type = ret.map(|r| self.one_line(r));
+        sig.return_type = ret.map(|r| self.one_line(r)).map(Into::into);
         if let Some(tp) = tp {
-            sig.generics = self.child_texts(tp, None);
+            sig.generics = self.child_texts(tp, None).into();
         }
         let wc = self.find_child(n, |k| k == K::WhereClause);
         if let Some(w) = wc {
-            sig.where_clause = self.child_texts(w, Some(K::WherePredicate));
+            sig.where_clause = self.child_texts(w, Some(K::WherePredicate)).into();
         }
         if let Some(m) = self.find_child(n, |k| k == K::FunctionModifiers) {
             for word in self.text(m).split_whitespace() {
@@ -49,9 +49,9 @@ impl<'t, 'x> Walker<'t, 'x> {
         let (kind, owner, trait_name, item, vis) =
             self.member(cx, EntityKind::Function, EntityKind::Method, name, own_vis);
         if kind == EntityKind::Method {
-            sig.self_type = owner.clone();
+            sig.self_type = owner.clone().map(Into::into);
             if let Container::Impl(i) = cx.container {
-                sig.trait_ref = self.impls[i as usize].trait_ref.clone();
+                sig.trait_ref = self.impls[i as usize].trait_ref.clone().map(Into::into);
             }
         }
         let is_test = cx.is_test || a.test || a.cfg_test;
@@ -182,15 +182,15 @@ impl<'t, 'x> Walker<'t, 'x> {
         let vis = self.visibility(n);
         let mut sig = Signature::default();
         if let Some(tp) = tp {
-            sig.generics = self.child_texts(tp, None);
+            sig.generics = self.child_texts(tp, None).into();
         }
         let wc = self.find_child(n, |k| k == K::WhereClause);
         if let Some(w) = wc {
-            sig.where_clause = self.child_texts(w, Some(K::WherePredicate));
+            sig.where_clause = self.child_texts(w, Some(K::WherePredicate)).into();
         }
-        sig.traits = a.derives;
+        sig.traits = a.derives.into();
         if let Some(b) = body {
-            sig.fields = self.fields(b);
+            sig.fields = self.fields(b).into();
         }
         sig.text = self.head(n, body.map_or(n.end_byte(), |b| b.start_byte()));
         let kind = if k == K::Union {
@@ -267,13 +267,13 @@ impl<'t, 'x> Walker<'t, 'x> {
         let vis = self.visibility(n);
         let mut sig = Signature::default();
         if let Some(tp) = tp {
-            sig.generics = self.child_texts(tp, None);
+            sig.generics = self.child_texts(tp, None).into();
         }
         let wc = self.find_child(n, |k| k == K::WhereClause);
         if let Some(w) = wc {
-            sig.where_clause = self.child_texts(w, Some(K::WherePredicate));
+            sig.where_clause = self.child_texts(w, Some(K::WherePredicate)).into();
         }
-        sig.traits = a.derives;
+        sig.traits = a.derives.into();
         sig.text = self.head(n, body.map_or(n.end_byte(), |b| b.start_byte()));
         let mut e = self.new_entity(n, EntityKind::Enum, name, cx);
         e.visibility = vis;
@@ -310,7 +310,7 @@ impl<'t, 'x> Walker<'t, 'x> {
                 }
             }
             self.buf.truncate(start);
-            self.entities[idx as usize].signature.fields = variants;
+            self.entities[idx as usize].signature.fields = variants.into();
         }
         Plan::new(*cx, mark)
     }
@@ -333,14 +333,14 @@ impl<'t, 'x> Walker<'t, 'x> {
         let vis = self.visibility(n);
         let mut sig = Signature::default();
         if let Some(tp) = tp {
-            sig.generics = self.child_texts(tp, None);
+            sig.generics = self.child_texts(tp, None).into();
         }
         if let Some(b) = bounds {
-            sig.supertraits = self.child_texts(b, None);
+            sig.supertraits = self.child_texts(b, None).into();
         }
         let wc = self.find_child(n, |k| k == K::WhereClause);
         if let Some(w) = wc {
-            sig.where_clause = self.child_texts(w, Some(K::WherePredicate));
+            sig.where_clause = self.child_texts(w, Some(K::WherePredicate)).into();
         }
         sig.is_unsafe = self.find_child(n, |k| k == K::TUnsafe).is_some();
         sig.text = self.head(n, body.map_or(n.end_byte(), |b| b.start_byte()));
@@ -429,15 +429,15 @@ impl<'t, 'x> Walker<'t, 'x> {
         let item = keys::impl_item(&owner, trait_key.as_deref());
         let mut sig = Signature::default();
         if let Some(tp) = tp {
-            sig.generics = self.child_texts(tp, None);
+            sig.generics = self.child_texts(tp, None).into();
         }
         let wc = self.find_child(n, |k| k == K::WhereClause);
         if let Some(w) = wc {
-            sig.where_clause = self.child_texts(w, Some(K::WherePredicate));
+            sig.where_clause = self.child_texts(w, Some(K::WherePredicate)).into();
         }
         sig.is_unsafe = self.find_child(n, |k| k == K::TUnsafe).is_some();
-        sig.self_type = ty.map(|t| self.one_line(t));
-        sig.trait_ref = trait_ref.clone();
+        sig.self_type = ty.map(|t| self.one_line(t)).map(Into::into);
+        sig.trait_ref = trait_ref.clone().map(Into::into);
         sig.text = self.head(n, body.map_or(n.end_byte(), |b| b.start_byte()));
         let is_test = cx.is_test || a.cfg_test;
         let mut e = self.new_entity(n, EntityKind::Impl, &item, cx);
@@ -594,7 +594,7 @@ impl<'t, 'x> Walker<'t, 'x> {
         let own_vis = self.visibility(n);
         let (kind, owner, trait_name, item, vis) = self.member(cx, free, free, name, own_vis);
         let sig = Signature {
-            ty: ty.map(|t| self.one_line(t)),
+            ty: ty.map(|t| self.one_line(t).into()),
             is_mut: k == K::Static && self.find_child(n, |k| k == K::MutableSpecifier).is_some(),
             text: self.head(n, value.map_or(n.end_byte(), |v| v.start_byte())),
             ..Signature::default()
@@ -653,14 +653,14 @@ impl<'t, 'x> Walker<'t, 'x> {
         );
         let mut sig = Signature::default();
         if let Some(tp) = tp {
-            sig.generics = self.child_texts(tp, None);
+            sig.generics = self.child_texts(tp, None).into();
         }
         let wc = self.find_child(n, |k| k == K::WhereClause);
         if let Some(w) = wc {
-            sig.where_clause = self.child_texts(w, Some(K::WherePredicate));
+            sig.where_clause = self.child_texts(w, Some(K::WherePredicate)).into();
         }
         if k == K::TypeItem {
-            sig.ty = ty.map(|t| self.one_line(t));
+            sig.ty = ty.map(|t| self.one_line(t)).map(Into::into);
         }
         sig.text = self.head(n, n.end_byte());
         let mut e = self.new_entity(n, kind, name, cx);

@@ -168,7 +168,7 @@ fn generic_trait_impls_are_distinct() {
     let v = ent(&x, "src/lib.rs-crate-impl Wrapper for Vec");
     assert_eq!(v.owner.as_deref(), Some("Vec"));
     assert_eq!(v.signature.self_type.as_deref(), Some("Vec<T>"));
-    assert_eq!(v.signature.generics, vec!["T: Clone"]);
+    assert_eq!(v.signature.generics.to_vec(), vec!["T: Clone"]);
     assert_eq!(v.signature.text, "impl<T: Clone> Wrapper for Vec<T>");
     let out = ent(&x, "src/lib.rs-crate-<Vec as Wrapper>::Out");
     assert_eq!(out.kind, EntityKind::TypeAlias);
@@ -377,8 +377,11 @@ fn generic_fn_signature() {
     let s = &f.signature;
     assert!(s.is_async);
     assert!(!s.is_unsafe);
-    assert_eq!(s.generics, vec!["'a", "T: Clone + Send", "const N: usize"]);
-    assert_eq!(s.where_clause, vec!["T: Debug"]);
+    assert_eq!(
+        s.generics.to_vec(),
+        vec!["'a", "T: Clone + Send", "const N: usize"]
+    );
+    assert_eq!(s.where_clause.to_vec(), vec!["T: Debug"]);
     assert_eq!(s.return_type.as_deref(), Some("Result<Config, Error>"));
     let p: Vec<_> = s
         .parameters
@@ -421,12 +424,12 @@ fn struct_fields_visibility_and_derives() {
     let u = ent(&x, "src/lib.rs-crate-User");
     assert_eq!(u.kind, EntityKind::Struct);
     assert_eq!(
-        u.signature.traits,
+        u.signature.traits.to_vec(),
         vec!["Debug", "Clone", "serde::Serialize"]
     );
     assert_eq!(u.signature.text, "pub struct User<T> where T: Send");
-    assert_eq!(u.signature.generics, vec!["T"]);
-    assert_eq!(u.signature.where_clause, vec!["T: Send"]);
+    assert_eq!(u.signature.generics.to_vec(), vec!["T"]);
+    assert_eq!(u.signature.where_clause.to_vec(), vec!["T: Send"]);
     let fields: Vec<_> = u
         .signature
         .fields
@@ -503,7 +506,7 @@ fn trait_with_default_method_and_supertraits() {
     assert_eq!(t.doc, "A shape.");
     assert!(t.signature.is_unsafe);
     assert_eq!(
-        t.signature.supertraits,
+        t.signature.supertraits.to_vec(),
         vec!["Clone", "fmt::Debug", "'static"]
     );
     assert_eq!(
