@@ -164,10 +164,10 @@ pub fn decode_interface(bytes: &[u8]) -> Option<FileExtract> {
 /// paths and their parents' keys again, as the extractor made them (a
 /// server holds every file's interface).
 fn share_paths(entities: &mut [Entity]) {
-    let keys: rustc_hash::FxHashMap<std::sync::Arc<str>, ()> =
-        entities.iter().map(|e| (e.key.clone(), ())).collect();
+    let keys: rustc_hash::FxHashSet<std::sync::Arc<str>> =
+        entities.iter().map(|e| e.key.clone()).collect();
     for e in entities.iter_mut() {
-        if let Some((shared, ())) = e.parent.as_ref().and_then(|p| keys.get_key_value(p)) {
+        if let Some(shared) = e.parent.as_ref().and_then(|p| keys.get(p)) {
             e.parent = Some(shared.clone());
         }
     }

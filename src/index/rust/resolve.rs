@@ -125,16 +125,11 @@ pub enum HeldRefs {
 }
 
 impl HeldRefs {
-    /// The references, decoded when packed. The packed form is made by
-    /// this process from references it holds, so it reads back.
+    /// The references, decoded when packed.
     pub fn into_refs(self) -> Vec<RawRef> {
         match self {
             HeldRefs::Refs(refs) => refs,
-            HeldRefs::Packed(bytes) => {
-                let refs = super::interface::decode_body(&bytes);
-                debug_assert!(refs.is_some(), "a packed body this process made reads back");
-                refs.unwrap_or_default()
-            }
+            HeldRefs::Packed(bytes) => Self::unpacked(&bytes),
         }
     }
 
@@ -142,8 +137,16 @@ impl HeldRefs {
     pub fn to_refs(&self) -> Vec<RawRef> {
         match self {
             HeldRefs::Refs(refs) => refs.clone(),
-            HeldRefs::Packed(_) => self.clone().into_refs(),
+            HeldRefs::Packed(bytes) => Self::unpacked(bytes),
         }
+    }
+
+    /// The packed form is made by this process from references it holds,
+    /// so it reads back.
+    fn unpacked(bytes: &[u8]) -> Vec<RawRef> {
+        let refs = super::interface::decode_body(bytes);
+        debug_assert!(refs.is_some(), "a packed body this process made reads back");
+        refs.unwrap_or_default()
     }
 }
 
