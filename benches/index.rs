@@ -53,7 +53,7 @@ fn peak_rss_kb() -> Option<u64> {
 /// RSS (KiB) and the database file's size (bytes).
 fn child(root: &Path) {
     // As `graphctx index` runs (src/main.rs).
-    graphctx::support::heap::keep_freed_pages();
+    graphctx::support::heap::purge_freed_pages_lazily();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("graph.db");
     index_location(
@@ -79,10 +79,8 @@ fn bench_tree(label: &str, root: &Path) {
         .collect();
     let bytes: usize = sources.iter().map(String::len).sum();
 
-    // The parse-only baseline, the cold index and the CLI's runs as the
-    // binary runs a command (src/main.rs); a server's runs below as a
-    // server does.
-    graphctx::support::heap::keep_freed_pages();
+    // Freed pages handled as the binary handles them (src/main.rs).
+    graphctx::support::heap::purge_freed_pages_lazily();
     // Parse-only baseline, best of 3.
     let mut parse = f64::MAX;
     for _ in 0..3 {
@@ -164,7 +162,6 @@ fn bench_tree(label: &str, root: &Path) {
     // As a server runs them, one that has been up for a while: its first
     // run and its first interface edit (which reads every file's names)
     // are not timed.
-    graphctx::support::heap::return_freed_pages();
     let mut cache = InterfaceCache::with_symbol_table();
     index_repository_cached(&store, root, &IndexOptions::default(), &mut cache).unwrap();
     let (first, first_original) = (&picks[0], &originals[0]);

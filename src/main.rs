@@ -30,10 +30,8 @@ fn main() -> ExitCode {
     // Before any parser exists (see the function's docs).
     graphctx::index::rust::parser_memory::parsers_use_mimalloc();
     let args = cli::Cli::parse();
-    if !args.serves() {
-        // Ends when the command is done (see the function's docs).
-        graphctx::support::heap::keep_freed_pages();
-    }
+    // Servers and one-shot commands alike (see the module's docs).
+    graphctx::support::heap::purge_freed_pages_lazily();
     match cli::run(args) {
         Ok(outcome) => ExitCode::from(exit_code(outcome)),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,

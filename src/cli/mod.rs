@@ -44,13 +44,6 @@ pub struct Cli {
     pub command: Command,
 }
 
-impl Cli {
-    /// Whether the command is a server, which runs until its client goes.
-    pub fn serves(&self) -> bool {
-        matches!(self.command, Command::Lsp(_) | Command::Mcp(_))
-    }
-}
-
 #[derive(Args, Clone)]
 pub struct Global {
     /// Database to use: a file path, or `mem` for an in-memory run.
