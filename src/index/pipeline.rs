@@ -1003,7 +1003,7 @@ pub fn index_repository_cached(
                         .sum::<usize>() as i64,
                     edges: count(|l| l.edges.len()),
                     unresolved: count(|l| l.unresolved.len()),
-                    ambiguous: count(|l| l.unresolved.values().filter(|u| u.2 > 1).count()),
+                    ambiguous: count(|l| l.ambiguous_count()),
                 }
             }
         };

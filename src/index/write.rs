@@ -371,7 +371,7 @@ pub(super) fn write_links(
         let Some(l) = links.get(path) else { continue };
         delta.edges += l.edges.len() as i64;
         delta.unresolved += l.unresolved.len() as i64;
-        delta.ambiguous += l.unresolved.values().filter(|u| u.2 > 1).count() as i64;
+        delta.ambiguous += l.ambiguous_count() as i64;
         let mut old = old_edges.remove(path).unwrap_or_default();
         // The file's list is written again when an edge of it came, went
         // or was reweighted.
