@@ -933,7 +933,7 @@ pub fn index_repository_cached(
                 .collect(),
             None => BTreeMap::new(),
         };
-        let links = match (&resident, &scoped) {
+        let mut links = match (&resident, &scoped) {
             (Some(table), _) if narrow || scoped.is_some() => {
                 table.resolve_files(&picked(&resolving), apart)
             }
@@ -958,6 +958,32 @@ pub fn index_repository_cached(
         )?;
         land_early(store, &mut batch, &mut phases, "diff")?;
         usage_touched.extend(linked.endpoints);
+        let stats = match stored_counts.filter(|_| narrow || scoped.is_some()) {
+            Some(old) => CodeCounts {
+                entities: old.entities + written.entities_delta,
+                edges: old.edges + linked.delta.edges,
+                unresolved: old.unresolved + linked.delta.unresolved,
+                ambiguous: old.ambiguous + linked.delta.ambiguous,
+            },
+            None => {
+                let count =
+                    |f: fn(&FileLinks) -> usize| links.values().map(f).sum::<usize>() as i64;
+                CodeCounts {
+                    entities: extracts
+                        .values()
+                        .map(|(_, e)| e.entities.len())
+                        .sum::<usize>() as i64,
+                    edges: count(|l| l.edges.len()),
+                    unresolved: count(|l| l.unresolved.len()),
+                    ambiguous: count(|l| l.ambiguous_count()),
+                }
+            }
+        };
+        // Usage reads the edges alone: the unresolved references, written
+        // and counted now, are not held through it.
+        for l in links.values_mut() {
+            l.unresolved = Box::default();
+        }
         phases.lap("diff");
         let usage_scope = match &scoped {
             Some(scope) => UsageScope::Around(scope),
@@ -986,27 +1012,6 @@ pub fn index_repository_cached(
             &deleted,
             &walked.files,
         );
-        let stats = match stored_counts.filter(|_| narrow || scoped.is_some()) {
-            Some(old) => CodeCounts {
-                entities: old.entities + written.entities_delta,
-                edges: old.edges + linked.delta.edges,
-                unresolved: old.unresolved + linked.delta.unresolved,
-                ambiguous: old.ambiguous + linked.delta.ambiguous,
-            },
-            None => {
-                let count =
-                    |f: fn(&FileLinks) -> usize| links.values().map(f).sum::<usize>() as i64;
-                CodeCounts {
-                    entities: extracts
-                        .values()
-                        .map(|(_, e)| e.entities.len())
-                        .sum::<usize>() as i64,
-                    edges: count(|l| l.edges.len()),
-                    unresolved: count(|l| l.unresolved.len()),
-                    ambiguous: count(|l| l.ambiguous_count()),
-                }
-            }
-        };
         batch.put_row(CodeStatsRow {
             graph: graph.into(),
             files: walked.files.len() as i64,
