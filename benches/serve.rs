@@ -274,6 +274,7 @@ fn main() {
 
     let ws = Workspace::open(&root, None, "code").unwrap();
     let mut runs = vec![];
+    let mut slowest = vec![];
     let mut phases: std::collections::BTreeMap<&'static str, Vec<f64>> = Default::default();
     for (i, file) in files.iter().step_by(step).take(EDITS).enumerate() {
         let path = root.join(file);
@@ -288,6 +289,13 @@ fn main() {
         for (k, v) in &s.phases_ms {
             phases.entry(*k).or_default().push(*v);
         }
+        slowest.push((
+            ms(t),
+            file.to_string(),
+            text.len(),
+            s.files_resolved,
+            s.phases_ms.clone(),
+        ));
     }
     println!(
         "saved edit → answer reflecting it ({} entities):",
@@ -310,4 +318,14 @@ fn main() {
         })
         .collect();
     println!("  index run phases, median ms: {}", medians.join(", "));
+    // What the tail is made of.
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for (run, file, bytes, resolved, phases) in slowest.iter().take(3) {
+        let phases: Vec<String> = phases.iter().map(|(k, v)| format!("{k} {v:.0}")).collect();
+        println!(
+            "  slow run {run:.0} ms: {file} ({} KiB, {resolved} files resolved): {}",
+            bytes / 1024,
+            phases.join(", ")
+        );
+    }
 }

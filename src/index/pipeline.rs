@@ -958,6 +958,7 @@ pub fn index_repository_cached(
         )?;
         land_early(store, &mut batch, &mut phases, "diff")?;
         usage_touched.extend(linked.endpoints);
+        let usage_tested = linked.tested;
         let stats = match stored_counts.filter(|_| narrow || scoped.is_some()) {
             Some(old) => CodeCounts {
                 entities: old.entities + written.entities_delta,
@@ -996,7 +997,7 @@ pub fn index_repository_cached(
             &mut batch,
             &links,
             &extracts,
-            usage_current.then_some(&usage_touched),
+            usage_current.then_some((&usage_touched, &usage_tested)),
             usage_scope,
         )?;
         land_early(store, &mut batch, &mut phases, "usage")?;

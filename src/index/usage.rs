@@ -10,10 +10,14 @@
 //! edges: a materialised view that a context reads with one row per entity.
 //!
 //! Only entities whose surroundings changed are recomputed: the endpoints
-//! of every edge a run adds or removes, and the containers of those (a
-//! container's coverage depends on its members' tests). Each is computed
-//! from the complete resolved edge set of the run, so an incremental run
-//! stores exactly what a full rebuild would (tests compare the two).
+//! of every edge a run adds or removes, and the containers of those whose
+//! `tests` edges in came or went (a container's coverage counts the
+//! members a test calls; nothing else of it depends on its members). Each
+//! is computed from the complete resolved edge set of the run, so an
+//! incremental run stores exactly what a full rebuild would (tests compare
+//! the two). A member added to or removed from a hub module makes its
+//! `contains` edge change, so the module is recomputed as an endpoint; its
+//! own container (a crate root that thousands of paths reference) is not.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -121,13 +125,15 @@ fn all_edges<'a>(links: &'a BTreeMap<String, FileLinks<'a>>) -> impl Iterator<It
 }
 
 /// Usage of every entity in `keys`, computed from all resolved edges.
-/// Containers of entities in `keys` are added first (see module docs), so
-/// the result may hold more entities than were asked for.
+/// The containers of those that `tested_changed` picks are added first
+/// (see module docs), so the result may hold more entities than were
+/// asked for.
 pub fn compute<'a>(
     links: &'a BTreeMap<String, FileLinks<'a>>,
     keys: impl IntoIterator<Item = &'a str>,
+    tested_changed: &dyn Fn(&str) -> bool,
 ) -> HashMap<&'a str, UsageOf<'a>> {
-    compute_from(|| all_edges(links), keys, true)
+    compute_from(|| all_edges(links), keys, tested_changed)
 }
 
 /// [`compute`] for `keys` alone, their containers not added: for a caller
@@ -138,7 +144,7 @@ pub fn compute_only<'a>(
     links: &'a BTreeMap<String, FileLinks<'a>>,
     keys: impl IntoIterator<Item = &'a str>,
 ) -> HashMap<&'a str, UsageOf<'a>> {
-    compute_from(|| all_edges(links), keys, false)
+    compute_from(|| all_edges(links), keys, &|_| false)
 }
 
 /// For a run that resolved only the files `resolved` (whose edges `links`
@@ -150,13 +156,15 @@ pub struct StoredAround {
     edges: BTreeMap<(String, String, String, String), f64>,
 }
 
-/// Read the [`StoredAround`] of `keys`.
+/// Read the [`StoredAround`] of `keys`, the containers of those that
+/// `tested_changed` picks among them.
 pub fn read_around(
     store: &Store,
     graph: &str,
     links: &BTreeMap<String, FileLinks<'_>>,
     resolved: &BTreeSet<String>,
     keys: &[&str],
+    tested_changed: &dyn Fn(&str) -> bool,
 ) -> Result<StoredAround, StoreError> {
     type Stored = BTreeMap<(String, String, String, String), f64>;
     let mut edges: Stored = BTreeMap::new();
@@ -180,15 +188,18 @@ pub fn read_around(
             .with("keys", str_list(keys.iter().copied()))
     };
     let fresh = || all_edges(links);
-    // The asked entities, then their containers, then the members of
-    // both and who tests those (what `compute_from` looks at).
+    // The asked entities, then the containers of those whose being tested
+    // changed, then the members of both and who tests those (what
+    // `compute_from` looks at).
     let asked: BTreeSet<&str> = keys.iter().copied().collect();
     read(&mut edges, queries::EDGES_TOUCHING, touching(&asked))?;
     let containers: BTreeSet<String> = edges
         .keys()
         .map(|(s, r, d, _)| (s.as_str(), r.as_str(), d.as_str()))
         .chain(fresh().map(|e| (e.src, e.rel, e.dst)))
-        .filter(|(s, r, d)| *r == CONTAINS && asked.contains(d) && !asked.contains(s))
+        .filter(|(s, r, d)| {
+            *r == CONTAINS && asked.contains(d) && tested_changed(d) && !asked.contains(s)
+        })
         .map(|(s, ..)| s.to_string())
         .collect();
     if !containers.is_empty() {
@@ -222,6 +233,7 @@ impl StoredAround {
         &'a self,
         links: &'a BTreeMap<String, FileLinks<'a>>,
         keys: impl IntoIterator<Item = &'a str>,
+        tested_changed: &dyn Fn(&str) -> bool,
     ) -> HashMap<&'a str, UsageOf<'a>> {
         compute_from(
             || {
@@ -237,24 +249,30 @@ impl StoredAround {
                     .chain(all_edges(links))
             },
             keys,
-            true,
+            tested_changed,
         )
     }
 }
 
+/// Usage of `keys`, and of the containers of those `tested_changed`
+/// picks.
 fn compute_from<'a, I: Iterator<Item = EdgeRef<'a>>>(
     all_edges: impl Fn() -> I,
     keys: impl IntoIterator<Item = &'a str>,
-    with_containers: bool,
+    tested_changed: &dyn Fn(&str) -> bool,
 ) -> HashMap<&'a str, UsageOf<'a>> {
     let mut wanted: HashSet<&str> = keys.into_iter().collect();
     if wanted.is_empty() {
         return HashMap::default();
     }
-    if with_containers {
-        let asked = wanted.clone();
+    let tested: HashSet<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|k| tested_changed(k))
+        .collect();
+    if !tested.is_empty() {
         for e in all_edges() {
-            if e.rel == CONTAINS && asked.contains(e.dst) {
+            if e.rel == CONTAINS && tested.contains(e.dst) {
                 wanted.insert(e.src);
             }
         }

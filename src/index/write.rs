@@ -12,6 +12,7 @@ use super::rust::{interface, names};
 use super::state::StoredFile;
 use super::usage;
 use super::walk::SourceFile;
+use crate::model::rel::name::TESTS;
 use crate::model::{Entity, FileContext, FileExtract};
 use crate::store::rows::{
     decode_rows, query_rows, Bytes, CodeEntityRow, CodeExtractRow, CodeFileEdgesRow, CodeFileRow,
@@ -315,6 +316,9 @@ pub(super) struct LinkDelta {
 pub(super) struct LinksWritten {
     /// Both ends of every edge added or removed.
     pub endpoints: BTreeSet<String>,
+    /// The targets of every `tests` edge added or removed: whether a test
+    /// calls them changed, so their containers' usage follows.
+    pub tested: BTreeSet<String>,
     pub delta: LinkDelta,
 }
 
@@ -333,6 +337,7 @@ pub(super) fn write_links(
     track: bool,
 ) -> Result<LinksWritten, StoreError> {
     let mut endpoints = BTreeSet::new();
+    let mut tested = BTreeSet::new();
     let mut delta = LinkDelta::default();
     let mut changed: Vec<&str> = deleted.iter().map(String::as_str).collect();
     for (path, digest) in digests {
@@ -341,7 +346,11 @@ pub(super) fn write_links(
         }
     }
     if changed.is_empty() {
-        return Ok(LinksWritten { endpoints, delta });
+        return Ok(LinksWritten {
+            endpoints,
+            tested,
+            delta,
+        });
     }
     // Stored rows of these origins, diffed against the new links: only
     // what changed is deleted or written. A database being built holds
@@ -389,6 +398,9 @@ pub(super) fn write_links(
             if track {
                 endpoints.insert(src.to_string());
                 endpoints.insert(dst.to_string());
+                if *rel == TESTS {
+                    tested.insert(dst.to_string());
+                }
             }
             batch.put_row(EdgeRow {
                 graph: graph.into(),
@@ -451,6 +463,9 @@ pub(super) fn write_links(
         for (src, rel, dst) in old.into_keys() {
             endpoints.insert(src.clone());
             endpoints.insert(dst.clone());
+            if rel == TESTS {
+                tested.insert(dst.clone());
+            }
             batch.delete_key::<EdgeRow>(vec![
                 graph.into(),
                 src.into(),
@@ -463,7 +478,11 @@ pub(super) fn write_links(
     for (origin, src) in old_unresolved.into_keys() {
         batch.delete_key::<CodeUnresolvedRow>(vec![graph.into(), origin.into(), src.into()]);
     }
-    Ok(LinksWritten { endpoints, delta })
+    Ok(LinksWritten {
+        endpoints,
+        tested,
+        delta,
+    })
 }
 
 /// The stored edges of some files, by file: `(src, rel, dst)` → weight.
@@ -528,21 +547,25 @@ pub(super) enum UsageScope<'r> {
 }
 
 /// Bring `code_usage` up to date (see [`usage`]): recompute the entities
-/// whose surroundings changed — `touched`, or every entity when `None`
-/// (no rows yet, or rows of another version) — and write the rows that
-/// differ from the stored ones.
+/// whose surroundings changed — `touched` (the entities, and those of them
+/// whose being tested changed), or every entity when `None` (no rows yet,
+/// or rows of another version) — and write the rows that differ from the
+/// stored ones.
 pub(super) fn write_usage(
     store: &Store,
     graph: &str,
     batch: &mut Batch,
     links: &BTreeMap<String, FileLinks>,
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
-    touched: Option<&BTreeSet<String>>,
+    touched: Option<(&BTreeSet<String>, &BTreeSet<String>)>,
     scope: UsageScope,
 ) -> Result<(), StoreError> {
-    if touched.is_some_and(|t| t.is_empty()) {
+    if touched.is_some_and(|(t, _)| t.is_empty()) {
         return Ok(());
     }
+    // The containers of these come with them; when every entity of the
+    // scope is recomputed, of every one.
+    let tested_changed = |key: &str| touched.is_none_or(|(_, tested)| tested.contains(key));
     // The entities whose facts (kind, file, test flag) this run knows:
     // every file's, or in a narrow run those of the files it resolved
     // (any other entity keeps the facts its stored row has).
@@ -557,7 +580,7 @@ pub(super) fn write_usage(
     // Every entity, of every file: the containers of each are among them.
     let all = touched.is_none() && matches!(scope, UsageScope::AllLinks);
     let touched: Vec<&str> = match touched {
-        Some(t) => t.iter().map(String::as_str).collect(),
+        Some((t, _)) => t.iter().map(String::as_str).collect(),
         None => {
             batch.put_row(CodeUsageVersionRow {
                 graph: graph.into(),
@@ -568,9 +591,14 @@ pub(super) fn write_usage(
     };
     let around = match &scope {
         UsageScope::AllLinks => None,
-        UsageScope::Around(resolved) => {
-            Some(usage::read_around(store, graph, links, resolved, &touched)?)
-        }
+        UsageScope::Around(resolved) => Some(usage::read_around(
+            store,
+            graph,
+            links,
+            resolved,
+            &touched,
+            &tested_changed,
+        )?),
     };
     // A chunk of entities at a time: a cold run's usage of every entity,
     // outgoing edges included, held at once was a large tree's peak of
@@ -583,8 +611,8 @@ pub(super) fn write_usage(
             // Every entity is in some chunk: containers need not come
             // with their members' chunk.
             (None, true) => usage::compute_only(links, chunk.iter().copied()),
-            (None, false) => usage::compute(links, chunk.iter().copied()),
-            (Some(around), _) => around.compute(links, chunk.iter().copied()),
+            (None, false) => usage::compute(links, chunk.iter().copied(), &tested_changed),
+            (Some(around), _) => around.compute(links, chunk.iter().copied(), &tested_changed),
         };
         // The containers of a chunk's entities come with it; one that an
         // earlier chunk brought is written already (each key is put or
