@@ -278,8 +278,16 @@ pub(super) fn write_entities(
                     written.content_changed.insert(e.key.to_string());
                 }
             }
-            batch.put_row(now.0);
-            batch.put_row(now.1);
+            // Each row only if it changed: lines moved by an edit above
+            // an entity change its entity row, not its node (a large
+            // file's body edit moves thousands).
+            let (node, entity) = now;
+            if before.as_ref().is_none_or(|b| b.0 != node) {
+                batch.put_row(node);
+            }
+            if before.as_ref().is_none_or(|b| b.1 != entity) {
+                batch.put_row(entity);
+            }
             store.land_when_full(batch)?;
         }
     }
