@@ -176,23 +176,27 @@ pub fn occurrences(line: &str, word: &str) -> Vec<(u32, u32)> {
 
 /// The span of an entity's first line (the name is searched there).
 fn decl_span(e: &EntityRow, text: Option<&str>) -> Span {
+    let line0 = (e.start_line.max(1) - 1) as usize;
+    decl_span_from(e, text.map(|t| t.lines().skip(line0)))
+}
+
+/// [`decl_span`] given the file's lines from the entity's first line on
+/// (`None` when the file cannot be read): for the entities of one file,
+/// whose lines are split once instead of skipped to for each.
+fn decl_span_from<'t>(e: &EntityRow, lines: Option<impl Iterator<Item = &'t str>>) -> Span {
     let line0 = (e.start_line.max(1) - 1) as u32;
     let end0 = (e.end_line.max(e.start_line).max(1) - 1) as u32;
-    if let Some(text) = text {
+    if let Some(lines) = lines {
         // The name on the first line of the entity that has it (attributes
         // and doc comments may come first).
-        for (i, l) in text
-            .lines()
-            .enumerate()
-            .skip(line0 as usize)
-            .take((end0 - line0 + 1).min(20) as usize)
-        {
+        for (i, l) in lines.take((end0 - line0 + 1).min(20) as usize).enumerate() {
             if let Some((c0, c1)) = occurrences(l, &e.name).first() {
+                let line = line0 + i as u32;
                 return Span {
                     file: e.file.clone(),
-                    start_line: i as u32,
+                    start_line: line,
                     start_col: *c0,
-                    end_line: i as u32,
+                    end_line: line,
                     end_col: *c1,
                 };
             }
@@ -348,9 +352,16 @@ impl Workspace {
     /// the file once.
     pub fn declaration_spans(&self, file: &str, entities: &[EntityRow]) -> Vec<Span> {
         let text = std::fs::read_to_string(self.absolute(file)).ok();
+        let lines: Option<Vec<&str>> = text.as_deref().map(|t| t.lines().collect());
         entities
             .iter()
-            .map(|e| decl_span(e, text.as_deref()))
+            .map(|e| {
+                let line0 = (e.start_line.max(1) - 1) as usize;
+                let from = lines
+                    .as_deref()
+                    .map(|l| l.get(line0..).unwrap_or_default().iter().copied());
+                decl_span_from(e, from)
+            })
             .collect()
     }
 
