@@ -32,8 +32,33 @@ pub fn pack(bytes: &[u8]) -> Vec<u8> {
 
 /// What [`pack`] compressed; `None` when `bytes` is not a zstd frame (a
 /// blob from before they were compressed, or damaged).
+///
+/// Decompressed by this thread's decompressor: a new one allocates and
+/// clears its window (about 130 KB) for every blob, and a run that loads
+/// every file's interface decompresses thousands. [`pack`]'s frames say
+/// how large they decompress to; a frame that does not (or claims more
+/// than any blob is) is streamed.
 pub fn unpack(bytes: &[u8]) -> Option<Vec<u8>> {
-    zstd::stream::decode_all(bytes).ok()
+    /// No stored blob comes near this: a larger claim is damage.
+    const LARGEST: u64 = 1 << 30;
+    thread_local! {
+        static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let size = match zstd::zstd_safe::get_frame_content_size(bytes) {
+        Ok(Some(size)) if size <= LARGEST => size as usize,
+        _ => return zstd::stream::decode_all(bytes).ok(),
+    };
+    let bulk = DECOMPRESSOR.with_borrow_mut(|slot| {
+        if slot.is_none() {
+            *slot = zstd::bulk::Decompressor::new().ok();
+        }
+        let out = slot.as_mut()?.decompress(bytes, size).ok()?;
+        (out.len() == size).then_some(out)
+    });
+    // Anything the one-shot path refuses (several frames, damage) gets
+    // the streaming decoder's answer.
+    bulk.or_else(|| zstd::stream::decode_all(bytes).ok())
 }
 
 /// Text below this many bytes is stored as it is: a zstd frame's own
@@ -86,5 +111,30 @@ mod tests {
         damaged.truncate(packed.len() / 2);
         assert!(unpack_text(&damaged).is_none());
         assert!(unpack_text(&[0xff, 0xfe]).is_none());
+    }
+
+    #[test]
+    fn blobs_round_trip_through_one_thread_s_decompressor() {
+        let blobs: Vec<Vec<u8>> = (0..20)
+            .map(|i| {
+                format!("entity {i} of src/lib.rs ")
+                    .repeat(i * 40)
+                    .into_bytes()
+            })
+            .collect();
+        for blob in &blobs {
+            assert_eq!(unpack(&pack(blob)).as_deref(), Some(blob.as_slice()));
+        }
+        // Two frames back to back, and a frame without its size (as a
+        // streaming encoder writes it), still decompress whole.
+        let (a, b) = (pack(&blobs[3]), pack(&blobs[5]));
+        let both: Vec<u8> = a.iter().chain(&b).copied().collect();
+        let whole: Vec<u8> = blobs[3].iter().chain(&blobs[5]).copied().collect();
+        assert_eq!(unpack(&both), Some(whole));
+        let streamed = zstd::stream::encode_all(&blobs[7][..], 1).unwrap();
+        assert_eq!(unpack(&streamed).as_deref(), Some(blobs[7].as_slice()));
+        let mut cut = pack(&blobs[9]);
+        cut.truncate(cut.len() - 3);
+        assert_eq!(unpack(&cut), None);
     }
 }
