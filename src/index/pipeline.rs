@@ -801,6 +801,7 @@ pub fn index_repository_cached(
             &replaced,
             &deleted,
             &extracts,
+            &old_interfaces,
             text_current || usage_current,
         )?;
         land_early(store, &mut batch, &mut phases, "diff")?;

@@ -198,6 +198,13 @@ pub(super) struct EntitiesWritten {
 /// at a time, so a first index never holds every entity's rows at once;
 /// the changed sets are collected only when `track` asks for them (a run
 /// that rewrites the text and usage rows of every entity reads neither).
+///
+/// What is stored for a file whose stored interface is in `before` is
+/// made from it: a file's entity rows and its interface are written
+/// together, from the same extract (see [`entity_rows`]), so they are
+/// the rows the store holds without reading them (on a large generated
+/// file, reading them back was most of a save's diff). The other files'
+/// rows (deleted files, files with no readable interface) are read.
 pub(super) fn write_entities(
     store: &Store,
     graph: &str,
@@ -205,12 +212,14 @@ pub(super) fn write_entities(
     replaced: &BTreeSet<String>,
     deleted: &[String],
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+    before: &BTreeMap<String, FileExtract>,
     track: bool,
 ) -> Result<EntitiesWritten, StoreError> {
     let files: Vec<&str> = replaced
         .iter()
         .map(String::as_str)
         .chain(deleted.iter().map(String::as_str))
+        .filter(|p| !before.contains_key(*p))
         .collect();
     // A database being built holds no entities yet.
     let stored_rows = match files.is_empty() || store.is_building() {
@@ -229,6 +238,20 @@ pub(super) fn write_entities(
     if let Some(rows) = &stored_rows {
         for r in decode_rows::<EntityRowsInFiles>(rows)? {
             old.insert(r.id.to_string(), stored_entity_rows(graph, r));
+        }
+    }
+    if !store.is_building() {
+        for path in replaced.iter().chain(deleted) {
+            let Some(ex) = before.get(path) else {
+                continue;
+            };
+            // A key declared twice holds the rows put last.
+            for e in &ex.entities {
+                old.insert(
+                    e.key.to_string(),
+                    entity_rows(graph, &ex.context.crate_name, e),
+                );
+            }
         }
     }
     let mut written = EntitiesWritten {
