@@ -38,7 +38,7 @@ use super::walk::{self, SourceFile};
 use super::write::{
     put_extract, put_names, write_entities, write_files, write_links, write_usage, UsageScope,
 };
-use crate::model::{FileContext, FileExtract, ParseStatus};
+use crate::model::{Entity, FileContext, FileExtract, ParseStatus};
 use crate::store::rows::{decode_first, query_rows, CodeStatsRow};
 use crate::store::{queries, Batch, Params, Store, StoreError};
 
@@ -325,7 +325,19 @@ impl InterfaceCache {
         Ok(())
     }
 
-    /// Files held.
+    /// The entities of the file at `path` as the store holds them (its
+    /// rows are written from the same extract as its interface), when the
+    /// interfaces held are of `graph` at `seq` and hold that file. A
+    /// server answers from them instead of joining rows per entity.
+    pub fn entities_of(&self, graph: &str, seq: i64, path: &str) -> Option<&[Entity]> {
+        if self.graph != graph || self.seq != seq || seq == 0 {
+            return None;
+        }
+        self.interfaces
+            .get(path)
+            .map(|(_, ex)| ex.entities.as_slice())
+    }
+
     /// Tell the next run what a file watch saw change since the last run
     /// checked its walk: it looks at those paths instead of `stat`-ing
     /// every file and directory. Only for a watch that lost nothing since

@@ -37,6 +37,7 @@ pub mod registry;
 pub mod tools;
 pub mod watch;
 
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -185,6 +186,41 @@ impl Workspace {
         }
         self.finish_run();
         Ok(Refresh::Done(Box::new(result?)))
+    }
+
+    /// The entities of the file at `rel` from the interfaces this server
+    /// holds, in source order, as the store would list them: `None` while
+    /// a run holds them, or when they are not the store's now (no run in
+    /// this process yet, another writer since, a file not held).
+    pub fn held_entities_of(&self, rel: &str) -> Result<Option<Vec<EntityRow>>, ServeError> {
+        let Ok(cache) = self.refreshing.try_lock() else {
+            return Ok(None);
+        };
+        let seq = self.seq()?;
+        let Some(entities) = cache.entities_of(&self.graph, seq, rel) else {
+            return Ok(None);
+        };
+        // One row per key, as stored: a key declared twice holds the
+        // values put last.
+        let mut rows: BTreeMap<&str, EntityRow> = BTreeMap::new();
+        for e in entities {
+            rows.insert(
+                e.key.as_ref(),
+                EntityRow {
+                    key: e.key.to_string(),
+                    kind: e.kind.as_str().to_string(),
+                    name: e.name.clone(),
+                    file: e.file.to_string(),
+                    start_line: e.start_line as i64,
+                    end_line: e.end_line as i64,
+                    visibility: e.visibility.as_str().to_string(),
+                    is_test: e.is_test,
+                },
+            );
+        }
+        let mut rows: Vec<EntityRow> = rows.into_values().collect();
+        rows.sort_by(|a, b| (a.start_line, &a.key).cmp(&(b.start_line, &b.key)));
+        Ok(Some(rows))
     }
 
     /// Read what the next run after a save needs (every interface, the

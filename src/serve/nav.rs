@@ -225,8 +225,19 @@ pub fn full_span(e: &EntityRow) -> Span {
 }
 
 impl Workspace {
-    /// Entities declared in a file, in source order.
+    /// Entities declared in a file, in source order: from the interfaces
+    /// this server holds when they are the store's (a large generated
+    /// file's thousands of rows are not joined again after every save),
+    /// else from the store.
     pub fn entities_in_file(&self, rel: &str) -> Result<Vec<EntityRow>, ServeError> {
+        if let Some(held) = self.held_entities_of(rel)? {
+            return Ok(held);
+        }
+        self.stored_entities_in_file(rel)
+    }
+
+    /// [`Workspace::entities_in_file`] read from the store.
+    pub fn stored_entities_in_file(&self, rel: &str) -> Result<Vec<EntityRow>, ServeError> {
         let rows = self.store.read(
             queries::SERVE_ENTITIES_IN_FILE,
             Params::new()

@@ -265,6 +265,82 @@ fn edits_and_deletions_are_picked_up_by_refresh() {
         .is_empty());
 }
 
+/// A server lists a file's entities from the interfaces it holds, not by
+/// joining rows: they are the store's rows, in the store's order, after
+/// every kind of edit; once another process wrote the index they are not
+/// used until the server's next run.
+#[test]
+fn a_file_s_entities_as_the_server_holds_them_are_the_store_s() {
+    let (d, ws) = shapes();
+    let files = [
+        "src/lib.rs",
+        "src/render.rs",
+        "src/util.rs",
+        "src/geometry/mod.rs",
+        POINT,
+        "src/extra.rs",
+    ];
+    let same_as_stored = |ws: &Workspace| {
+        for f in files {
+            assert_eq!(
+                ws.entities_in_file(f).unwrap(),
+                ws.stored_entities_in_file(f).unwrap(),
+                "{f}"
+            );
+        }
+        assert!(ws.held_entities_of(POINT).unwrap().is_some());
+    };
+    same_as_stored(&ws);
+    let edit = |rel: &str, f: &dyn Fn(String) -> String| {
+        let path = d.path().join(rel);
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        std::fs::write(&path, f(text)).unwrap();
+        assert!(matches!(ws.refresh(false).unwrap(), Refresh::Done(_)));
+    };
+    // Every entity's lines move.
+    edit(POINT, &|t| format!("// moved\n\n{t}"));
+    same_as_stored(&ws);
+    // An entity appears, one goes, a doc comment changes.
+    edit("src/util.rs", &|t| {
+        let t = t.replace("pub static MAX_SCALE: f64 = 100.0;", "");
+        let t = t.replace("/// Keep scale factors", "/// Keep the scale factors");
+        format!("{t}\npub const MAX_SCALE: f64 = 100.0;\npub fn added_here() {{}}\n")
+    });
+    same_as_stored(&ws);
+    // A new file, and a module declaration for it.
+    edit("src/extra.rs", &|_| {
+        "pub struct Extra;\nimpl Extra {\n    pub fn new() -> Extra { Extra }\n}\n".into()
+    });
+    edit("src/lib.rs", &|t| format!("{t}\npub mod extra;\n"));
+    same_as_stored(&ws);
+    assert!(!ws.entities_in_file("src/extra.rs").unwrap().is_empty());
+    // Another writer: what the server holds is not the store's now.
+    edit_outside(d.path(), "src/extra.rs", "pub struct Other;\n");
+    let out = std::process::Command::new(BIN)
+        .args(["index"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(ws.held_entities_of("src/extra.rs").unwrap().is_none());
+    let listed = ws.entities_in_file("src/extra.rs").unwrap();
+    assert!(listed.iter().any(|e| e.name == "Other"), "{listed:?}");
+    // The server's next run finds the index current and holds nothing
+    // new; warming reads what it holds from the store.
+    assert!(matches!(ws.refresh(false).unwrap(), Refresh::Done(_)));
+    assert!(ws.held_entities_of("src/extra.rs").unwrap().is_none());
+    ws.warm().unwrap();
+    same_as_stored(&ws);
+}
+
+fn edit_outside(root: &Path, rel: &str, text: &str) {
+    std::fs::write(root.join(rel), text).unwrap();
+}
+
 /// One writer at a time: while another holder has the write lock, a
 /// server's refresh reports busy and answers go on from the committed
 /// state; a CLI `index --no-wait` fails with "index busy"; once the lock is
