@@ -36,7 +36,8 @@ use super::state::{
 use super::usage;
 use super::walk::{self, SourceFile};
 use super::write::{
-    put_extract, put_names, write_entities, write_files, write_links, write_usage, UsageScope,
+    put_extract, put_names, write_entities, write_files, write_links, write_usage,
+    ExtractsNowAndBefore, UsageScope,
 };
 use crate::model::{Entity, FileContext, FileExtract, ParseStatus};
 use crate::store::rows::{decode_first, query_rows, CodeStatsRow};
@@ -812,8 +813,10 @@ pub fn index_repository_cached(
             &mut batch,
             &replaced,
             &deleted,
-            &extracts,
-            &old_interfaces,
+            ExtractsNowAndBefore {
+                now: &extracts,
+                before: &old_interfaces,
+            },
             text_current || usage_current,
         )?;
         land_early(store, &mut batch, &mut phases, "diff")?;

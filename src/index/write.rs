@@ -192,6 +192,14 @@ pub(super) struct EntitiesWritten {
     pub entities_delta: i64,
 }
 
+/// The extracts of a run, and the stored interfaces of the files parsed
+/// now as the last run left them.
+#[derive(Clone, Copy)]
+pub(super) struct ExtractsNowAndBefore<'a> {
+    pub now: &'a BTreeMap<String, (FileContext, FileExtract)>,
+    pub before: &'a BTreeMap<String, FileExtract>,
+}
+
 /// Write the entities of re-parsed, skipped and deleted files: only the
 /// rows that differ from what is stored (an edit to one function rewrites
 /// that function's rows, not its file's). Rows are made and staged a file
@@ -211,10 +219,13 @@ pub(super) fn write_entities(
     batch: &mut Batch,
     replaced: &BTreeSet<String>,
     deleted: &[String],
-    extracts: &BTreeMap<String, (FileContext, FileExtract)>,
-    before: &BTreeMap<String, FileExtract>,
+    extracts: ExtractsNowAndBefore<'_>,
     track: bool,
 ) -> Result<EntitiesWritten, StoreError> {
+    let ExtractsNowAndBefore {
+        now: extracts,
+        before,
+    } = extracts;
     let files: Vec<&str> = replaced
         .iter()
         .map(String::as_str)
