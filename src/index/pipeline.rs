@@ -21,11 +21,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::rust::held_trees::HeldTrees;
 use super::rust::resolve::{self, FileLinks, ResidentTable};
 use super::rust::RustExtractor;
 use super::rust::{interface, names};
@@ -187,6 +189,9 @@ pub struct InterfaceCache {
     /// What a file watch saw since `walk` was checked, handed in by a
     /// server for the next run only ([`InterfaceCache::watched`]).
     watched: Option<walk::WatchedChanges>,
+    /// The syntax trees of the files open in a server's editor, shared
+    /// with the server ([`InterfaceCache::with_trees`]).
+    trees: Option<Arc<HeldTrees>>,
 }
 
 /// Valid for the graph and `seq` they were taken at, like the interfaces,
@@ -282,6 +287,13 @@ impl InterfaceCache {
             keep_table: true,
             ..InterfaceCache::default()
         }
+    }
+
+    /// Parse the files `trees` wants from the trees it holds of them
+    /// (see [`HeldTrees`]), and hold their new trees there.
+    pub fn with_trees(mut self, trees: Arc<HeldTrees>) -> InterfaceCache {
+        self.trees = Some(trees);
+        self
     }
 
     /// Fill a server's cache from the store after a run that changed
@@ -427,6 +439,9 @@ pub fn index_repository_cached(
     // The contexts the last run in this process settled (a hint: a wrong
     // one is corrected by `settle_contexts`, as a guessed one is).
     let held_contexts = &cache.interfaces;
+    // The syntax trees a server holds: files open in an editor parse
+    // incrementally.
+    let trees = cache.trees.as_deref();
     // The same files as the stored rows describe, as this process's last
     // run left them, and a watch that reported every change since: a file
     // it did not report is as that run found it (skipped ones are tried
@@ -477,6 +492,7 @@ pub fn index_repository_cached(
                 opts.max_file_bytes,
                 &layout_digest,
                 opts.text_index,
+                trees,
             );
             (o, false)
         };
@@ -1327,6 +1343,7 @@ fn examine(
     max_bytes: u64,
     layout_digest: &str,
     with_words: bool,
+    trees: Option<&HeldTrees>,
 ) -> Outcome {
     if file.bytes > max_bytes {
         return Outcome::Skipped(format!(
@@ -1362,7 +1379,10 @@ fn examine(
             )),
         ),
     };
-    let mut extract = Box::new(extractor.extract(&file.ctx, &text));
+    let mut extract = Box::new(match trees {
+        Some(trees) => trees.extract(extractor, &file.ctx, &text),
+        None => extractor.extract(&file.ctx, &text),
+    });
     let words = with_words.then(|| super::text::FileWords::of(&file.ctx.path, &text));
     let stored = interface::encode(&extract);
     let names = names::encode(&names::mentioned(&extract));
@@ -1524,7 +1544,7 @@ fn settle_contexts<'w>(
         let outcomes: Vec<Outcome> = chunk
             .par_iter()
             .map_init(RustExtractor::new, |x, f| {
-                examine(x, f, None, max_bytes, layout_digest, false)
+                examine(x, f, None, max_bytes, layout_digest, false, None)
             })
             .collect();
         for (file, outcome) in chunk.iter().zip(outcomes) {
@@ -1583,6 +1603,7 @@ fn reparse_files<'f>(
             opts.max_file_bytes,
             layout_digest,
             false,
+            None,
         ) {
             let body = stored.body.clone();
             put_extract(batch, graph, &file.ctx.path, stored, names);

@@ -492,11 +492,18 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let held = self.rel(&params.text_document.uri).ok();
         if let Ok(mut docs) = self.docs.lock() {
             docs.insert(
                 params.text_document.uri.as_str().to_string(),
                 params.text_document.text,
             );
+        }
+        // Its tree, parsed off the request path: its saves parse
+        // incrementally.
+        if let (Some(rel), Ok(s)) = (held, self.served()) {
+            let ws = s.ws.clone();
+            tokio::task::spawn_blocking(move || ws.hold_tree(&rel));
         }
     }
 
@@ -522,6 +529,9 @@ impl LanguageServer for Backend {
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         if let Ok(mut docs) = self.docs.lock() {
             docs.remove(params.text_document.uri.as_str());
+        }
+        if let (Ok(rel), Ok(s)) = (self.rel(&params.text_document.uri), self.served()) {
+            s.ws.release_tree(&rel);
         }
     }
 

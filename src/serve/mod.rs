@@ -44,6 +44,8 @@ use std::time::Duration;
 
 use crate::emit::ContextError;
 use crate::graph::EntityRow;
+use crate::index::rust::held_trees::HeldTrees;
+use crate::index::rust::RustExtractor;
 use crate::index::{
     index_repository, index_repository_cached, IndexError, IndexOptions, IndexSummary,
     InterfaceCache,
@@ -94,6 +96,8 @@ pub struct Workspace {
     /// holds the interfaces the last run left (see [`InterfaceCache`]), so
     /// a run after a save does not read every file's from the store.
     refreshing: Mutex<InterfaceCache>,
+    /// Syntax trees of the files open in the editor (also in `refreshing`).
+    trees: Arc<HeldTrees>,
     progress: Mutex<Progress>,
     progressed: Condvar,
     /// `workspace/symbol` table, valid for the graph seq it was read at.
@@ -120,12 +124,14 @@ impl Workspace {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
         let location = location.unwrap_or_else(|| Location::default_for(&root));
         let store = Store::open(&location)?;
+        let trees = Arc::new(HeldTrees::default());
         let ws = Workspace {
             root,
             graph: graph.to_string(),
             store,
             counter: TokenCounter::new(Encoding::O200k),
-            refreshing: Mutex::new(InterfaceCache::with_symbol_table()),
+            refreshing: Mutex::new(InterfaceCache::with_symbol_table().with_trees(trees.clone())),
+            trees,
             progress: Mutex::new(Progress::default()),
             progressed: Condvar::new(),
             symbols: Mutex::new(None),
@@ -221,6 +227,30 @@ impl Workspace {
         let mut rows: Vec<EntityRow> = rows.into_values().collect();
         rows.sort_by(|a, b| (a.start_line, &a.key).cmp(&(b.start_line, &b.key)));
         Ok(Some(rows))
+    }
+
+    /// The editor opened the file at `rel`: hold its syntax tree from now
+    /// on, so that the run after each save parses it incrementally (see
+    /// [`HeldTrees`]). Parses it now (the caller runs this off the request
+    /// path).
+    pub fn hold_tree(&self, rel: &str) {
+        if !rel.ends_with(".rs") {
+            return;
+        }
+        self.trees.want(rel);
+        if let Ok(text) = std::fs::read_to_string(self.absolute(rel)) {
+            self.trees.parse_now(&mut RustExtractor::new(), rel, &text);
+        }
+    }
+
+    /// The editor closed the file at `rel`: its tree is not held any more.
+    pub fn release_tree(&self, rel: &str) {
+        self.trees.release(rel);
+    }
+
+    /// Whether the syntax tree of the file at `rel` is held.
+    pub fn holds_tree(&self, rel: &str) -> bool {
+        self.trees.holds(rel)
     }
 
     /// Read what the next run after a save needs (every interface, the

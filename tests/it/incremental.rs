@@ -305,7 +305,15 @@ proptest! {
         // Most runs keep the interfaces and the symbol table between runs
         // as a server does; every third is another process's, which the
         // cache must notice.
-        let mut cache = graphctx::index::InterfaceCache::with_symbol_table();
+        // And the syntax tree of every file there at the start, as a
+        // server holds the files open in an editor: those parse
+        // incrementally from the second run on.
+        let trees = std::sync::Arc::new(graphctx::index::rust::held_trees::HeldTrees::default());
+        for f in rust_files(tree.path()) {
+            let rel = f.strip_prefix(tree.path()).unwrap().to_string_lossy().replace('\\', "/");
+            trees.want(&rel);
+        }
+        let mut cache = graphctx::index::InterfaceCache::with_symbol_table().with_trees(trees.clone());
         let mut run = |step: usize| {
             if step % 3 == 2 {
                 index(&store, tree.path());
@@ -314,7 +322,7 @@ proptest! {
                 // current index: its first run changes nothing, and its
                 // cache is read ahead of the next save.
                 index(&store, tree.path());
-                let mut fresh_cache = graphctx::index::InterfaceCache::with_symbol_table();
+                let mut fresh_cache = graphctx::index::InterfaceCache::with_symbol_table().with_trees(trees.clone());
                 let first = server_run(&store, tree.path(), &mut fresh_cache);
                 assert_eq!(first.rows_written, 0);
                 assert!(fresh_cache.is_empty());
@@ -336,6 +344,7 @@ proptest! {
             apply(tree.path(), edit, &pool);
             settle_tree(tree.path(), settled(step as u64 + 1));
             run(step + 1);
+            prop_assert!(trees.bytes() > 0);
             let (fresh, _) = index_fresh(tree.path());
             let (a, b) = (dump(&store), dump(&fresh));
             for ((name, rows_a), (_, rows_b)) in a.iter().zip(b.iter()) {

@@ -337,6 +337,34 @@ fn a_file_s_entities_as_the_server_holds_them_are_the_store_s() {
     same_as_stored(&ws);
 }
 
+/// A file the editor opened keeps its syntax tree in the server, updated
+/// by each run that parses it again, until the editor closes it.
+#[test]
+fn a_file_open_in_the_editor_keeps_its_tree_until_closed() {
+    let (d, ws) = shapes();
+    ws.hold_tree(POINT);
+    ws.hold_tree("Cargo.toml");
+    assert!(ws.holds_tree(POINT));
+    assert!(!ws.holds_tree("Cargo.toml"));
+    let path = d.path().join(POINT);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        format!("// moved\n{text}\npub fn opened_and_saved() {{}}\n"),
+    )
+    .unwrap();
+    assert!(matches!(ws.refresh(false).unwrap(), Refresh::Done(_)));
+    assert!(ws.holds_tree(POINT));
+    let listed = ws.entities_in_file(POINT).unwrap();
+    assert!(
+        listed.iter().any(|e| e.name == "opened_and_saved"),
+        "{listed:?}"
+    );
+    assert_eq!(listed, ws.stored_entities_in_file(POINT).unwrap());
+    ws.release_tree(POINT);
+    assert!(!ws.holds_tree(POINT));
+}
+
 fn edit_outside(root: &Path, rel: &str, text: &str) {
     std::fs::write(root.join(rel), text).unwrap();
 }

@@ -28,7 +28,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use tree_sitter::{Language, Node, Parser, TreeCursor};
+use tree_sitter::{Language, Node, Parser, Tree, TreeCursor};
 
 use crate::index::keys::{self, KeyAllocator};
 use crate::model::{
@@ -65,14 +65,25 @@ impl RustExtractor {
 
     /// Parse `source` once and extract everything from that one tree.
     pub fn extract(&mut self, ctx: &FileContext, source: &str) -> FileExtract {
-        let tables = tables();
-        let Some(tree) = self.parser.parse(source, None) else {
+        let Some(tree) = self.parse(source, None) else {
             // Only happens when parsing is cancelled or times out, which we
             // never request; still, degrade to the bare module entity.
-            let mut w = Walker::new(ctx, source, tables, None);
+            let mut w = Walker::new(ctx, source, tables(), None);
             w.push_file_module();
             return w.finish(1);
         };
+        self.extract_tree(ctx, source, &tree)
+    }
+
+    /// Parse `source`, reusing `old` (the tree of the text before, edited
+    /// to where the text changed) when given: see [`super::held_trees`].
+    pub fn parse(&mut self, source: &str, old: Option<&Tree>) -> Option<Tree> {
+        self.parser.parse(source, old)
+    }
+
+    /// Extract everything from `tree`, the parse of `source`.
+    pub fn extract_tree(&mut self, ctx: &FileContext, source: &str, tree: &Tree) -> FileExtract {
+        let tables = tables();
         let root = tree.root_node();
         let errors = count_errors(root);
         let mut w = Walker::new(ctx, source, tables, Some(root.walk()));
