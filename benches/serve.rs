@@ -17,6 +17,10 @@
 //! - the same from a saved body edit (a comment line on top of the file:
 //!   every symbol moves a line, no interface changes).
 //!
+//! As an editor saves, each file is opened (`didOpen`) and edited for a
+//! moment before it is saved, and closed after the answer; the in-process
+//! runs are measured with the file open and not.
+//!
 //! Run: `cargo bench --bench serve` (optional arguments: crate names, or
 //! `registry` for every crate under ~/.cargo/registry/src as one tree —
 //! the large-monorepo case, thousands of files).
@@ -229,13 +233,32 @@ fn main() {
         starts(&r["result"], &mut lines);
         lines
     };
+    // As an editor saves: the file was opened first, and edited for a
+    // while (the server parses an opened file off the request path, and
+    // parses its saves from that tree); it is closed after the answer.
+    let open = |lsp: &mut Rpc, path: &Path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        lsp.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri(path), "languageId": "rust", "version": 1, "text": text}}),
+        );
+    };
+    let close = |lsp: &mut Rpc, path: &Path| {
+        lsp.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri(path)}}),
+        );
+    };
+    const EDITING: Duration = Duration::from_millis(200);
     // One save first: the server's first run after its start reads every
     // interface and builds the symbol table, which later saves reuse.
     let (mut save_to_answer, mut body_to_answer) = (vec![], vec![]);
     for (i, file) in files.iter().step_by(step).take(EDITS + 1).enumerate() {
         let path = root.join(file);
+        open(&mut lsp, &path);
         let before = symbols(&mut lsp, &path);
         let text = std::fs::read_to_string(&path).unwrap();
+        std::thread::sleep(EDITING);
         let t = Instant::now();
         std::fs::write(&path, format!("// graphctx bench save {i}\n{text}")).unwrap();
         lsp.notify(
@@ -247,12 +270,15 @@ fn main() {
         if i > 0 {
             body_to_answer.push(ms(t));
         }
+        close(&mut lsp, &path);
     }
     for (i, file) in files.iter().step_by(step).take(EDITS).enumerate() {
         let path = root.join(file);
         let name = format!("graphctx_bench_saved_{i}");
+        open(&mut lsp, &path);
         let mut text = std::fs::read_to_string(&path).unwrap();
         text.push_str(&format!("\npub fn {name}() {{}}\n"));
+        std::thread::sleep(EDITING);
         let t = Instant::now();
         std::fs::write(&path, &text).unwrap();
         lsp.notify(
@@ -269,6 +295,7 @@ fn main() {
             }
         }
         save_to_answer.push(ms(t));
+        close(&mut lsp, &path);
     }
     lsp.request("shutdown", Value::Null);
     lsp.notify("exit", Value::Null);
@@ -305,6 +332,21 @@ fn main() {
             s.phases_ms.clone(),
         ));
     }
+    // The same, each file open in the editor (its tree held) first.
+    let mut runs_open = vec![];
+    for (i, file) in files.iter().step_by(step).take(EDITS).enumerate() {
+        let path = root.join(file);
+        ws.hold_tree(file);
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(&format!("\npub fn graphctx_bench_open_{i}() {{}}\n"));
+        std::fs::write(&path, &text).unwrap();
+        let t = Instant::now();
+        let Refresh::Done(_) = ws.refresh(false).unwrap() else {
+            panic!("busy")
+        };
+        runs_open.push(ms(t));
+        ws.release_tree(file);
+    }
     println!(
         "saved edit → answer reflecting it ({} entities):",
         s.entities
@@ -318,6 +360,7 @@ fn main() {
         body_to_answer,
     );
     stats("  the incremental index run alone (in-process)", runs);
+    stats("  the same, the file open in the editor", runs_open);
     let medians: Vec<String> = phases
         .into_iter()
         .map(|(k, mut v)| {
