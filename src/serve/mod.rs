@@ -44,7 +44,7 @@ use std::time::Duration;
 
 use crate::emit::ContextError;
 use crate::graph::EntityRow;
-use crate::index::rust::held_trees::HeldTrees;
+use crate::index::rust::held_trees::{self, HeldTrees};
 use crate::index::rust::RustExtractor;
 use crate::index::{
     index_repository, index_repository_cached, IndexError, IndexOptions, IndexSummary,
@@ -238,7 +238,10 @@ impl Workspace {
             return;
         }
         self.trees.want(rel);
-        if let Ok(text) = std::fs::read_to_string(self.absolute(rel)) {
+        let path = self.absolute(rel);
+        // A file too large to hold is parsed by the runs as any other.
+        let fits = std::fs::metadata(&path).is_ok_and(|m| m.len() <= held_trees::MAX_BYTES as u64);
+        if let (true, Ok(text)) = (fits, std::fs::read_to_string(&path)) {
             self.trees.parse_now(&mut RustExtractor::new(), rel, &text);
         }
     }
