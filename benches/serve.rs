@@ -308,26 +308,31 @@ fn main() {
         panic!("busy")
     };
     ws.warm().unwrap();
-    let mut runs = vec![];
-    let mut slowest = vec![];
-    let mut phases: std::collections::BTreeMap<&'static str, Vec<f64>> = Default::default();
-    for (i, file) in files.iter().step_by(step).take(EDITS).enumerate() {
+    // A `pub fn` appended to a file, then the run that indexes it (timed).
+    let append_and_run = |file: &str, name: &str| {
         let path = root.join(file);
         let mut text = std::fs::read_to_string(&path).unwrap();
-        text.push_str(&format!("\npub fn graphctx_bench_direct_{i}() {{}}\n"));
+        text.push_str(&format!("\npub fn {name}() {{}}\n"));
         std::fs::write(&path, &text).unwrap();
         let t = Instant::now();
         let Refresh::Done(s) = ws.refresh(false).unwrap() else {
             panic!("busy")
         };
-        runs.push(ms(t));
+        (ms(t), s, text.len())
+    };
+    let mut runs = vec![];
+    let mut slowest = vec![];
+    let mut phases: std::collections::BTreeMap<&'static str, Vec<f64>> = Default::default();
+    for (i, file) in files.iter().step_by(step).take(EDITS).enumerate() {
+        let (run, s, bytes) = append_and_run(file, &format!("graphctx_bench_direct_{i}"));
+        runs.push(run);
         for (k, v) in &s.phases_ms {
             phases.entry(*k).or_default().push(*v);
         }
         slowest.push((
-            ms(t),
+            run,
             file.to_string(),
-            text.len(),
+            bytes,
             s.files_resolved,
             s.phases_ms.clone(),
         ));
@@ -335,16 +340,8 @@ fn main() {
     // The same, each file open in the editor (its tree held) first.
     let mut runs_open = vec![];
     for (i, file) in files.iter().step_by(step).take(EDITS).enumerate() {
-        let path = root.join(file);
         ws.hold_tree(file);
-        let mut text = std::fs::read_to_string(&path).unwrap();
-        text.push_str(&format!("\npub fn graphctx_bench_open_{i}() {{}}\n"));
-        std::fs::write(&path, &text).unwrap();
-        let t = Instant::now();
-        let Refresh::Done(_) = ws.refresh(false).unwrap() else {
-            panic!("busy")
-        };
-        runs_open.push(ms(t));
+        runs_open.push(append_and_run(file, &format!("graphctx_bench_open_{i}")).0);
         ws.release_tree(file);
     }
     println!(

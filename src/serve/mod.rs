@@ -238,6 +238,10 @@ impl Workspace {
             return;
         }
         self.trees.want(rel);
+        // Opened again: the tree held is current (runs replace it).
+        if self.trees.holds(rel) {
+            return;
+        }
         let path = self.absolute(rel);
         // A file too large to hold is parsed by the runs as any other.
         let fits = std::fs::metadata(&path).is_ok_and(|m| m.len() <= held_trees::MAX_BYTES as u64);

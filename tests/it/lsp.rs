@@ -315,8 +315,8 @@ fn a_file_s_entities_as_the_server_holds_them_are_the_store_s() {
     same_as_stored(&ws);
     assert!(!ws.entities_in_file("src/extra.rs").unwrap().is_empty());
     // Another writer: what the server holds is not the store's now.
-    edit_outside(d.path(), "src/extra.rs", "pub struct Other;\n");
-    let out = std::process::Command::new(BIN)
+    std::fs::write(d.path().join("src/extra.rs"), "pub struct Other;\n").unwrap();
+    let out = Command::new(BIN)
         .args(["index"])
         .current_dir(d.path())
         .output()
@@ -363,10 +363,6 @@ fn a_file_open_in_the_editor_keeps_its_tree_until_closed() {
     assert_eq!(listed, ws.stored_entities_in_file(POINT).unwrap());
     ws.release_tree(POINT);
     assert!(!ws.holds_tree(POINT));
-}
-
-fn edit_outside(root: &Path, rel: &str, text: &str) {
-    std::fs::write(root.join(rel), text).unwrap();
 }
 
 /// One writer at a time: while another holder has the write lock, a
