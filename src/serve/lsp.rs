@@ -13,9 +13,11 @@
 //! once, so `exit` ends the process even while that run waits for another
 //! writer). Saves, debounced edits and file-system events trigger
 //! incremental runs through a [`Refresher`]. Requests read the committed
-//! state; before the first run has finished they wait for it. Hover and
-//! `graphctx/context` bring the index current first, or name the files
-//! they cannot reflect while another process holds the write lock.
+//! state; before the first run has finished they wait for it. Every
+//! answer about the code brings the index current first, so a request
+//! sent right after a save sees it (hover and `graphctx/context` also
+//! name the files they cannot reflect while another process holds the
+//! write lock).
 //!
 //! The custom request `graphctx/context` returns a context document; see
 //! docs/serving.md (`graphctx/context`) for its parameters and result.
@@ -171,6 +173,22 @@ impl Backend {
             data: None,
         })?
         .map_err(err_of)
+    }
+
+    /// Like [`Self::blocking`], but with the index brought current first
+    /// ([`Workspace::ensure_current`]): an answer about the code reflects
+    /// the files as they are when it is asked, a save made just before
+    /// included. While another process holds the write lock it answers
+    /// from the committed state.
+    async fn current<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Workspace) -> std::result::Result<T, ServeError> + Send + 'static,
+    ) -> Result<T> {
+        self.blocking(move |ws| {
+            ws.ensure_current()?;
+            f(ws)
+        })
+        .await
     }
 
     /// The repository-relative path of a document URI (refused outside).
@@ -545,7 +563,7 @@ impl LanguageServer for Backend {
         let pos = p.position;
         let ws = self.ws_now()?;
         let hits = self
-            .blocking(move |ws| ws.definition(&rel, pos.line, pos.character, text.as_deref()))
+            .current(move |ws| ws.definition(&rel, pos.line, pos.character, text.as_deref()))
             .await?;
         let locs: Vec<Location> = hits
             .iter()
@@ -567,7 +585,7 @@ impl LanguageServer for Backend {
         let pos = p.position;
         let include = params.context.include_declaration;
         let spans = self
-            .blocking(move |ws| {
+            .current(move |ws| {
                 let targets = ws.definition(&rel, pos.line, pos.character, text.as_deref())?;
                 let mut out = Vec::new();
                 for t in targets {
@@ -623,7 +641,7 @@ impl LanguageServer for Backend {
         let rel = self.rel(&params.text_document.uri)?;
         let text = self.text_of(&params.text_document.uri);
         let (entities, spans) = self
-            .blocking(move |ws| {
+            .current(move |ws| {
                 let es = ws.entities_in_file(&rel)?;
                 let text = text.or_else(|| std::fs::read_to_string(ws.absolute(&rel)).ok());
                 let full: Vec<Span> = es.iter().map(nav::full_span).collect();
@@ -646,7 +664,7 @@ impl LanguageServer for Backend {
     ) -> Result<Option<WorkspaceSymbolResponse>> {
         let q = params.query;
         let found = self
-            .blocking(move |ws| ws.workspace_symbols(&q, SYMBOL_LIMIT))
+            .current(move |ws| ws.workspace_symbols(&q, SYMBOL_LIMIT))
             .await?;
         let mut out = Vec::new();
         for e in &found {
@@ -674,7 +692,7 @@ impl LanguageServer for Backend {
         let pos = p.position;
         let ws = self.ws_now()?;
         let hits = self
-            .blocking(move |ws| ws.definition(&rel, pos.line, pos.character, text.as_deref()))
+            .current(move |ws| ws.definition(&rel, pos.line, pos.character, text.as_deref()))
             .await?;
         if hits.is_empty() {
             return Ok(None);
@@ -692,7 +710,7 @@ impl LanguageServer for Backend {
     ) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
         let key = Self::key_of_item(&params.item)?;
         let ws = self.ws_now()?;
-        let sites: Vec<CallSite> = self.blocking(move |ws| ws.incoming_calls(&key)).await?;
+        let sites: Vec<CallSite> = self.current(move |ws| ws.incoming_calls(&key)).await?;
         let mut out = Vec::new();
         for s in &sites {
             out.push(CallHierarchyIncomingCall {
@@ -709,7 +727,7 @@ impl LanguageServer for Backend {
     ) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
         let key = Self::key_of_item(&params.item)?;
         let ws = self.ws_now()?;
-        let sites: Vec<CallSite> = self.blocking(move |ws| ws.outgoing_calls(&key)).await?;
+        let sites: Vec<CallSite> = self.current(move |ws| ws.outgoing_calls(&key)).await?;
         let mut out = Vec::new();
         for s in &sites {
             out.push(CallHierarchyOutgoingCall {

@@ -554,6 +554,67 @@ fn stdio_survives_bad_input_and_exits_on_exit() {
     assert!(status.is_some(), "graphctx lsp still running after exit");
 }
 
+/// Answers about the code reflect an edit made on disk just before the
+/// request: the server brings the index current first. No save or change
+/// is notified and the watch is off, so only that step can find it.
+#[test]
+fn lsp_answers_reflect_an_edit_made_just_before_the_request() {
+    let (d, ws) = shapes();
+    drop(ws);
+    let mut rpc = Rpc::start(d.path());
+    rpc.request(
+        "initialize",
+        json!({"processId": null, "rootUri": file_uri(d.path()), "capabilities": {}}),
+    );
+    rpc.notify("initialized", json!({}));
+    let util = file_uri(&d.path().join("src/util.rs"));
+    let symbols = |rpc: &mut Rpc| {
+        let r = rpc.request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": util}}),
+        );
+        let list: Vec<Value> = serde_json::from_value(r["result"].clone()).unwrap();
+        flatten_names(&list)
+            .into_iter()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let (line, col) = position_of(d.path(), POINT, "fn origin", 3);
+    let at_origin = json!({"textDocument": {"uri": file_uri(&d.path().join(POINT))},
+                           "position": {"line": line, "character": col},
+                           "context": {"includeDeclaration": false}});
+    let callers = |rpc: &mut Rpc| {
+        let r = rpc.request("textDocument/references", at_origin.clone());
+        r["result"].as_array().map_or(0, Vec::len)
+    };
+    assert!(!symbols(&mut rpc).iter().any(|n| n == "fresh_caller"));
+    let before = callers(&mut rpc);
+
+    let path = d.path().join("src/util.rs");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(FRESH_CALLER);
+    std::fs::write(&path, &text).unwrap();
+    assert!(symbols(&mut rpc).iter().any(|n| n == "fresh_caller"));
+    assert_eq!(callers(&mut rpc), before + 1);
+    // Going to the definition from the new call site.
+    let (line, col) = position_of(d.path(), "src/util.rs", "Point::origin()", 8);
+    let def = rpc.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": util}, "position": {"line": line, "character": col}}),
+    );
+    assert!(
+        def["result"]["uri"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with(POINT),
+        "{def}"
+    );
+
+    rpc.request("shutdown", Value::Null);
+    rpc.notify("exit", Value::Null);
+    assert!(wait_exit(&mut rpc.child, Duration::from_secs(30)).is_some());
+}
+
 fn wait_exit(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
     let step = Duration::from_millis(20);
     let mut waited = Duration::ZERO;
