@@ -300,7 +300,9 @@ impl InterfaceCache {
     /// nothing (a server's first run over an index that was current),
     /// which leaves no interfaces held: the first save would otherwise
     /// read every interface and build the symbol table itself (and the
-    /// first interface edit every file's names). Does
+    /// first interface edit every file's names, and the table's indexes
+    /// of words). After a first run that did change the index, the
+    /// interfaces and table are held: only those indexes are made. Does
     /// nothing unless the file rows this cache holds are of the graph's
     /// `seq` now (the last run was this cache's), or when the interfaces
     /// are held already. A change landing meanwhile leaves the cache as
@@ -312,6 +314,11 @@ impl InterfaceCache {
             .files
             .as_ref()
             .is_some_and(|f| f.graph == graph && f.seq == seq);
+        if held {
+            if let Some(table) = &mut self.table {
+                table.prepare_edits();
+            }
+        }
         if !self.keep_table || seq == 0 || held || !files_current {
             return Ok(());
         }
@@ -322,7 +329,8 @@ impl InterfaceCache {
                 .into_iter()
                 .map(|(path, ex)| (path, (ex.context.clone(), ex)))
                 .collect();
-        let table = ResidentTable::build(interfaces.values().cloned().collect());
+        let mut table = ResidentTable::build(interfaces.values().cloned().collect());
+        table.prepare_edits();
         // And what the first interface edit reads to find who sees it.
         let names = HeldNames::load(store, graph, &interfaces)?;
         if store.graph_seq(graph)? != seq {

@@ -83,13 +83,7 @@ impl<'a> SymbolTable<'a> {
                         }
                         index
                     }
-                    None => {
-                        let mut index = RefWords::default();
-                        for (s, slot) in slots.iter().enumerate() {
-                            self.index_ref_words(&mut index, s, slot);
-                        }
-                        index
-                    }
+                    None => self.all_ref_words(&slots),
                 };
                 again = names
                     .iter()
@@ -374,6 +368,26 @@ impl<'a> SymbolTable<'a> {
                     .for_each(&mut word);
             }
         }
+    }
+
+    /// Make the index of words of every impl reference now, if it is not
+    /// made: a server does it ahead of the first edit, which would
+    /// otherwise make it (see `derive_impls`).
+    pub(super) fn index_ref_words_now(&mut self) {
+        if self.ref_words.is_none() {
+            let slots = std::mem::take(&mut self.slots);
+            self.ref_words = Some(self.all_ref_words(&slots));
+            self.slots = slots;
+        }
+    }
+
+    /// The index of words of the impl references of every slot.
+    fn all_ref_words(&self, slots: &[Slot<'a>]) -> RefWords<'a> {
+        let mut index = RefWords::default();
+        for (s, slot) in slots.iter().enumerate() {
+            self.index_ref_words(&mut index, s, slot);
+        }
+        index
     }
 
     /// Add the impl references of `slots[s]` to the index of words

@@ -299,6 +299,20 @@ fn same_use(a: &UseDecl, b: &UseDecl) -> bool {
 }
 
 impl<'a> SymbolTable<'a> {
+    /// Make the index of every module's `use`s by the segments they
+    /// name now, if it is not made: a server does it ahead of the first
+    /// edit, which would otherwise make it (see `touched_names`).
+    pub(super) fn index_use_words_now(&mut self) -> &UseWords<'a> {
+        let modules = &self.modules;
+        self.use_words.get_or_insert_with(|| {
+            let mut index = UseWords::default();
+            for u in modules.iter().flat_map(|m| &m.uses) {
+                index_use(&mut index, u);
+            }
+            index
+        })
+    }
+
     /// The names whose lookup in some module may answer otherwise after
     /// these replacements (old, new): the names of the entities that
     /// changed, came, went or moved to another id (with an enum's
@@ -310,14 +324,7 @@ impl<'a> SymbolTable<'a> {
         &mut self,
         replaced: &[(File<'a>, File<'a>)],
     ) -> Option<HashSet<&'a str>> {
-        let modules = &self.modules;
-        let index: &UseWords<'a> = self.use_words.get_or_insert_with(|| {
-            let mut index = UseWords::default();
-            for u in modules.iter().flat_map(|m| &m.uses) {
-                index_use(&mut index, u);
-            }
-            index
-        });
+        let index = self.index_use_words_now();
         let mut names: HashSet<&'a str> = HashSet::default();
         let add = |e: &'a Entity, names: &mut HashSet<&'a str>| {
             names.insert(e.name.as_str());

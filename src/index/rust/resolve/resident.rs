@@ -164,6 +164,15 @@ impl ResidentTable {
         Err(files)
     }
 
+    /// Make now what the first edit of an interface would otherwise make
+    /// on the save's path: the indexes that find which `use`s and impl
+    /// references a changed name reaches. A server does it ahead of the
+    /// first save; it changes no answer.
+    pub fn prepare_edits(&mut self) {
+        self.table.index_use_words_now();
+        self.table.index_ref_words_now();
+    }
+
     /// Files the table was built from.
     pub fn files(&self) -> usize {
         self.files.len()
@@ -318,6 +327,17 @@ mod tests {
 
     #[test]
     fn interfaces_replaced_in_place_resolve_as_a_built_table_does() {
+        replaced_in_place_as_built(false);
+    }
+
+    /// The same with the indexes for edits made ahead, as a server makes
+    /// them before the first save.
+    #[test]
+    fn a_table_prepared_for_edits_resolves_them_as_a_built_table_does() {
+        replaced_in_place_as_built(true);
+    }
+
+    fn replaced_in_place_as_built(prepared: bool) {
         let mut files = project();
         assert!(files.len() > 50, "the project's sources are found");
         let mut table = ResidentTable::build(
@@ -326,6 +346,9 @@ mod tests {
                 .map(|(c, e, _)| (c.clone(), e.clone()))
                 .collect(),
         );
+        if prepared {
+            table.prepare_edits();
+        }
         let mut extractor = RustExtractor::new();
         let mut replaced_in_place = 0;
         let mut edit = |table: ResidentTable,
