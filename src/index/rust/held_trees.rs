@@ -103,9 +103,20 @@ impl HeldTrees {
             b.tree.edit(&edit_between(&b.text, text));
             b.tree
         });
-        let Some(tree) = extractor.parse(text, old.as_ref()) else {
+        let incremental = old.is_some();
+        let Some(mut tree) = extractor.parse(text, old.as_ref()) else {
             return extractor.extract(ctx, text);
         };
+        // Where the text does not parse, tree-sitter's error recovery may
+        // end differently when it starts from an old tree (the extract of
+        // a random splice into a real source differed): such text is
+        // parsed afresh, so the extract is the fresh parse's.
+        if incremental && tree.root_node().has_error() {
+            match extractor.parse(text, None) {
+                Some(fresh) => tree = fresh,
+                None => return extractor.extract(ctx, text),
+            }
+        }
         let extract = extractor.extract_tree(ctx, text, &tree);
         self.keep(path, text, tree);
         extract
