@@ -15,9 +15,9 @@ use super::walk::SourceFile;
 use crate::model::rel::name::TESTS;
 use crate::model::{Entity, FileContext, FileExtract};
 use crate::store::rows::{
-    decode_rows, query_rows, Bytes, CodeEntityRow, CodeExtractRow, CodeFileEdgesRow, CodeFileRow,
-    CodeInterfaceRow, CodeNamesRow, CodeUnresolvedRow, CodeUsageRow, CodeUsageVersionRow, EdgeRow,
-    Json, NodeRow, Str,
+    decode_rows, query_rows, Bytes, CodeEntityRow, CodeExtractRow, CodeFileEdgesRow,
+    CodeFileEntityRow, CodeFileRow, CodeInterfaceRow, CodeNamesRow, CodeUnresolvedRow,
+    CodeUsageRow, CodeUsageVersionRow, EdgeRow, Json, NodeRow, Str,
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
@@ -200,6 +200,11 @@ pub(super) struct ExtractsNowAndBefore<'a> {
     pub before: &'a BTreeMap<String, FileExtract>,
 }
 
+/// The key of a `code_file_entity` pair.
+fn file_entity_key(graph: &str, file: &str, id: &str) -> Vec<cozo::DataValue> {
+    vec![graph.into(), file.into(), id.into()]
+}
+
 /// Write the entities of re-parsed, skipped and deleted files: only the
 /// rows that differ from what is stored (an edit to one function rewrites
 /// that function's rows, not its file's). Rows are made and staged a file
@@ -316,6 +321,19 @@ pub(super) fn write_entities(
             // an entity change its entity row, not its node (a large
             // file's body edit moves thousands).
             let (node, entity) = now;
+            // Which file declares the key: a pair of its own, written when
+            // the entity comes or changes file, not when its lines move.
+            let file_before = before.as_ref().map(|b| &b.1.file);
+            if file_before != Some(&entity.file) {
+                if let Some(file) = file_before {
+                    batch.delete_key::<CodeFileEntityRow>(file_entity_key(graph, file, &e.key));
+                }
+                batch.put_row(CodeFileEntityRow {
+                    graph: graph.into(),
+                    file: entity.file.clone(),
+                    id: e.key.as_ref().into(),
+                });
+            }
             if before.as_ref().is_none_or(|b| b.0 != node) {
                 batch.put_row(node);
             }
@@ -326,9 +344,10 @@ pub(super) fn write_entities(
         }
     }
     // What is left of the stored rows went.
-    for key in old.keys() {
+    for (key, (_, entity)) in &old {
         batch.delete_key::<NodeRow>(vec![graph.into(), key.as_str().into()]);
         batch.delete_key::<CodeEntityRow>(vec![graph.into(), key.as_str().into()]);
+        batch.delete_key::<CodeFileEntityRow>(file_entity_key(graph, &entity.file, key));
     }
     if track {
         written.facts_changed.extend(old.keys().cloned());

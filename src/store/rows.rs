@@ -382,6 +382,11 @@ rows! {
             parent: Option<Str<'a>>,
         }
     }
+    /// `code_file_entity`: which entities a file declares (schema 21),
+    /// kept by the indexer beside `code_entity` (one pair per row there).
+    CodeFileEntityRow = "code_file_entity", writable {
+        key { graph: Str<'a>, file: Str<'a>, id: Str<'a> }
+    }
     CodeFileRow = "code_file", writable {
         key { graph: Str<'a>, path: Str<'a> }
         value {

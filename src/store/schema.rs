@@ -77,6 +77,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "entity_texts",
         include_str!("../../schema/020_entity_texts.cozo"),
     ),
+    (
+        21,
+        "file_entities",
+        include_str!("../../schema/021_file_entities.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.

@@ -127,6 +127,8 @@ fn an_index_from_before_schema_18_gets_its_edges_back_on_the_next_run() {
         "::index create edge:by_origin { graph, origin, src, rel, dst, weight }",
         BEFORE_20[0],
         BEFORE_20[1],
+        BEFORE_21[0],
+        BEFORE_21[1],
         "?[version] := *schema_version{version}, version >= 18 \
          :rm schema_version {version}",
     ]);
@@ -160,6 +162,8 @@ fn an_index_from_before_schema_19_gets_its_usage_and_postings_back_on_the_next_r
          :replace code_file_word { graph: String, word: String, block: Int => postings: String }",
         BEFORE_20[0],
         BEFORE_20[1],
+        BEFORE_21[0],
+        BEFORE_21[1],
         "?[version] := *schema_version{version}, version >= 19 \
          :rm schema_version {version}",
     ]);
@@ -185,6 +189,8 @@ fn an_index_from_before_schema_20_gets_its_word_lists_back_on_the_next_run() {
     let (_dir, root, store) = older_index(&[
         BEFORE_20[0],
         BEFORE_20[1],
+        BEFORE_21[0],
+        BEFORE_21[1],
         "?[graph, id, text] <- [['code', 'src/lib.rs-crate-x', 'x']] \
          :put code_text { graph, id => text }",
         "?[version] := *schema_version{version}, version >= 20 \
@@ -197,6 +203,37 @@ fn an_index_from_before_schema_20_gets_its_word_lists_back_on_the_next_run() {
     let text = std::fs::read_to_string(&lib).unwrap();
     std::fs::write(&lib, format!("// edited\n{text}")).unwrap();
     next_run_equals_a_fresh_index_and_searches(&store, &root);
+}
+
+/// What schema 21 changed, undone: which entities a file declares was an
+/// index of `code_entity`.
+const BEFORE_21: [&str; 2] = [
+    "::remove code_file_entity",
+    "::index create code_entity:by_file { graph, file, id }",
+];
+
+/// Before schema 21 a file's entities were found through an index of
+/// `code_entity`. The migration fills `code_file_entity` from the entity
+/// rows: the index is then what a fresh index makes without a run, and
+/// stays so through the next.
+#[test]
+fn an_index_from_before_schema_21_gets_its_file_entities_from_the_migration() {
+    let (_dir, root, store) = older_index(&[
+        BEFORE_21[0],
+        BEFORE_21[1],
+        "?[version] := *schema_version{version}, version >= 21 \
+         :rm schema_version {version}",
+    ]);
+    let (fresh, _) = crate::common::index_fresh(&root);
+    assert!(!store.dump("code_file_entity").unwrap().is_empty());
+    assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));
+    // A function renamed: its pair moves with it.
+    let lib = root.join("src/geometry/mod.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(&lib, text.replace("fn scale(", "fn scaled(")).unwrap();
+    crate::common::index(&store, &root);
+    let (fresh, _) = crate::common::index_fresh(&root);
+    assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));
 }
 
 #[test]

@@ -58,6 +58,7 @@ pub const GRAPH_RELATIONS: &[&str] = &[
     "node",
     "edge",
     "code_entity",
+    "code_file_entity",
     "code_file",
     "code_extract",
     "code_interface",
