@@ -756,7 +756,7 @@ pub fn index_repository_cached(
             && replaced.iter().all(|p| {
                 let now = extracts.get(p).map(|(_, e)| e);
                 let before = old_interfaces.get(p);
-                matches!((now, before), (Some(n), Some(b)) if interface::digest(n) == interface::digest(b))
+                matches!((now, before), (Some(n), Some(b)) if interface::same_interface(n, b))
             });
         // Some interface changed, within what names can bound: the files
         // that mention a touched name are resolved with the edited ones.
