@@ -17,5 +17,5 @@ mod write;
 pub use fresh::index_location;
 pub use pipeline::{
     index_repository, index_repository_cached, IndexError, IndexOptions, IndexSummary,
-    InterfaceCache, CODE_GRAPH,
+    InterfaceCache, Warmed, CODE_GRAPH,
 };

@@ -194,6 +194,45 @@ pub struct InterfaceCache {
     trees: Option<Arc<HeldTrees>>,
 }
 
+/// What warming a server's cache reads from the store: every interface,
+/// the symbol table built from them with its indexes for edits, and every
+/// file's names ([`InterfaceCache::warm`]).
+pub struct Warmed {
+    graph: String,
+    seq: i64,
+    interfaces: BTreeMap<String, (FileContext, FileExtract)>,
+    table: ResidentTable,
+    names: HeldNames,
+}
+
+impl Warmed {
+    /// Read them for `graph` at `seq`: `None` when a change landed
+    /// meanwhile.
+    pub fn read(store: &Store, graph: &str, seq: i64) -> Result<Option<Warmed>, IndexError> {
+        // Stored interfaces carry the contexts they were parsed in, which
+        // a run settles before it stores them.
+        let interfaces: BTreeMap<String, (FileContext, FileExtract)> =
+            load_interfaces(store, graph)?
+                .into_iter()
+                .map(|(path, ex)| (path, (ex.context.clone(), ex)))
+                .collect();
+        let mut table = ResidentTable::build(interfaces.values().cloned().collect());
+        table.prepare_edits();
+        // And what the first interface edit reads to find who sees it.
+        let names = HeldNames::load(store, graph, &interfaces)?;
+        if store.graph_seq(graph)? != seq {
+            return Ok(None);
+        }
+        Ok(Some(Warmed {
+            graph: graph.to_string(),
+            seq,
+            interfaces,
+            table,
+            names,
+        }))
+    }
+}
+
 /// Valid for the graph and `seq` they were taken at, like the interfaces,
 /// but kept by runs that changed nothing too.
 struct ResidentFiles {
@@ -306,44 +345,72 @@ impl InterfaceCache {
     /// nothing unless the file rows this cache holds are of the graph's
     /// `seq` now (the last run was this cache's), or when the interfaces
     /// are held already. A change landing meanwhile leaves the cache as
-    /// it was.
+    /// it was. (A server reads without holding its cache: see
+    /// [`InterfaceCache::wants_warming`].)
     pub fn warm(&mut self, store: &Store, graph: &str) -> Result<(), IndexError> {
+        if let Some(seq) = self.wants_warming(store, graph)? {
+            if let Some(warmed) = Warmed::read(store, graph, seq)? {
+                self.take_warmed(store, warmed)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The first step of [`InterfaceCache::warm`]: the graph's `seq` when
+    /// the cache is to be filled ([`Warmed::read`], which needs no cache,
+    /// then [`InterfaceCache::take_warmed`]), after making a held table's
+    /// indexes for edits. A server reads between the two without holding
+    /// its cache, so runs and answers go on meanwhile.
+    pub fn wants_warming(&mut self, store: &Store, graph: &str) -> Result<Option<i64>, IndexError> {
         let seq = store.graph_seq(graph)?;
-        let held = self.graph == graph && self.seq == seq && !self.interfaces.is_empty();
-        let files_current = self
-            .files
-            .as_ref()
-            .is_some_and(|f| f.graph == graph && f.seq == seq);
+        let held = self.holds_interfaces(graph, seq);
         if held {
             if let Some(table) = &mut self.table {
                 table.prepare_edits();
             }
         }
-        if !self.keep_table || seq == 0 || held || !files_current {
-            return Ok(());
+        let wanted = self.keep_table && seq != 0 && !held && self.files_current(graph, seq);
+        Ok(wanted.then_some(seq))
+    }
+
+    /// Put in what [`Warmed::read`] read, if it is still what the cache
+    /// lacks: no interfaces held of the `seq` it was read at, and the
+    /// cache's file rows and the graph still of that `seq`. Whether it
+    /// was put in.
+    pub fn take_warmed(&mut self, store: &Store, warmed: Warmed) -> Result<bool, IndexError> {
+        let Warmed {
+            graph,
+            seq,
+            interfaces,
+            table,
+            names,
+        } = warmed;
+        if self.holds_interfaces(&graph, seq)
+            || !self.files_current(&graph, seq)
+            || store.graph_seq(&graph)? != seq
+        {
+            return Ok(false);
         }
-        // Stored interfaces carry the contexts they were parsed in, which
-        // a run settles before it stores them.
-        let interfaces: BTreeMap<String, (FileContext, FileExtract)> =
-            load_interfaces(store, graph)?
-                .into_iter()
-                .map(|(path, ex)| (path, (ex.context.clone(), ex)))
-                .collect();
-        let mut table = ResidentTable::build(interfaces.values().cloned().collect());
-        table.prepare_edits();
-        // And what the first interface edit reads to find who sees it.
-        let names = HeldNames::load(store, graph, &interfaces)?;
-        if store.graph_seq(graph)? != seq {
-            return Ok(());
-        }
-        self.graph = graph.to_string();
+        self.graph = graph;
         self.seq = seq;
         self.interfaces = interfaces;
         self.table = Some(table);
         if let Some(files) = &mut self.files {
             files.names = Some(names);
         }
-        Ok(())
+        Ok(true)
+    }
+
+    /// Whether this cache holds the interfaces of `graph` at `seq`.
+    fn holds_interfaces(&self, graph: &str, seq: i64) -> bool {
+        self.graph == graph && self.seq == seq && !self.interfaces.is_empty()
+    }
+
+    /// Whether the file rows this cache holds are of `graph` at `seq`.
+    fn files_current(&self, graph: &str, seq: i64) -> bool {
+        self.files
+            .as_ref()
+            .is_some_and(|f| f.graph == graph && f.seq == seq)
     }
 
     /// The entities of the file at `path` as the store holds them (its

@@ -48,7 +48,7 @@ use crate::index::rust::held_trees::{self, HeldTrees};
 use crate::index::rust::RustExtractor;
 use crate::index::{
     index_repository, index_repository_cached, IndexError, IndexOptions, IndexSummary,
-    InterfaceCache,
+    InterfaceCache, Warmed,
 };
 use crate::store::lock::WriteLock;
 use crate::store::{Location, Store, StoreError};
@@ -262,11 +262,20 @@ impl Workspace {
 
     /// Read what the next run after a save needs (every interface, the
     /// symbol table) ahead of the first save, after a first run that found
-    /// the index current. Holds off runs and answers that refresh while it
-    /// reads: servers call it right after their first run.
+    /// the index current. Runs and answers that refresh go on while it
+    /// reads; what it read is put in only if none changed the index
+    /// meanwhile. Servers call it right after their first run.
     pub fn warm(&self) -> Result<(), ServeError> {
-        let mut cache = self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
-        cache.warm(&self.store, &self.graph)?;
+        let lock = || self.refreshing.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(seq) = lock().wants_warming(&self.store, &self.graph)? else {
+            return Ok(());
+        };
+        // Read without holding the cache: a run or an answer that brings
+        // the index current meanwhile does not wait for it (on the
+        // registry tree it takes about two seconds).
+        if let Some(warmed) = Warmed::read(&self.store, &self.graph, seq)? {
+            lock().take_warmed(&self.store, warmed)?;
+        }
         Ok(())
     }
 

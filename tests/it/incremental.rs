@@ -902,3 +902,51 @@ fn a_server_that_keeps_its_walk_sees_every_kind_of_change() {
         ]
     );
 }
+
+/// A server reads what warms its cache without holding it, so a run may
+/// land meanwhile: what was read before that run is not put in, and the
+/// runs after it still store what a full rebuild stores.
+#[test]
+fn a_warming_read_before_a_change_is_not_put_in() {
+    use graphctx::index::{InterfaceCache, Warmed};
+    let tree = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("shapes"), tree.path());
+    let db = tempfile::tempdir().unwrap();
+    let store = Store::open(&Location::Sqlite(db.path().join("graph.db"))).unwrap();
+    index(&store, tree.path());
+    // A server started on the current index: its first run changes nothing.
+    let mut cache = InterfaceCache::with_symbol_table();
+    assert_eq!(server_run(&store, tree.path(), &mut cache).rows_written, 0);
+    let seq = cache
+        .wants_warming(&store, "code")
+        .unwrap()
+        .expect("a cache without interfaces, of the index now");
+    let read = Warmed::read(&store, "code", seq)
+        .unwrap()
+        .expect("no change yet");
+    // An edit lands before what was read is put in.
+    let point = tree.path().join("src/geometry/point.rs");
+    let text = std::fs::read_to_string(&point).unwrap();
+    std::fs::write(&point, format!("{text}\npub fn warmed_late() {{}}\n")).unwrap();
+    server_run(&store, tree.path(), &mut cache);
+    assert!(!cache.take_warmed(&store, read).unwrap());
+    // A later edit, and the index is a full rebuild's.
+    std::fs::write(
+        &point,
+        format!("{text}\npub fn warmed_later() -> u8 {{ 1 }}\n"),
+    )
+    .unwrap();
+    server_run(&store, tree.path(), &mut cache);
+    let (fresh, _) = index_fresh(tree.path());
+    assert_eq!(dump(&store), dump(&fresh));
+    // Read and put in with no change between: taken.
+    let mut started = InterfaceCache::with_symbol_table();
+    assert_eq!(
+        server_run(&store, tree.path(), &mut started).rows_written,
+        0
+    );
+    let seq = started.wants_warming(&store, "code").unwrap().unwrap();
+    let read = Warmed::read(&store, "code", seq).unwrap().unwrap();
+    assert!(started.take_warmed(&store, read).unwrap());
+    assert!(!started.is_empty());
+}
