@@ -207,7 +207,7 @@ pub fn same_interface(a: &FileExtract, b: &FileExtract) -> bool {
         && a.entities
             .iter()
             .zip(&b.entities)
-            .all(|(x, y)| same_entity(x, y))
+            .all(|(x, y)| x.file == y.file && same_entity_facts(x, y))
         && a.uses.iter().zip(&b.uses).all(|(x, y)| same_use(x, y))
         && {
             let (x, y) = (interface_refs(a), interface_refs(b));
@@ -224,15 +224,16 @@ fn interface_refs(extract: &FileExtract) -> Vec<&RawRef> {
         .collect()
 }
 
-/// Entities equal but for their lines and doc comment. (Destructured
-/// whole: a field added to `Entity` must be placed here.)
-fn same_entity(a: &Entity, b: &Entity) -> bool {
+/// An entity as other files' resolution reads it: everything but where
+/// it is in its file (file, lines) and its doc comment. Every field is
+/// named, so that a new one is not left out unseen.
+pub(crate) fn same_entity_facts(a: &Entity, b: &Entity) -> bool {
     let Entity {
         key,
         kind,
         name,
         visibility,
-        file,
+        file: _,
         start_line: _,
         end_line: _,
         module_path,
@@ -243,17 +244,16 @@ fn same_entity(a: &Entity, b: &Entity) -> bool {
         trait_name,
         parent,
     } = a;
-    (key, kind, name, visibility, file, module_path)
-        == (
-            &b.key,
-            &b.kind,
-            &b.name,
-            &b.visibility,
-            &b.file,
-            &b.module_path,
-        )
-        && (signature, is_test, owner, trait_name, parent)
-            == (&b.signature, &b.is_test, &b.owner, &b.trait_name, &b.parent)
+    *key == b.key
+        && *kind == b.kind
+        && *name == b.name
+        && *visibility == b.visibility
+        && *module_path == b.module_path
+        && *signature == b.signature
+        && *is_test == b.is_test
+        && *owner == b.owner
+        && *trait_name == b.trait_name
+        && *parent == b.parent
 }
 
 /// References equal but for their line.
@@ -272,8 +272,8 @@ fn same_ref(a: &RawRef, b: &RawRef) -> bool {
         && (self_type, on_self, receiver) == (&b.self_type, &b.on_self, &b.receiver)
 }
 
-/// `use` declarations equal but for their line.
-fn same_use(a: &UseDecl, b: &UseDecl) -> bool {
+/// A `use` as other files' resolution reads it: everything but its line.
+pub(crate) fn same_use(a: &UseDecl, b: &UseDecl) -> bool {
     let UseDecl {
         from,
         scope,
@@ -283,8 +283,12 @@ fn same_use(a: &UseDecl, b: &UseDecl) -> bool {
         is_pub,
         line: _,
     } = a;
-    (from, scope, path, alias, glob, is_pub)
-        == (&b.from, &b.scope, &b.path, &b.alias, &b.glob, &b.is_pub)
+    *from == b.from
+        && *scope == b.scope
+        && *path == b.path
+        && *alias == b.alias
+        && *glob == b.glob
+        && *is_pub == b.is_pub
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use super::build::{hole, impl_refs};
 use super::{bound_name, EntId, HashMap, ModId, SymbolTable};
+use crate::index::rust::interface::{same_entity_facts, same_use};
 use crate::model::{Entity, EntityKind, FileContext, FileExtract, UseDecl};
 
 /// Why a file's interface could not be replaced in place.
@@ -247,57 +248,6 @@ fn remove_id(map: &mut HashMap<&str, Vec<EntId>>, name: &str, id: EntId) {
     }
 }
 
-/// An entity as the table reads it: everything but where it is in its
-/// file and its doc comment.
-/// Every field is named, so that a new one is not left out unseen.
-fn same_facts(a: &Entity, b: &Entity) -> bool {
-    let Entity {
-        key,
-        kind,
-        name,
-        visibility,
-        file: _,
-        start_line: _,
-        end_line: _,
-        module_path,
-        doc: _,
-        signature,
-        is_test,
-        owner,
-        trait_name,
-        parent,
-    } = a;
-    *key == b.key
-        && *kind == b.kind
-        && *name == b.name
-        && *visibility == b.visibility
-        && *module_path == b.module_path
-        && *signature == b.signature
-        && *is_test == b.is_test
-        && *owner == b.owner
-        && *trait_name == b.trait_name
-        && *parent == b.parent
-}
-
-/// A `use` as the table reads it: everything but its line.
-fn same_use(a: &UseDecl, b: &UseDecl) -> bool {
-    let UseDecl {
-        from,
-        scope,
-        path,
-        alias,
-        glob,
-        is_pub,
-        line: _,
-    } = a;
-    *from == b.from
-        && *scope == b.scope
-        && *path == b.path
-        && *alias == b.alias
-        && *glob == b.glob
-        && *is_pub == b.is_pub
-}
-
 impl<'a> SymbolTable<'a> {
     /// Make the index of every module's `use`s by the segments they
     /// name now, if it is not made: a server does it ahead of the first
@@ -336,7 +286,7 @@ impl<'a> SymbolTable<'a> {
             let n = old.entities.len().max(new.entities.len());
             for i in 0..n {
                 match (old.entities.get(i), new.entities.get(i)) {
-                    (Some(a), Some(b)) if same_facts(a, b) => {}
+                    (Some(a), Some(b)) if same_entity_facts(a, b) => {}
                     (a, b) => {
                         for e in a.into_iter().chain(b) {
                             add(e, &mut names);
