@@ -1094,35 +1094,49 @@ impl<'a> SymbolTable<'a> {
         if hits.len() < 2 {
             return hits;
         }
+        // Called for every reference with several candidates: a type that
+        // each of twenty per-target modules defines is twenty candidates
+        // for each of a file's thousand uses of it, so nothing here
+        // allocates per candidate beyond one vector.
+        let dir = parent_dir(file);
         let nearness = |h: EntId| -> usize {
             let there = self.entities[h].0.file.as_ref();
             if there == file {
                 return usize::MAX;
             }
-            let (a, b) = (parent_dir(file), parent_dir(there));
-            if a == b {
+            let there_dir = parent_dir(there);
+            if there_dir == dir {
                 return usize::MAX - 1;
             }
-            a.split('/')
-                .zip(b.split('/'))
-                .take_while(|(x, y)| x == y)
-                .count()
+            shared_dirs(dir, there_dir)
         };
         // The item a key names, without the file it is defined in.
         let item = |h: EntId| {
             let (e, krate) = self.entities[h];
             (krate, e.key.strip_prefix(e.file.as_ref()).unwrap_or(&e.key))
         };
-        let mut alternatives: HashMap<(&str, &str), usize> = HashMap::default();
-        for &h in &hits {
-            let best = alternatives.entry(item(h)).or_insert(0);
-            *best = (*best).max(nearness(h));
-        }
-        if alternatives.len() == hits.len() {
+        // (item, nearness, position in `hits`), grouped by item, nearest
+        // first within each.
+        let mut ranked: Vec<((&str, &str), usize, usize)> = hits
+            .iter()
+            .enumerate()
+            .map(|(at, &h)| (item(h), nearness(h), at))
+            .collect();
+        ranked.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        if ranked.windows(2).all(|w| w[0].0 != w[1].0) {
             return hits;
         }
+        let mut keep = vec![false; hits.len()];
+        let mut best = (("", ""), 0);
+        for (i, &(item, near, at)) in ranked.iter().enumerate() {
+            if i == 0 || item != best.0 {
+                best = (item, near);
+            }
+            keep[at] = near == best.1;
+        }
         hits.into_iter()
-            .filter(|&h| alternatives[&item(h)] == nearness(h))
+            .zip(keep)
+            .filter_map(|(h, k)| k.then_some(h))
             .collect()
     }
 
@@ -1435,6 +1449,39 @@ impl<'a> SymbolTable<'a> {
 /// The directory part of a repository-relative path (`""` at the root).
 fn parent_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+/// How many leading `/`-separated components two paths share: what
+/// `a.split('/').zip(b.split('/')).take_while(equal).count()` says,
+/// from one comparison of their bytes.
+fn shared_dirs(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let whole = a[..common].iter().filter(|&&c| c == b'/').count();
+    // The component the first difference falls in counts when both
+    // paths end it right there.
+    let ends_there = |s: &[u8]| common == s.len() || s[common] == b'/';
+    whole + usize::from(ends_there(a) && ends_there(b))
+}
+
+#[cfg(test)]
+mod shared_dirs_tests {
+    #[test]
+    fn shared_dirs_counts_components_as_splitting_does() {
+        let paths = [
+            "", "a", "ab", "a/b", "a/bc", "a/b/c", "ab/c", "a/", "/a", "a/b/", "x/b/c", "a//b",
+        ];
+        for a in paths {
+            for b in paths {
+                let split = a
+                    .split('/')
+                    .zip(b.split('/'))
+                    .take_while(|(x, y)| x == y)
+                    .count();
+                assert_eq!(super::shared_dirs(a, b), split, "{a:?} {b:?}");
+            }
+        }
+    }
 }
 
 #[cfg(test)]
