@@ -1454,13 +1454,24 @@ fn examine(
             )),
         ),
     };
-    let mut extract = Box::new(match trees {
-        Some(trees) => trees.extract(extractor, &file.ctx, &text),
-        None => extractor.extract(&file.ctx, &text),
-    });
-    let words = with_words.then(|| super::text::FileWords::of(&file.ctx.path, &text));
-    let stored = interface::encode(&extract);
-    let names = names::encode(&names::mentioned(&extract));
+    // A save parses one file: its words, and then its stored forms, are
+    // made on the other core while the extract, and then the other form,
+    // are (a quarter of a large file's parse each; a first index has
+    // every core busy with files, and these are simply queued).
+    let (extract, words) = rayon::join(
+        || {
+            Box::new(match trees {
+                Some(trees) => trees.extract(extractor, &file.ctx, &text),
+                None => extractor.extract(&file.ctx, &text),
+            })
+        },
+        || with_words.then(|| super::text::FileWords::of(&file.ctx.path, &text)),
+    );
+    let mut extract = extract;
+    let (stored, names) = rayon::join(
+        || interface::encode(&extract),
+        || names::encode(&names::mentioned(&extract)),
+    );
     // The other references are read again only when the file is resolved,
     // from `stored.body`: held decoded until then, they were a fifth of a
     // large tree's memory.

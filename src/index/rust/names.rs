@@ -25,13 +25,14 @@
 //! Names are kept as 32-bit hashes of identifiers: a collision only adds a
 //! file to re-resolve, never leaves one out.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
+use rustc_hash::FxHashMap;
 use rustc_hash::FxHashSet as HashSet;
 
 use crate::model::{Entity, EntityKind, FileExtract, RawRef, Recv, Signature, UseDecl};
 
-use super::interface::is_interface_ref;
+use super::interface::{is_interface_ref, same_entity_facts};
 
 mod reach;
 pub use reach::NameReach;
@@ -163,15 +164,6 @@ pub fn mentions_any(names: &[Name], touched: &HashSet<Name>) -> bool {
     names.iter().any(|n| touched.contains(n))
 }
 
-/// An entity as the symbol table sees it: no lines, no doc.
-fn visible(e: &Entity) -> Entity {
-    let mut e = e.clone();
-    e.start_line = 0;
-    e.end_line = 0;
-    e.doc.clear();
-    e
-}
-
 /// What a `use` makes visible under its own name (`use a::b as c` → `c`).
 fn bound_name(u: &UseDecl) -> Option<&str> {
     u.alias
@@ -199,12 +191,13 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
         return None;
     }
     let mut touched = HashSet::default();
-    let old: BTreeMap<&str, &Entity> = before
+    let old: FxHashMap<&str, &Entity> = before
         .entities
         .iter()
         .map(|e| (e.key.as_ref(), e))
         .collect();
-    let new: BTreeMap<&str, &Entity> = after.entities.iter().map(|e| (e.key.as_ref(), e)).collect();
+    let new: FxHashMap<&str, &Entity> =
+        after.entities.iter().map(|e| (e.key.as_ref(), e)).collect();
     // An item by its name; an impl block (named `impl Trait for Owner`)
     // by its owner and trait, which is what lookups through it start
     // from (a changed method is found by its own name).
@@ -219,7 +212,8 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
     };
     for (key, e) in &old {
         match new.get(key) {
-            Some(n) if visible(n) == visible(e) => {}
+            // As the symbol table sees it: lines and docs aside.
+            Some(n) if same_entity_facts(n, e) && n.file == e.file => {}
             Some(n) => {
                 touch(e);
                 touch(n);
