@@ -39,7 +39,7 @@ use super::usage;
 use super::walk::{self, SourceFile};
 use super::write::{
     put_extract, put_names, write_entities, write_files, write_links, write_usage,
-    ExtractsNowAndBefore, UsageScope,
+    ExtractsNowAndBefore, UsageScope, UsageTouched,
 };
 use crate::model::{Entity, FileContext, FileExtract, ParseStatus};
 use crate::store::rows::{decode_first, query_rows, CodeStatsRow};
@@ -1064,6 +1064,13 @@ pub fn index_repository_cached(
             usage_current,
         )?;
         land_early(store, &mut batch, &mut phases, "diff")?;
+        // The entities whose edges in changed, or that are new or changed
+        // themselves; of the others, usage reads only the edges out.
+        let mut usage_incoming = match usage_current {
+            true => usage_touched.clone(),
+            false => BTreeSet::new(),
+        };
+        usage_incoming.extend(linked.targets);
         usage_touched.extend(linked.endpoints);
         let usage_tested = linked.tested;
         let stats = match stored_counts.filter(|_| narrow || scoped.is_some()) {
@@ -1104,7 +1111,11 @@ pub fn index_repository_cached(
             &mut batch,
             &links,
             &extracts,
-            usage_current.then_some((&usage_touched, &usage_tested)),
+            usage_current.then_some(UsageTouched {
+                keys: &usage_touched,
+                tested: &usage_tested,
+                incoming: &usage_incoming,
+            }),
             usage_scope,
         )?;
         land_early(store, &mut batch, &mut phases, "usage")?;

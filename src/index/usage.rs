@@ -18,6 +18,16 @@
 //! the two). A member added to or removed from a hub module makes its
 //! `contains` edge change, so the module is recomputed as an endpoint; its
 //! own container (a crate root that thousands of paths reference) is not.
+//!
+//! Nor does a recomputed entity read more than changed around it. The
+//! facts of its edges in (fan-in, references, call sites, tests) follow
+//! from those edges alone; when none of them came or went, they are taken
+//! from its stored row, and its edges out from the row's own list, less
+//! those of the files resolved now. A module of 1,600 generated items that
+//! gains a function is then read as one row, not as its 2,000 edges, the
+//! paths that reach it and a lookup of who tests each member: its
+//! coverage moves by the members that came, went or whose being tested
+//! changed ([`read_around`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -28,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use super::rust::resolve::FileLinks;
 use crate::model::rel::name::{CALLS, CONTAINS, TESTS};
 use crate::model::rel::DEPENDENCY_RELS;
-use crate::store::rows::{decode_first, decode_rows, query_rows, Str};
+use crate::store::rows::{decode_first, decode_rows, query_rows, Bytes, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
 use crate::support::packed::{pack_text, unpack_text};
@@ -53,6 +63,22 @@ query_rows! {
     EdgeWithOrigin = "edges_touching" {
         key { src: Str<'a>, rel: Str<'a>, dst: Str<'a>, origin: Str<'a> }
         value { weight: f64 }
+    }
+    /// `queries/usage_of.cozo`: a stored `code_usage` row.
+    StoredUsageRow = "usage_of" {
+        key { id: Str<'a> }
+        value {
+            kind: Str<'a>,
+            file: Str<'a>,
+            is_test: bool,
+            fan_in: i64,
+            references: i64,
+            call_sites: Vec<Str<'a>>,
+            tests: i64,
+            tested_members: i64,
+            degree: i64,
+            out: Bytes<'a>,
+        }
     }
 }
 
@@ -150,14 +176,40 @@ pub fn compute_only<'a>(
 /// For a run that resolved only the files `resolved` (whose edges `links`
 /// holds): the stored edges of every other file that [`compute`] would
 /// look at for `keys` — those touching them, their containers and the
-/// members of both, and who tests those. The store still holds the
-/// resolved files' old edges; those are left out.
+/// members of both, and who tests those — and, for the entities whose
+/// edges in did not change, what their stored rows say of that side. The
+/// store still holds the resolved files' old edges; those are left out of
+/// `edges` (and read as the state before the run where a difference is
+/// taken).
 pub struct StoredAround {
     edges: BTreeMap<(String, String, String, String), f64>,
+    kept: HashMap<String, KeptIncoming>,
+}
+
+/// The facts of an entity that follow from its edges in, as stored: no
+/// edge into it came or went in this run. Its coverage
+/// (`tested_members`) is the stored one moved by the difference of its
+/// members (see [`read_around`]).
+struct KeptIncoming {
+    fan_in: i64,
+    references: i64,
+    call_sites: Vec<String>,
+    tests: i64,
+    tested_members: i64,
+    /// Edges into it: its stored degree less its edges out as stored.
+    incoming: i64,
 }
 
 /// Read the [`StoredAround`] of `keys`, the containers of those that
 /// `tested_changed` picks among them.
+///
+/// An entity that `incoming_changed` does not pick, and that has a stored
+/// row, is read by its edges out alone: a module that gained a member is
+/// not read with the thousands of paths that reach it, nor are its
+/// thousand members asked who tests them. Its coverage is taken by
+/// difference: the stored count, less the members that were tested
+/// before, plus those tested now, among the members that came or went
+/// and those whose being tested changed (no other member's did).
 pub fn read_around(
     store: &Store,
     graph: &str,
@@ -165,22 +217,38 @@ pub fn read_around(
     resolved: &BTreeSet<String>,
     keys: &[&str],
     tested_changed: &dyn Fn(&str) -> bool,
+    incoming_changed: &dyn Fn(&str) -> bool,
 ) -> Result<StoredAround, StoreError> {
     type Stored = BTreeMap<(String, String, String, String), f64>;
-    let mut edges: Stored = BTreeMap::new();
+    let mut around = StoredAround {
+        edges: BTreeMap::new(),
+        kept: HashMap::default(),
+    };
     if keys.is_empty() {
-        return Ok(StoredAround { edges });
+        return Ok(around);
     }
-    let read = |edges: &mut Stored, query: &str, params: Params| -> Result<(), StoreError> {
+    // Every row read, as stored (the state before this run); those of
+    // files not resolved now are kept as `edges`.
+    let read = |edges: &mut Stored,
+                query: &str,
+                params: Params|
+     -> Result<Vec<(String, String, String, bool)>, StoreError> {
         let rows = store.read(query, params)?;
+        let mut before = Vec::new();
         for r in decode_rows::<EdgeWithOrigin>(&rows)? {
-            if resolved.contains(r.origin.as_ref()) {
-                continue;
+            let current = !resolved.contains(r.origin.as_ref());
+            before.push((
+                r.src.to_string(),
+                r.rel.to_string(),
+                r.dst.to_string(),
+                current,
+            ));
+            if current {
+                let key = (r.src.into(), r.rel.into(), r.dst.into(), r.origin.into());
+                edges.insert(key, r.weight);
             }
-            let key = (r.src.into(), r.rel.into(), r.dst.into(), r.origin.into());
-            edges.insert(key, r.weight);
         }
-        Ok(())
+        Ok(before)
     };
     let touching = |keys: &BTreeSet<&str>| {
         Params::new()
@@ -188,12 +256,67 @@ pub fn read_around(
             .with("keys", str_list(keys.iter().copied()))
     };
     let fresh = || all_edges(links);
+    // Of `keys`, those whose edges in are as their stored rows say, with
+    // those rows and their edges out as stored (`incoming` holds the
+    // stored degree until those are counted).
+    type Light = HashMap<String, (KeptIncoming, Vec<OutEdge>)>;
+    let stored_rows = |keys: &BTreeSet<&str>| -> Result<Light, StoreError> {
+        let light: BTreeSet<&str> = keys
+            .iter()
+            .copied()
+            .filter(|k| !incoming_changed(k))
+            .collect();
+        if light.is_empty() {
+            return Ok(HashMap::default());
+        }
+        let rows = store.read(queries::USAGE_OF, touching(&light))?;
+        Ok(decode_rows::<StoredUsageRow>(&rows)?
+            .into_iter()
+            .map(|r| {
+                let kept = KeptIncoming {
+                    fan_in: r.fan_in,
+                    references: r.references,
+                    call_sites: r.call_sites.iter().map(|s| s.to_string()).collect(),
+                    tests: r.tests,
+                    tested_members: r.tested_members,
+                    incoming: r.degree,
+                };
+                (r.id.to_string(), (kept, decode_out(&r.out)))
+            })
+            .collect())
+    };
+    // Read a set of entities: the heavy ones with every edge touching
+    // them; the light ones (`rows`) have their edges out in their rows,
+    // which say what the store holds (a row is rewritten with the edges
+    // it counts), of which those of the files resolved now are left out.
+    let read_set =
+        |edges: &mut Stored, set: &BTreeSet<&str>, rows: &Light| -> Result<(), StoreError> {
+            let heavy: BTreeSet<&str> = set
+                .iter()
+                .copied()
+                .filter(|k| !rows.contains_key(*k))
+                .collect();
+            if !heavy.is_empty() {
+                read(edges, queries::EDGES_TOUCHING, touching(&heavy))?;
+            }
+            for k in set.iter().filter(|k| rows.contains_key(**k)) {
+                for (rel, dst, weight, origin) in &rows[*k].1 {
+                    if !resolved.contains(origin) {
+                        let key = (k.to_string(), rel.clone(), dst.clone(), origin.clone());
+                        edges.insert(key, *weight);
+                    }
+                }
+            }
+            Ok(())
+        };
     // The asked entities, then the containers of those whose being tested
     // changed, then the members of both and who tests those (what
     // `compute_from` looks at).
     let asked: BTreeSet<&str> = keys.iter().copied().collect();
-    read(&mut edges, queries::EDGES_TOUCHING, touching(&asked))?;
-    let containers: BTreeSet<String> = edges
+    let mut rows = stored_rows(&asked)?;
+    read_set(&mut around.edges, &asked, &rows)?;
+    let containers: BTreeSet<String> = around
+        .edges
         .keys()
         .map(|(s, r, d, _)| (s.as_str(), r.as_str(), d.as_str()))
         .chain(fresh().map(|e| (e.src, e.rel, e.dst)))
@@ -203,27 +326,99 @@ pub fn read_around(
         .map(|(s, ..)| s.to_string())
         .collect();
     if !containers.is_empty() {
-        read(
-            &mut edges,
-            queries::EDGES_TOUCHING,
-            touching(&containers.iter().map(String::as_str).collect()),
-        )?;
+        let containers: BTreeSet<&str> = containers.iter().map(String::as_str).collect();
+        let more = stored_rows(&containers)?;
+        read_set(&mut around.edges, &containers, &more)?;
+        rows.extend(more);
     }
-    let members: BTreeSet<String> = edges
+    let heavy = |s: &str| (asked.contains(s) || containers.contains(s)) && !rows.contains_key(s);
+    let members: BTreeSet<String> = around
+        .edges
         .keys()
         .map(|(s, r, d, _)| (s.as_str(), r.as_str(), d.as_str()))
         .chain(fresh().map(|e| (e.src, e.rel, e.dst)))
-        .filter(|(s, r, _)| *r == CONTAINS && (asked.contains(s) || containers.contains(*s)))
+        .filter(|(s, r, _)| *r == CONTAINS && heavy(s))
         .map(|(_, _, d)| d.to_string())
         .collect();
     if !members.is_empty() {
         read(
-            &mut edges,
+            &mut around.edges,
             queries::EDGES_INTO_BY_REL,
             touching(&members.iter().map(String::as_str).collect()).with("rel", TESTS),
         )?;
     }
-    Ok(StoredAround { edges })
+    // The light ones' members before (as stored) and now, and those of
+    // them whose coverage may differ.
+    let mut members_now: HashMap<&str, BTreeSet<String>> = HashMap::default();
+    for (s, r, d) in around
+        .edges
+        .keys()
+        .map(|(s, r, d, _)| (s.as_str(), r.as_str(), d.as_str()))
+        .chain(fresh().map(|e| (e.src, e.rel, e.dst)))
+    {
+        if r == CONTAINS && rows.contains_key(s) {
+            members_now.entry(s).or_default().insert(d.to_string());
+        }
+    }
+    let mut differing: HashMap<String, (BTreeSet<String>, BTreeSet<String>)> = HashMap::default();
+    let mut candidates: BTreeSet<&str> = BTreeSet::new();
+    for (c, (_, out)) in &rows {
+        let before: BTreeSet<String> = out
+            .iter()
+            .filter(|(r, ..)| r == CONTAINS)
+            .map(|(_, d, ..)| d.clone())
+            .collect();
+        let now = members_now.remove(c.as_str()).unwrap_or_default();
+        let moved = before.symmetric_difference(&now).next().is_some();
+        if moved || before.iter().chain(&now).any(|m| tested_changed(m)) {
+            differing.insert(c.clone(), (before, now));
+        }
+    }
+    for (before, now) in differing.values() {
+        for m in before.symmetric_difference(now) {
+            candidates.insert(m);
+        }
+        for m in before.iter().chain(now) {
+            if tested_changed(m) {
+                candidates.insert(m);
+            }
+        }
+    }
+    // Who tests the candidates, before and now.
+    let (mut tested_before, mut tested_now): (HashSet<String>, HashSet<String>) =
+        Default::default();
+    if !candidates.is_empty() {
+        let params = touching(&candidates).with("rel", TESTS);
+        for (_, _, dst, current) in read(&mut around.edges, queries::EDGES_INTO_BY_REL, params)? {
+            if current {
+                tested_now.insert(dst.clone());
+            }
+            tested_before.insert(dst);
+        }
+        for e in fresh() {
+            if e.rel == TESTS && candidates.contains(e.dst) {
+                tested_now.insert(e.dst.to_string());
+            }
+        }
+    }
+    for (c, (mut kept, out)) in rows {
+        let delta = match differing.get(c.as_str()) {
+            None => 0,
+            Some((before, now)) => {
+                let count = |members: &BTreeSet<String>, tested: &HashSet<String>| {
+                    members
+                        .iter()
+                        .filter(|m| candidates.contains(m.as_str()) && tested.contains(*m))
+                        .count() as i64
+                };
+                count(now, &tested_now) - count(before, &tested_before)
+            }
+        };
+        kept.tested_members += delta;
+        kept.incoming -= out.len() as i64;
+        around.kept.insert(c, kept);
+    }
+    Ok(around)
 }
 
 impl StoredAround {
@@ -235,7 +430,7 @@ impl StoredAround {
         keys: impl IntoIterator<Item = &'a str>,
         tested_changed: &dyn Fn(&str) -> bool,
     ) -> HashMap<&'a str, UsageOf<'a>> {
-        compute_from(
+        let mut out = compute_from(
             || {
                 self.edges
                     .iter()
@@ -250,7 +445,19 @@ impl StoredAround {
             },
             keys,
             tested_changed,
-        )
+        );
+        // Those read by their edges out: the other side as stored.
+        for (k, u) in out.iter_mut() {
+            if let Some(kept) = self.kept.get(*k) {
+                u.fan_in = kept.fan_in;
+                u.references = kept.references.max(0) as usize;
+                u.call_sites = kept.call_sites.iter().map(String::as_str).collect();
+                u.tests = kept.tests.max(0) as usize;
+                u.tested_members = kept.tested_members.max(0) as usize;
+                u.incoming = kept.incoming.max(0) as usize;
+            }
+        }
+        out
     }
 }
 

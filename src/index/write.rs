@@ -58,22 +58,6 @@ query_rows! {
         key { origin: Str<'a>, src: Str<'a> }
         value { refs: Json<'a> }
     }
-    /// `queries/usage_of.cozo`.
-    UsageOf = "usage_of" {
-        key { id: Str<'a> }
-        value {
-            kind: Str<'a>,
-            file: Str<'a>,
-            is_test: bool,
-            fan_in: i64,
-            references: i64,
-            call_sites: Vec<Str<'a>>,
-            tests: i64,
-            tested_members: i64,
-            degree: i64,
-            out: Bytes<'a>,
-        }
-    }
 }
 
 /// Store an extract: its interface and its other references apart (see
@@ -380,6 +364,10 @@ pub(super) struct LinksWritten {
     /// The targets of every `tests` edge added or removed: whether a test
     /// calls them changed, so their containers' usage follows.
     pub tested: BTreeSet<String>,
+    /// The targets of every edge added or removed: the entities whose
+    /// edges in changed (the usage of any other is what it was on that
+    /// side).
+    pub targets: BTreeSet<String>,
     pub delta: LinkDelta,
 }
 
@@ -399,6 +387,7 @@ pub(super) fn write_links(
 ) -> Result<LinksWritten, StoreError> {
     let mut endpoints = BTreeSet::new();
     let mut tested = BTreeSet::new();
+    let mut targets = BTreeSet::new();
     let mut delta = LinkDelta::default();
     let mut changed: Vec<&str> = deleted.iter().map(String::as_str).collect();
     for (path, digest) in digests {
@@ -410,6 +399,7 @@ pub(super) fn write_links(
         return Ok(LinksWritten {
             endpoints,
             tested,
+            targets,
             delta,
         });
     }
@@ -459,6 +449,7 @@ pub(super) fn write_links(
             if track {
                 endpoints.insert(src.to_string());
                 endpoints.insert(dst.to_string());
+                targets.insert(dst.to_string());
                 if *rel == TESTS {
                     tested.insert(dst.to_string());
                 }
@@ -524,6 +515,7 @@ pub(super) fn write_links(
         for (src, rel, dst) in old.into_keys() {
             endpoints.insert(src.clone());
             endpoints.insert(dst.clone());
+            targets.insert(dst.clone());
             if rel == TESTS {
                 tested.insert(dst.clone());
             }
@@ -542,6 +534,7 @@ pub(super) fn write_links(
     Ok(LinksWritten {
         endpoints,
         tested,
+        targets,
         delta,
     })
 }
@@ -607,6 +600,17 @@ pub(super) enum UsageScope<'r> {
     Around(&'r BTreeSet<String>),
 }
 
+/// The entities a run's changes reach (see [`write_usage`]).
+pub(super) struct UsageTouched<'r> {
+    /// Whose usage may have changed.
+    pub keys: &'r BTreeSet<String>,
+    /// Those of them whose being tested changed: their containers too.
+    pub tested: &'r BTreeSet<String>,
+    /// Those of them whose edges in (or whose entity) changed; of any
+    /// other, what its stored row says of its edges in still holds.
+    pub incoming: &'r BTreeSet<String>,
+}
+
 /// Bring `code_usage` up to date (see [`usage`]): recompute the entities
 /// whose surroundings changed — `touched` (the entities, and those of them
 /// whose being tested changed), or every entity when `None` (no rows yet,
@@ -618,15 +622,16 @@ pub(super) fn write_usage(
     batch: &mut Batch,
     links: &BTreeMap<String, FileLinks>,
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
-    touched: Option<(&BTreeSet<String>, &BTreeSet<String>)>,
+    touched: Option<UsageTouched>,
     scope: UsageScope,
 ) -> Result<(), StoreError> {
-    if touched.is_some_and(|(t, _)| t.is_empty()) {
+    if touched.as_ref().is_some_and(|t| t.keys.is_empty()) {
         return Ok(());
     }
     // The containers of these come with them; when every entity of the
     // scope is recomputed, of every one.
-    let tested_changed = |key: &str| touched.is_none_or(|(_, tested)| tested.contains(key));
+    let tested_changed = |key: &str| touched.as_ref().is_none_or(|t| t.tested.contains(key));
+    let incoming_changed = |key: &str| touched.as_ref().is_none_or(|t| t.incoming.contains(key));
     // The entities whose facts (kind, file, test flag) this run knows:
     // every file's, or in a narrow run those of the files it resolved
     // (any other entity keeps the facts its stored row has).
@@ -640,8 +645,8 @@ pub(super) fn write_usage(
         .collect();
     // Every entity, of every file: the containers of each are among them.
     let all = touched.is_none() && matches!(scope, UsageScope::AllLinks);
-    let touched: Vec<&str> = match touched {
-        Some((t, _)) => t.iter().map(String::as_str).collect(),
+    let touched: Vec<&str> = match &touched {
+        Some(t) => t.keys.iter().map(String::as_str).collect(),
         None => {
             batch.put_row(CodeUsageVersionRow {
                 graph: graph.into(),
@@ -659,6 +664,7 @@ pub(super) fn write_usage(
             resolved,
             &touched,
             &tested_changed,
+            &incoming_changed,
         )?),
     };
     // A chunk of entities at a time: a cold run's usage of every entity,
@@ -728,7 +734,7 @@ fn write_usage_rows<'a>(
     };
     let stored: BTreeMap<String, CodeUsageRow> = stored_rows
         .as_ref()
-        .map(decode_rows::<UsageOf>)
+        .map(decode_rows::<usage::StoredUsageRow>)
         .transpose()?
         .into_iter()
         .flatten()

@@ -20,6 +20,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use common::{copy_dir, dump, fixture, index, index_fresh};
+use graphctx::store::value::display;
 use graphctx::store::{Location, Store};
 use proptest::prelude::*;
 
@@ -949,4 +950,97 @@ fn a_warming_read_before_a_change_is_not_put_in() {
     let read = Warmed::read(&store, "code", seq).unwrap().unwrap();
     assert!(started.take_warmed(&store, read).unwrap());
     assert!(!started.is_empty());
+}
+
+/// The usage of an entity whose edges in did not change is taken from its
+/// stored row, and a module's coverage (members a test calls) by the
+/// difference of its members: members added, removed and moved, and tests
+/// gained and lost, each leave the same rows as a fresh index.
+#[test]
+fn a_modules_coverage_follows_members_and_tests_as_a_rebuild_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |rel: &str, text: &str| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "Cargo.toml",
+        "[package]\nname = \"cover\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write("src/lib.rs", "pub mod geo;\npub mod other;\n");
+    let geo = "pub fn a() -> u32 {\n    1\n}\n\npub fn b() -> u32 {\n    2\n}\n\n\
+               #[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    \
+               fn checks() {\n        assert_eq!(a(), 1);\n    }\n}\n";
+    write("src/geo.rs", geo);
+    write("src/other.rs", "pub fn c() -> u32 {\n    3\n}\n");
+    let store = Store::memory().unwrap();
+    let mut cache = graphctx::index::InterfaceCache::with_symbol_table();
+    let mut run = || server_run(&store, root, &mut cache);
+    // (tested members of a module, from its `code_usage` row)
+    let coverage = |store: &Store, module: &str| -> String {
+        let rows = store.dump("code_usage").unwrap();
+        let row = rows
+            .iter()
+            .find(|r| display(&r[1]) == module)
+            .unwrap_or_else(|| panic!("no usage row of {module}"));
+        display(&row[9])
+    };
+    let edit = |rel: &str, from: &str, to: &str| {
+        let path = root.join(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{rel} has no {from:?}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    };
+    run();
+    assert_eq!(coverage(&store, "src/geo.rs-crate-geo"), "1");
+    let same_as_rebuilt = |store: &Store| {
+        assert_eq!(dump(store), dump(&index_fresh(root).0));
+    };
+
+    // A member no test calls.
+    edit(
+        "src/geo.rs",
+        "pub fn b()",
+        "pub fn d() -> u32 {\n    4\n}\n\npub fn b()",
+    );
+    run();
+    same_as_rebuilt(&store);
+    assert_eq!(coverage(&store, "src/geo.rs-crate-geo"), "1");
+    // A test now calls a second member.
+    edit(
+        "src/geo.rs",
+        "assert_eq!(a(), 1);",
+        "assert_eq!(a() + b(), 3);",
+    );
+    run();
+    same_as_rebuilt(&store);
+    assert_eq!(coverage(&store, "src/geo.rs-crate-geo"), "2");
+    // A tested member goes.
+    edit("src/geo.rs", "pub fn a() -> u32 {\n    1\n}\n", "");
+    run();
+    same_as_rebuilt(&store);
+    assert_eq!(coverage(&store, "src/geo.rs-crate-geo"), "1");
+    // A tested member moves to another module, and the test follows it.
+    edit("src/geo.rs", "pub fn b() -> u32 {\n    2\n}\n", "");
+    edit(
+        "src/other.rs",
+        "pub fn c()",
+        "pub fn b() -> u32 {\n    2\n}\n\npub fn c()",
+    );
+    edit("src/geo.rs", "a() + b()", "crate::other::b()");
+    run();
+    same_as_rebuilt(&store);
+    assert_eq!(coverage(&store, "src/geo.rs-crate-geo"), "0");
+    assert_eq!(coverage(&store, "src/other.rs-crate-other"), "1");
+    // A test in the other module calls a member it had not.
+    edit(
+        "src/other.rs",
+        "pub fn c()",
+        "#[test]\nfn checks_c() {\n    assert_eq!(c(), 3);\n}\n\npub fn c()",
+    );
+    run();
+    same_as_rebuilt(&store);
+    assert_eq!(coverage(&store, "src/other.rs-crate-other"), "2");
 }
