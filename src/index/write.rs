@@ -7,8 +7,9 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::file_edges;
+use super::rust::interface::{self, same_entity_facts};
+use super::rust::names;
 use super::rust::resolve::FileLinks;
-use super::rust::{interface, names};
 use super::state::StoredFile;
 use super::usage;
 use super::walk::SourceFile;
@@ -97,6 +98,16 @@ pub(super) fn put_names(batch: &mut Batch, graph: &str, path: &str, extract: &Fi
         path: path.into(),
         names: names::encode(&names::mentioned(extract)).into(),
     });
+}
+
+/// An entity as it was before a run: its stored rows, or the entity the
+/// last run in this process held (its interface).
+enum OldEntity<'a> {
+    Stored(Box<(NodeRow<'a>, CodeEntityRow<'a>)>),
+    Held {
+        entity: &'a Entity,
+        crate_name: &'a str,
+    },
 }
 
 /// The `node` and `code_entity` rows of an entity.
@@ -233,11 +244,13 @@ pub(super) fn write_entities(
             )?,
         ),
     };
-    type Rows<'a> = (NodeRow<'a>, CodeEntityRow<'a>);
-    let mut old: BTreeMap<String, Rows> = BTreeMap::new();
+    let mut old: BTreeMap<String, OldEntity> = BTreeMap::new();
     if let Some(rows) = &stored_rows {
         for r in decode_rows::<EntityRowsInFiles>(rows)? {
-            old.insert(r.id.to_string(), stored_entity_rows(graph, r));
+            old.insert(
+                r.id.to_string(),
+                OldEntity::Stored(Box::new(stored_entity_rows(graph, r))),
+            );
         }
     }
     if !store.is_building() {
@@ -249,7 +262,10 @@ pub(super) fn write_entities(
             for e in &ex.entities {
                 old.insert(
                     e.key.to_string(),
-                    entity_rows(graph, &ex.context.crate_name, e),
+                    OldEntity::Held {
+                        entity: e,
+                        crate_name: &ex.context.crate_name,
+                    },
                 );
             }
         }
@@ -274,8 +290,55 @@ pub(super) fn write_entities(
             if keys_now.insert(e.key.as_ref()) {
                 written.entities_delta += 1;
             }
+            let before = match old.remove(e.key.as_ref()) {
+                // The entity as the last run in this process held it:
+                // compared as entities, the rows are made only to be
+                // written (a line shift above a large file's entities
+                // moves thousands).
+                Some(OldEntity::Held {
+                    entity: o,
+                    crate_name,
+                }) => {
+                    let same_node = o.kind == e.kind && o.name == e.name && o.doc == e.doc;
+                    let same_but_lines = crate_name == ctx.crate_name.as_str()
+                        && o.file == e.file
+                        && same_entity_facts(o, e);
+                    let same_lines = (o.start_line, o.end_line) == (e.start_line, e.end_line);
+                    if same_node && same_but_lines && same_lines {
+                        continue;
+                    }
+                    if track {
+                        if (o.kind, &o.file, o.is_test) != (e.kind, &e.file, e.is_test) {
+                            written.facts_changed.insert(e.key.to_string());
+                        }
+                        if !(same_node && same_but_lines) {
+                            written.content_changed.insert(e.key.to_string());
+                        }
+                    }
+                    if o.file != e.file {
+                        batch.delete_key::<CodeFileEntityRow>(file_entity_key(
+                            graph, &o.file, &e.key,
+                        ));
+                        batch.put_row(CodeFileEntityRow {
+                            graph: graph.into(),
+                            file: e.file.as_ref().into(),
+                            id: e.key.as_ref().into(),
+                        });
+                    }
+                    let (node, entity) = entity_rows(graph, &ctx.crate_name, e);
+                    if !same_node {
+                        batch.put_row(node);
+                    }
+                    if !(same_but_lines && same_lines) {
+                        batch.put_row(entity);
+                    }
+                    store.land_when_full(batch)?;
+                    continue;
+                }
+                Some(OldEntity::Stored(rows)) => Some(*rows),
+                None => None,
+            };
             let now = entity_rows(graph, &ctx.crate_name, e);
-            let before = old.remove(e.key.as_ref());
             if before.as_ref() == Some(&now) {
                 continue;
             }
@@ -328,10 +391,14 @@ pub(super) fn write_entities(
         }
     }
     // What is left of the stored rows went.
-    for (key, (_, entity)) in &old {
+    for (key, gone) in &old {
+        let file = match gone {
+            OldEntity::Stored(rows) => rows.1.file.as_ref(),
+            OldEntity::Held { entity, .. } => entity.file.as_ref(),
+        };
         batch.delete_key::<NodeRow>(vec![graph.into(), key.as_str().into()]);
         batch.delete_key::<CodeEntityRow>(vec![graph.into(), key.as_str().into()]);
-        batch.delete_key::<CodeFileEntityRow>(file_entity_key(graph, &entity.file, key));
+        batch.delete_key::<CodeFileEntityRow>(file_entity_key(graph, file, key));
     }
     if track {
         written.facts_changed.extend(old.keys().cloned());
