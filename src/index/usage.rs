@@ -40,6 +40,8 @@ use crate::model::rel::name::{CALLS, CONTAINS, TESTS};
 use crate::model::rel::DEPENDENCY_RELS;
 use crate::store::rows::{decode_first, decode_rows, query_rows, Bytes, Str};
 use crate::store::value::str_list;
+use cozo::NamedRows;
+
 use crate::store::{queries, Params, Store, StoreError};
 use crate::support::packed::{pack_text, unpack_text};
 
@@ -184,6 +186,10 @@ pub fn compute_only<'a>(
 pub struct StoredAround {
     edges: BTreeMap<(String, String, String, String), f64>,
     kept: HashMap<String, KeptIncoming>,
+    /// The stored usage rows read for `kept` (`queries/usage_of.cozo`):
+    /// the writer compares the new rows with them instead of reading
+    /// them again.
+    usage_rows: Vec<NamedRows>,
 }
 
 /// The facts of an entity that follow from its edges in, as stored: no
@@ -223,6 +229,7 @@ pub fn read_around(
     let mut around = StoredAround {
         edges: BTreeMap::new(),
         kept: HashMap::default(),
+        usage_rows: Vec::new(),
     };
     if keys.is_empty() {
         return Ok(around);
@@ -260,7 +267,8 @@ pub fn read_around(
     // those rows and their edges out as stored (`incoming` holds the
     // stored degree until those are counted).
     type Light = HashMap<String, (KeptIncoming, Vec<OutEdge>)>;
-    let stored_rows = |keys: &BTreeSet<&str>| -> Result<Light, StoreError> {
+    let mut usage_rows = Vec::new();
+    let mut stored_rows = |keys: &BTreeSet<&str>| -> Result<Light, StoreError> {
         let light: BTreeSet<&str> = keys
             .iter()
             .copied()
@@ -270,7 +278,7 @@ pub fn read_around(
             return Ok(HashMap::default());
         }
         let rows = store.read(queries::USAGE_OF, touching(&light))?;
-        Ok(decode_rows::<StoredUsageRow>(&rows)?
+        let light = decode_rows::<StoredUsageRow>(&rows)?
             .into_iter()
             .map(|r| {
                 let kept = KeptIncoming {
@@ -283,7 +291,9 @@ pub fn read_around(
                 };
                 (r.id.to_string(), (kept, decode_out(&r.out)))
             })
-            .collect())
+            .collect();
+        usage_rows.push(rows);
+        Ok(light)
     };
     // Read a set of entities: the heavy ones with every edge touching
     // them; the light ones (`rows`) have their edges out in their rows,
@@ -418,10 +428,17 @@ pub fn read_around(
         kept.incoming -= out.len() as i64;
         around.kept.insert(c, kept);
     }
+    around.usage_rows = usage_rows;
     Ok(around)
 }
 
 impl StoredAround {
+    /// The stored usage rows already read (`queries/usage_of.cozo`
+    /// results), of some of the entities asked.
+    pub fn usage_rows(&self) -> &[NamedRows] {
+        &self.usage_rows
+    }
+
     /// [`compute`] over these edges and `links`: equal to [`compute`] over
     /// the links of every file.
     pub fn compute<'a>(

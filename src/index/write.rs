@@ -110,6 +110,26 @@ enum OldEntity<'a> {
     },
 }
 
+impl OldEntity<'_> {
+    /// The file that declared it.
+    fn file(&self) -> &str {
+        match self {
+            OldEntity::Stored(rows) => rows.1.file.as_ref(),
+            OldEntity::Held { entity, .. } => entity.file.as_ref(),
+        }
+    }
+}
+
+/// What a run changed of one entity: which of its rows to put, and
+/// whether its usage (`facts`: kind, file, test flag) and its text
+/// (`content`: more than its lines) follow.
+struct EntityChange {
+    node: bool,
+    row: bool,
+    facts: bool,
+    content: bool,
+}
+
 /// The `node` and `code_entity` rows of an entity.
 pub(super) fn entity_rows<'a>(
     graph: &'a str,
@@ -290,88 +310,74 @@ pub(super) fn write_entities(
             if keys_now.insert(e.key.as_ref()) {
                 written.entities_delta += 1;
             }
-            let before = match old.remove(e.key.as_ref()) {
-                // The entity as the last run in this process held it:
-                // compared as entities, the rows are made only to be
-                // written (a line shift above a large file's entities
-                // moves thousands).
+            let before = old.remove(e.key.as_ref());
+            // What changed. An entity the last run in this process held is
+            // compared as an entity, and its rows are made only to be
+            // written (a line shift above a large file's entities moves
+            // thousands); stored rows are compared as rows.
+            let (change, now) = match &before {
                 Some(OldEntity::Held {
                     entity: o,
                     crate_name,
                 }) => {
                     let same_node = o.kind == e.kind && o.name == e.name && o.doc == e.doc;
-                    let same_but_lines = crate_name == ctx.crate_name.as_str()
+                    let same_but_lines = *crate_name == ctx.crate_name.as_str()
                         && o.file == e.file
                         && same_entity_facts(o, e);
                     let same_lines = (o.start_line, o.end_line) == (e.start_line, e.end_line);
-                    if same_node && same_but_lines && same_lines {
-                        continue;
-                    }
-                    if track {
-                        if (o.kind, &o.file, o.is_test) != (e.kind, &e.file, e.is_test) {
-                            written.facts_changed.insert(e.key.to_string());
-                        }
-                        if !(same_node && same_but_lines) {
-                            written.content_changed.insert(e.key.to_string());
-                        }
-                    }
-                    if o.file != e.file {
-                        batch.delete_key::<CodeFileEntityRow>(file_entity_key(
-                            graph, &o.file, &e.key,
-                        ));
-                        batch.put_row(CodeFileEntityRow {
-                            graph: graph.into(),
-                            file: e.file.as_ref().into(),
-                            id: e.key.as_ref().into(),
-                        });
-                    }
-                    let (node, entity) = entity_rows(graph, &ctx.crate_name, e);
-                    if !same_node {
-                        batch.put_row(node);
-                    }
-                    if !(same_but_lines && same_lines) {
-                        batch.put_row(entity);
-                    }
-                    store.land_when_full(batch)?;
-                    continue;
+                    let change = EntityChange {
+                        node: !same_node,
+                        row: !(same_but_lines && same_lines),
+                        facts: (o.kind, &o.file, o.is_test) != (e.kind, &e.file, e.is_test),
+                        content: !(same_node && same_but_lines),
+                    };
+                    (change, None)
                 }
-                Some(OldEntity::Stored(rows)) => Some(*rows),
-                None => None,
-            };
-            let now = entity_rows(graph, &ctx.crate_name, e);
-            if before.as_ref() == Some(&now) {
-                continue;
-            }
-            if track {
-                let (facts, content) = match &before {
-                    None => (true, true),
-                    Some(before) => (
-                        (&before.0.kind, &before.1.file, before.1.is_test)
+                Some(OldEntity::Stored(rows)) => {
+                    let now = entity_rows(graph, &ctx.crate_name, e);
+                    let change = EntityChange {
+                        node: rows.0 != now.0,
+                        row: rows.1 != now.1,
+                        facts: (&rows.0.kind, &rows.1.file, rows.1.is_test)
                             != (&now.0.kind, &now.1.file, now.1.is_test),
-                        before.0 != now.0
+                        content: rows.0 != now.0
                             || now.1
                                 != CodeEntityRow {
                                     start_line: now.1.start_line,
                                     end_line: now.1.end_line,
-                                    ..before.1.clone()
+                                    ..rows.1.clone()
                                 },
-                    ),
-                };
-                if facts {
+                    };
+                    (change, Some(now))
+                }
+                None => (
+                    EntityChange {
+                        node: true,
+                        row: true,
+                        facts: true,
+                        content: true,
+                    },
+                    None,
+                ),
+            };
+            if !change.node && !change.row {
+                continue;
+            }
+            if track {
+                if change.facts {
                     written.facts_changed.insert(e.key.to_string());
                 }
-                if content {
+                if change.content {
                     written.content_changed.insert(e.key.to_string());
                 }
             }
             // Each row only if it changed: lines moved by an edit above
-            // an entity change its entity row, not its node (a large
-            // file's body edit moves thousands).
-            let (node, entity) = now;
+            // an entity change its entity row, not its node.
+            let (node, entity) = now.unwrap_or_else(|| entity_rows(graph, &ctx.crate_name, e));
             // Which file declares the key: a pair of its own, written when
             // the entity comes or changes file, not when its lines move.
-            let file_before = before.as_ref().map(|b| &b.1.file);
-            if file_before != Some(&entity.file) {
+            let file_before = before.as_ref().map(OldEntity::file);
+            if file_before != Some(e.file.as_ref()) {
                 if let Some(file) = file_before {
                     batch.delete_key::<CodeFileEntityRow>(file_entity_key(graph, file, &e.key));
                 }
@@ -381,10 +387,10 @@ pub(super) fn write_entities(
                     id: e.key.as_ref().into(),
                 });
             }
-            if before.as_ref().is_none_or(|b| b.0 != node) {
+            if change.node {
                 batch.put_row(node);
             }
-            if before.as_ref().is_none_or(|b| b.1 != entity) {
+            if change.row {
                 batch.put_row(entity);
             }
             store.land_when_full(batch)?;
@@ -392,13 +398,9 @@ pub(super) fn write_entities(
     }
     // What is left of the stored rows went.
     for (key, gone) in &old {
-        let file = match gone {
-            OldEntity::Stored(rows) => rows.1.file.as_ref(),
-            OldEntity::Held { entity, .. } => entity.file.as_ref(),
-        };
         batch.delete_key::<NodeRow>(vec![graph.into(), key.as_str().into()]);
         batch.delete_key::<CodeEntityRow>(vec![graph.into(), key.as_str().into()]);
-        batch.delete_key::<CodeFileEntityRow>(file_entity_key(graph, file, key));
+        batch.delete_key::<CodeFileEntityRow>(file_entity_key(graph, gone.file(), key));
     }
     if track {
         written.facts_changed.extend(old.keys().cloned());
@@ -758,7 +760,17 @@ pub(super) fn write_usage(
             .filter(|k| !written.contains(k))
             .collect();
         written.extend(asked.iter().copied());
-        write_usage_rows(store, graph, batch, &entities, &scope, &mut computed, asked)?;
+        let read_already = around.as_ref().map_or(&[][..], |a| a.usage_rows());
+        write_usage_rows(
+            store,
+            graph,
+            batch,
+            &entities,
+            &scope,
+            &mut computed,
+            asked,
+            read_already,
+        )?;
     }
     Ok(())
 }
@@ -768,6 +780,7 @@ const USAGE_CHUNK: usize = 1 << 17;
 
 /// Write the usage rows of `asked` that differ from the stored ones, from
 /// `computed` (see [`write_usage`]).
+#[allow(clippy::too_many_arguments)]
 fn write_usage_rows<'a>(
     store: &Store,
     graph: &str,
@@ -776,6 +789,7 @@ fn write_usage_rows<'a>(
     scope: &UsageScope,
     computed: &mut rustc_hash::FxHashMap<&'a str, usage::UsageOf<'a>>,
     asked: BTreeSet<&'a str>,
+    read_already: &[cozo::NamedRows],
 ) -> Result<(), StoreError> {
     // Outgoing edges are compressed on every thread (the rows are put
     // in key order on this one).
@@ -787,24 +801,41 @@ fn write_usage_rows<'a>(
             .filter_map(|k| computed.get(k).map(|u| (*k, usage::encode_out(&u.out))))
             .collect()
     };
-    // A database being built holds no usage rows yet.
-    let stored_rows = match store.is_building() {
+    // The stored rows of those asked: some read already (see
+    // `usage::read_around`), the others now. A database being built
+    // holds none yet.
+    let mut found: Vec<usage::StoredUsageRow> = Vec::new();
+    for rows in read_already {
+        found.extend(
+            decode_rows::<usage::StoredUsageRow>(rows)?
+                .into_iter()
+                .filter(|r| asked.contains(r.id.as_ref())),
+        );
+    }
+    let unread: BTreeSet<&str> = {
+        let read: BTreeSet<&str> = found.iter().map(|r| r.id.as_ref()).collect();
+        asked
+            .iter()
+            .copied()
+            .filter(|k| !read.contains(k))
+            .collect()
+    };
+    let stored_rows = match store.is_building() || unread.is_empty() {
         true => None,
         false => Some(
             store.read(
                 queries::USAGE_OF,
                 Params::new()
                     .with("graph", graph)
-                    .with("keys", str_list(asked.iter().copied())),
+                    .with("keys", str_list(unread.iter().copied())),
             )?,
         ),
     };
-    let stored: BTreeMap<String, CodeUsageRow> = stored_rows
-        .as_ref()
-        .map(decode_rows::<usage::StoredUsageRow>)
-        .transpose()?
+    if let Some(rows) = &stored_rows {
+        found.extend(decode_rows::<usage::StoredUsageRow>(rows)?);
+    }
+    let stored: BTreeMap<String, CodeUsageRow> = found
         .into_iter()
-        .flatten()
         .map(|r| {
             let row = CodeUsageRow {
                 graph: graph.into(),
