@@ -7,6 +7,7 @@
 //! batch of puts and deletes across relations in one transaction — a crash
 //! leaves either the old or the new state, never half of a batch.
 
+mod direct;
 mod lander;
 pub mod lock;
 pub mod queries;
@@ -127,6 +128,9 @@ pub struct Store {
     /// ([`Store::create_building`]), which no reader sees before it is
     /// complete: lands its chunks while the run goes on (see [`lander`]).
     lander: Option<Arc<lander::Lander>>,
+    /// Rows a database being built landed without CozoDB's import (see
+    /// [`direct`]).
+    landed_directly: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// A change to one graph, prepared against the seq the graph had (see
@@ -206,6 +210,7 @@ impl Store {
             graph_commits: Arc::default(),
             land_chunk_rows: LAND_CHUNK_ROWS,
             lander: None,
+            landed_directly: Arc::default(),
         })
     }
 
@@ -248,11 +253,24 @@ impl Store {
         // Locks are taken on the final path's lock files (no reader opens
         // the build file; its writer holds the write lock).
         let location = Location::Sqlite(path.to_path_buf());
+        let landed_directly = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let lander = lander::Lander::new({
             let (db, location) = (db.clone(), location.clone());
+            let landed_directly = Arc::clone(&landed_directly);
+            // Opened on the first chunk, after the schema is in place.
+            let direct: Mutex<Option<direct::DirectLanding>> = Mutex::new(None);
             move |chunk| {
                 let _commit = lock::CommitLock::write(&location)?;
-                import_in_order(&db, chunk)
+                let mut direct = direct
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let landing = match direct.as_mut() {
+                    Some(landing) => landing,
+                    None => direct.insert(direct::DirectLanding::open(&building)?),
+                };
+                landing.land(&db, chunk)?;
+                landed_directly.store(landing.rows_direct, std::sync::atomic::Ordering::Relaxed);
+                Ok(())
             }
         });
         let store = Store {
@@ -261,6 +279,7 @@ impl Store {
             graph_commits: Arc::default(),
             land_chunk_rows: LAND_CHUNK_ROWS,
             lander: Some(Arc::new(lander)),
+            landed_directly,
         };
         schema::migrate(&store)?;
         Ok(store)
@@ -475,6 +494,15 @@ impl Store {
             self.land_early(batch)?;
         }
         Ok(())
+    }
+
+    /// How many rows of a database being built landed straight into
+    /// CozoDB's table rather than through its import (see [`direct`]);
+    /// counted once they landed.
+    pub fn rows_landed_directly(&self) -> usize {
+        let _ = self.settle_landing();
+        self.landed_directly
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// How many staged rows a database being built lands at a time.
@@ -955,6 +983,42 @@ mod tests {
         let path = dir.path().join("graph.db");
         let store = Store::create_building(&path).unwrap();
         (dir, path, store)
+    }
+
+    /// A row put again by a later chunk of a database being built, with
+    /// an indexed column changed, moves its index entry as CozoDB's import
+    /// moves it (the direct landing takes CozoDB's path for that row).
+    #[test]
+    fn a_row_landed_again_moves_its_index_entry() {
+        let (_dir, path, store) = building_store();
+        let node = |name: &str| {
+            vec![
+                DataValue::from("code"),
+                DataValue::from("k1"),
+                DataValue::from("function"),
+                DataValue::from(name),
+                DataValue::from(""),
+            ]
+        };
+        let columns = &["graph", "id", "kind", "name", "doc"];
+        for name in ["first", "second"] {
+            let mut batch = Batch::new();
+            batch.push("node", columns, node(name));
+            store.land_early(&mut batch).unwrap();
+        }
+        assert_eq!(store.rows_landed_directly(), 2);
+        store.finish_building(&path).unwrap();
+        let store = Store::open(&Location::Sqlite(path)).unwrap();
+        let names = store
+            .read(
+                "?[name, id] := *node:by_name{graph: 'code', name, id}",
+                Params::new(),
+            )
+            .unwrap();
+        assert_eq!(
+            names.rows,
+            vec![vec![DataValue::from("second"), DataValue::from("k1")]]
+        );
     }
 
     /// A building store lands its chunks on the lander's thread: a read

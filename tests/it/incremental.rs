@@ -777,6 +777,60 @@ fn a_first_index_landed_in_small_chunks_equals_one_landed_in_place() {
     }
 }
 
+#[test]
+fn a_first_index_landed_directly_holds_the_bytes_cozodbs_import_writes() {
+    // A database being built lands its rows straight into CozoDB's table
+    // (src/store/direct.rs); one indexed in place lands them through
+    // CozoDB's import. Every key and value, index entries and catalogue
+    // included, must be the same bytes.
+    use graphctx::index::{index_location, index_repository, IndexOptions};
+    let tree = initial_tree();
+    let dir = tempfile::tempdir().unwrap();
+    let built_path = dir.path().join("built.db");
+    let in_place = Location::Sqlite(dir.path().join("in_place.db"));
+    drop(Store::open(&in_place).unwrap());
+    let opts = IndexOptions::default();
+    // Chunks of a few rows as well: rows of one file, and index entries,
+    // then land in many transactions.
+    let chunked_path = dir.path().join("chunked.db");
+    let chunked = Store::create_building(&chunked_path)
+        .unwrap()
+        .with_land_chunk_rows(7);
+    index_repository(&chunked, tree.path(), &opts).unwrap();
+    chunked.finish_building(&chunked_path).unwrap();
+    let building = Store::create_building(&built_path).unwrap();
+    let a = index_repository(&building, tree.path(), &opts).unwrap();
+    let direct = building.rows_landed_directly();
+    building.finish_building(&built_path).unwrap();
+    let b = index_location(&in_place, tree.path(), &opts).unwrap();
+    assert_eq!(a.rows_written, b.rows_written);
+    // Every row but the last batch's (the graph's own row and what lands
+    // with it, through CozoDB's import) landed directly.
+    assert!(
+        direct > a.rows_written * 9 / 10,
+        "{direct} of {} rows landed directly",
+        a.rows_written
+    );
+    let table = |path: &Path| -> Vec<(Vec<u8>, Vec<u8>)> {
+        let conn = sqlite::Connection::open(path).unwrap();
+        let mut rows = Vec::new();
+        let mut st = conn.prepare("SELECT k, v FROM cozo ORDER BY k").unwrap();
+        while st.next().unwrap() == sqlite::State::Row {
+            rows.push((
+                st.read::<Vec<u8>, _>(0).unwrap(),
+                st.read::<Vec<u8>, _>(1).unwrap(),
+            ));
+        }
+        rows
+    };
+    let (built, placed) = (table(&built_path), table(&dir.path().join("in_place.db")));
+    assert_eq!(built.len(), placed.len());
+    for (x, y) in built.iter().zip(&placed) {
+        assert_eq!(x, y, "first differing row");
+    }
+    assert!(table(&chunked_path) == placed, "landed in chunks of 7 rows");
+}
+
 /// Directories, manifests and ignore files changed since the last settle
 /// dated back to `when`, as a server's tree is between saves: what did
 /// not change keeps the time it had, what changed gets a later one than
