@@ -34,25 +34,80 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use cozo::{DataValue, DbInstance, NamedRows, Num, ScriptMutability};
 
 use super::lander::Chunk;
 use super::{Result, StoreError};
 
-/// The connection and catalogue a building store lands its chunks with.
+/// The connection a building store lands its chunks with.
 pub(super) struct DirectLanding {
     conn: sqlite::Connection,
-    /// What is known of each relation landed so far (`None`: land it
-    /// through CozoDB).
-    layouts: HashMap<String, Option<Layout>>,
+    layouts: Layouts,
     /// Rows landed here rather than through CozoDB's import.
     pub(super) rows_direct: usize,
 }
 
+/// What is known of each relation landed so far (`None`: it lands
+/// through CozoDB), shared by the lander, which reads it from CozoDB's
+/// catalogue, and the thread staging the chunks, which encodes the rows
+/// of relations already known before handing a chunk over: the lander is
+/// a first index's critical path once the files are parsed, and the
+/// stager would otherwise wait for it.
+#[derive(Clone, Default)]
+pub(super) struct Layouts(Arc<Mutex<HashMap<String, Option<Arc<Layout>>>>>);
+
+/// A chunk as handed to the lander: its rows, and the encoded rows of
+/// the relations whose layouts were known when it was staged.
+pub(super) struct Prepared {
+    pub(super) rows: Chunk,
+    encoded: HashMap<String, Vec<EncodedRow>>,
+}
+
+/// One row as stored: its key, its value, and its index entries' keys.
+struct EncodedRow {
+    key: Vec<u8>,
+    value: Vec<u8>,
+    index_keys: Vec<Vec<u8>>,
+}
+
+impl Layouts {
+    /// `rows` with the rows of every relation already known encoded.
+    /// When every relation of the chunk is encoded (it will land here,
+    /// not through CozoDB), the rows of those without indexes are freed:
+    /// only a replaced row of an indexed relation is read again.
+    pub(super) fn prepare(&self, mut rows: Chunk) -> Prepared {
+        let known = self.lock().clone();
+        let mut encoded = HashMap::new();
+        for (name, named) in &rows {
+            let Some(Some(layout)) = known.get(name) else {
+                continue;
+            };
+            if let Some(stored) = encode_relation(layout, named) {
+                encoded.insert(name.clone(), stored);
+            }
+        }
+        if encoded.len() == rows.len() {
+            for (name, named) in rows.iter_mut() {
+                if known[name].as_ref().is_some_and(|l| l.indices.is_empty()) {
+                    named.rows = Vec::new();
+                }
+            }
+        }
+        Prepared { rows, encoded }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<Layout>>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 /// How one relation's rows are stored.
 #[derive(Debug, Clone)]
-struct Layout {
+pub(super) struct Layout {
     id: u64,
     /// Position in a row (as CozoDB stores it: keys, then values) → type.
     columns: Vec<(String, ColumnType)>,
@@ -160,35 +215,39 @@ const DELETE: &str = "DELETE FROM cozo WHERE k = ?";
 impl DirectLanding {
     /// A connection to the database being built at `path` (its pragmas:
     /// no journal, no syncs, are set for every connection to such a file).
-    pub(super) fn open(path: &Path) -> Result<DirectLanding> {
+    pub(super) fn open(path: &Path, layouts: Layouts) -> Result<DirectLanding> {
         let conn = sqlite::Connection::open(path).map_err(|e| StoreError::Open {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
         Ok(DirectLanding {
             conn,
-            layouts: HashMap::new(),
+            layouts,
             rows_direct: 0,
         })
     }
 
     /// Land `chunk` in one transaction: here when every row can be, else
     /// through CozoDB's import on `db`.
-    pub(super) fn land(&mut self, db: &DbInstance, chunk: Chunk) -> Result<()> {
-        if !self.can_land(db, &chunk)? {
-            return super::import_in_order(db, chunk);
+    pub(super) fn land(&mut self, db: &DbInstance, mut chunk: Prepared) -> Result<()> {
+        if !self.can_land(db, &mut chunk)? {
+            return super::import_in_order(db, chunk.rows);
         }
         let mut rows = 0;
         self.exec("BEGIN IMMEDIATE")?;
-        let landed = chunk.iter().try_for_each(|(name, named)| {
-            let layout = self.layouts[name].clone().expect("checked by can_land");
-            rows += named.rows.len();
-            self.land_relation(&layout, named)
+        let layouts = self.layouts.lock().clone();
+        let landed = chunk.rows.iter().try_for_each(|(name, named)| {
+            let layout = layouts[name].as_ref().expect("checked by can_land");
+            let encoded = &chunk.encoded[name];
+            rows += encoded.len();
+            self.land_relation(layout, named, encoded)
         });
         match landed {
             Ok(()) => {
                 self.exec("COMMIT")?;
                 self.rows_direct += rows;
+                // Freeing a chunk's rows is work the lander need not do.
+                rayon::spawn(move || drop(chunk));
                 Ok(())
             }
             Err(e) => {
@@ -198,64 +257,58 @@ impl DirectLanding {
         }
     }
 
-    /// Whether every row of `chunk` lands here (see the module docs).
-    fn can_land(&mut self, db: &DbInstance, chunk: &Chunk) -> Result<bool> {
-        for (name, named) in chunk {
+    /// Whether every row of `chunk` lands here (see the module docs); the
+    /// rows of relations the stager did not know are encoded here.
+    fn can_land(&mut self, db: &DbInstance, chunk: &mut Prepared) -> Result<bool> {
+        for (name, named) in &chunk.rows {
             if name.starts_with('-') {
                 return Ok(false);
             }
-            if !self.layouts.contains_key(name) {
-                let layout = self.read_layout(db, name)?;
-                self.layouts.insert(name.clone(), layout);
+            if chunk.encoded.contains_key(name) {
+                continue;
             }
-            let Some(layout) = &self.layouts[name] else {
+            let known = self.layouts.lock().get(name).cloned();
+            let layout = match known {
+                Some(layout) => layout,
+                None => {
+                    let layout = self.read_layout(db, name)?.map(Arc::new);
+                    self.layouts.lock().insert(name.clone(), layout.clone());
+                    layout
+                }
+            };
+            let Some(encoded) = layout.and_then(|l| encode_relation(&l, named)) else {
                 return Ok(false);
             };
-            let Some(order) = header_order(layout, named) else {
-                return Ok(false);
-            };
-            let fits = named.rows.iter().all(|row| {
-                order
-                    .iter()
-                    .zip(&layout.columns)
-                    .all(|(&i, (_, ty))| row.get(i).is_some_and(|v| ty.holds(v)))
-            });
-            if !fits {
-                return Ok(false);
-            }
+            chunk.encoded.insert(name.clone(), encoded);
         }
         Ok(true)
     }
 
     /// Land one relation's rows in order, each with its index entries.
-    fn land_relation(&self, layout: &Layout, named: &NamedRows) -> Result<()> {
-        let order = header_order(layout, named).expect("checked by can_land");
+    fn land_relation(
+        &self,
+        layout: &Layout,
+        named: &NamedRows,
+        encoded: &[EncodedRow],
+    ) -> Result<()> {
         let mut upsert = self.conn.prepare(UPSERT).map_err(query_error)?;
         let mut insert_new = self.conn.prepare(INSERT_NEW).map_err(query_error)?;
-        let mut tuple: Vec<&DataValue> = Vec::with_capacity(order.len());
-        let mut key = Vec::new();
-        let mut value = Vec::new();
-        for row in &named.rows {
-            tuple.clear();
-            tuple.extend(order.iter().map(|&i| &row[i]));
-            key.clear();
-            encode_key(&mut key, layout.id, &tuple[..layout.key_len]);
-            value.clear();
-            encode_value(&mut value, layout.id, &tuple[layout.key_len..])?;
+        for (i, stored) in encoded.iter().enumerate() {
             if layout.indices.is_empty() {
-                put(&mut upsert, &key, &value)?;
+                put(&mut upsert, &stored.key, &stored.value)?;
                 continue;
             }
-            if !put(&mut insert_new, &key, &value).is_ok_and(|inserted| inserted) {
-                // Stored already: replaced as CozoDB replaces it.
-                self.replace(layout, &key, &tuple)?;
-                put(&mut upsert, &key, &value)?;
+            if !put(&mut insert_new, &stored.key, &stored.value).is_ok_and(|inserted| inserted) {
+                // Stored already: replaced as CozoDB replaces it (the rows
+                // of an indexed relation are kept for this).
+                let order = header_order(layout, named).expect("checked when encoded");
+                let row = &named.rows[i];
+                let tuple: Vec<&DataValue> = order.iter().map(|&i| &row[i]).collect();
+                self.replace(layout, &stored.key, &tuple)?;
+                put(&mut upsert, &stored.key, &stored.value)?;
             }
-            for (index_id, columns) in &layout.indices {
-                let entry: Vec<&DataValue> = columns.iter().map(|&c| tuple[c]).collect();
-                let mut index_key = Vec::new();
-                encode_key(&mut index_key, *index_id, &entry);
-                put(&mut upsert, &index_key, &[])?;
+            for index_key in &stored.index_keys {
+                put(&mut upsert, index_key, &[])?;
             }
         }
         Ok(())
@@ -401,6 +454,45 @@ fn header_order(layout: &Layout, named: &NamedRows) -> Option<Vec<usize>> {
     let order = order?;
     let width = order.iter().max().map_or(0, |m| m + 1);
     named.rows.iter().all(|r| r.len() >= width).then_some(order)
+}
+
+/// The rows of `named` as `layout` stores them; `None` when a column is
+/// missing or a value is not of its column's type.
+fn encode_relation(layout: &Layout, named: &NamedRows) -> Option<Vec<EncodedRow>> {
+    let order = header_order(layout, named)?;
+    let mut tuple: Vec<&DataValue> = Vec::with_capacity(order.len());
+    let mut encoded = Vec::with_capacity(named.rows.len());
+    for row in &named.rows {
+        tuple.clear();
+        tuple.extend(order.iter().map(|&i| &row[i]));
+        if !tuple
+            .iter()
+            .zip(&layout.columns)
+            .all(|(v, (_, ty))| ty.holds(v))
+        {
+            return None;
+        }
+        let mut key = Vec::new();
+        encode_key(&mut key, layout.id, &tuple[..layout.key_len]);
+        let mut value = Vec::new();
+        encode_value(&mut value, layout.id, &tuple[layout.key_len..]).ok()?;
+        let index_keys = layout
+            .indices
+            .iter()
+            .map(|(index_id, columns)| {
+                let entry: Vec<&DataValue> = columns.iter().map(|&c| tuple[c]).collect();
+                let mut index_key = Vec::new();
+                encode_key(&mut index_key, *index_id, &entry);
+                index_key
+            })
+            .collect();
+        encoded.push(EncodedRow {
+            key,
+            value,
+            index_keys,
+        });
+    }
+    Some(encoded)
 }
 
 /// Bind and run one insert; `Ok(false)` when the key was stored already

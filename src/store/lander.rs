@@ -39,24 +39,24 @@ use super::{Result, StoreError};
 pub(super) type Chunk = BTreeMap<String, NamedRows>;
 
 /// The thread landing the chunks handed to it, while it runs.
-struct Running {
-    chunks: SyncSender<Chunk>,
+struct Running<C> {
+    chunks: SyncSender<C>,
     thread: JoinHandle<Result<()>>,
 }
 
 /// How a chunk lands: one transaction of the database being built.
-type Land = Arc<dyn Fn(Chunk) -> Result<()> + Send + Sync>;
+type Land<C> = Arc<dyn Fn(C) -> Result<()> + Send + Sync>;
 
 /// Lands the chunks of a database being built on a thread of its own (see
 /// the module docs). Shared by the clones of a building store.
-pub(super) struct Lander {
-    land: Land,
-    running: Mutex<Option<Running>>,
+pub(super) struct Lander<C> {
+    land: Land<C>,
+    running: Mutex<Option<Running<C>>>,
 }
 
-impl Lander {
+impl<C: Send + 'static> Lander<C> {
     /// A lander that lands each chunk with `land`.
-    pub(super) fn new(land: impl Fn(Chunk) -> Result<()> + Send + Sync + 'static) -> Lander {
+    pub(super) fn new(land: impl Fn(C) -> Result<()> + Send + Sync + 'static) -> Lander<C> {
         Lander {
             land: Arc::new(land),
             running: Mutex::new(None),
@@ -66,13 +66,13 @@ impl Lander {
     /// Hand `chunk` over to be landed on the lander's thread (started on
     /// the first chunk after a settle). Returns how long the caller waited
     /// for the lander to take it: the time the run was held up by writing.
-    pub(super) fn hand_over(&self, chunk: Chunk) -> Result<Duration> {
+    pub(super) fn hand_over(&self, chunk: C) -> Result<Duration> {
         let started = Instant::now();
         let mut running = self.lock();
         if running.is_none() {
             // Rendezvous: a hand-over waits until the lander is free to
             // take the chunk, so one chunk lands while the next is made.
-            let (chunks, landing) = sync_channel::<Chunk>(0);
+            let (chunks, landing) = sync_channel::<C>(0);
             let land = Arc::clone(&self.land);
             let spawned = std::thread::Builder::new()
                 .name("graphctx-lander".into())
@@ -111,23 +111,30 @@ impl Lander {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Running<C>>> {
         self.running
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
-impl Drop for Lander {
+impl<C> Drop for Lander<C> {
     /// Wait for the chunk in flight: a store dropped after a failed run
     /// leaves no thread writing behind it (its failure was the run's).
     fn drop(&mut self) {
-        let _ = self.settle();
+        let running = self
+            .running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(running) = running {
+            let _ = join(running);
+        }
     }
 }
 
 /// Close the lander's queue and wait for it to land what it took.
-fn join(running: Running) -> Result<()> {
+fn join<C>(running: Running<C>) -> Result<()> {
     let Running { chunks, thread } = running;
     drop(chunks);
     match thread.join() {

@@ -127,7 +127,10 @@ pub struct Store {
     /// Present for a database under construction
     /// ([`Store::create_building`]), which no reader sees before it is
     /// complete: lands its chunks while the run goes on (see [`lander`]).
-    lander: Option<Arc<lander::Lander>>,
+    lander: Option<Arc<lander::Lander<direct::Prepared>>>,
+    /// The layouts of the relations a database being built lands directly
+    /// (see [`direct`]): rows of known ones are encoded before hand-over.
+    layouts: direct::Layouts,
     /// Rows a database being built landed without CozoDB's import (see
     /// [`direct`]).
     landed_directly: Arc<std::sync::atomic::AtomicUsize>,
@@ -210,6 +213,7 @@ impl Store {
             graph_commits: Arc::default(),
             land_chunk_rows: LAND_CHUNK_ROWS,
             lander: None,
+            layouts: direct::Layouts::default(),
             landed_directly: Arc::default(),
         })
     }
@@ -254,8 +258,10 @@ impl Store {
         // the build file; its writer holds the write lock).
         let location = Location::Sqlite(path.to_path_buf());
         let landed_directly = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let layouts = direct::Layouts::default();
         let lander = lander::Lander::new({
             let (db, location) = (db.clone(), location.clone());
+            let layouts = layouts.clone();
             let landed_directly = Arc::clone(&landed_directly);
             // Opened on the first chunk, after the schema is in place.
             let direct: Mutex<Option<direct::DirectLanding>> = Mutex::new(None);
@@ -266,7 +272,7 @@ impl Store {
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 let landing = match direct.as_mut() {
                     Some(landing) => landing,
-                    None => direct.insert(direct::DirectLanding::open(&building)?),
+                    None => direct.insert(direct::DirectLanding::open(&building, layouts.clone())?),
                 };
                 landing.land(&db, chunk)?;
                 landed_directly.store(landing.rows_direct, std::sync::atomic::Ordering::Relaxed);
@@ -279,6 +285,7 @@ impl Store {
             graph_commits: Arc::default(),
             land_chunk_rows: LAND_CHUNK_ROWS,
             lander: Some(Arc::new(lander)),
+            layouts,
             landed_directly,
         };
         schema::migrate(&store)?;
@@ -465,7 +472,7 @@ impl Store {
         // Sorted here, landed on the lander's thread while the caller
         // makes the next chunk; what the caller waits for it counts as
         // writing.
-        let waited = lander.hand_over(in_landing_order(staged))?;
+        let waited = lander.hand_over(self.layouts.prepare(in_landing_order(staged)))?;
         batch.early = EarlyLanding {
             rows: early.rows + rows,
             time: early.time + waited,
@@ -1019,6 +1026,46 @@ mod tests {
             names.rows,
             vec![vec![DataValue::from("second"), DataValue::from("k1")]]
         );
+    }
+
+    /// A chunk that deletes lands through CozoDB's import, whole, even
+    /// when the stager encoded its other relations (their rows are kept).
+    #[test]
+    fn a_chunk_that_deletes_lands_whole_through_cozodb() {
+        let (_dir, path, store) = building_store();
+        let node = |id: &str| {
+            vec![
+                DataValue::from("code"),
+                DataValue::from(id),
+                DataValue::from("function"),
+                DataValue::from(id),
+                DataValue::from(""),
+            ]
+        };
+        let columns = &["graph", "id", "kind", "name", "doc"];
+        let mut batch = Batch::new();
+        batch.push("node", columns, node("k1"));
+        batch.put_row(stats(1));
+        store.land_early(&mut batch).unwrap();
+        let mut batch = Batch::new();
+        batch.delete_in("node", &["graph", "id"], vec!["code".into(), "k1".into()]);
+        batch.push("node", columns, node("k2"));
+        batch.put_row(stats(2));
+        store.land_early(&mut batch).unwrap();
+        assert_eq!(store.rows_landed_directly(), 2);
+        store.finish_building(&path).unwrap();
+        let store = Store::open(&Location::Sqlite(path)).unwrap();
+        let ids = store
+            .read(
+                "?[id, name] := *node:by_name{graph: 'code', name, id}",
+                Params::new(),
+            )
+            .unwrap();
+        assert_eq!(
+            ids.rows,
+            vec![vec![DataValue::from("k2"), DataValue::from("k2")]]
+        );
+        assert_eq!(stats_of(&store), vec![2]);
     }
 
     /// A building store lands its chunks on the lander's thread: a read
