@@ -75,8 +75,8 @@ struct EncodedRow {
 impl Layouts {
     /// `rows` with the rows of every relation already known encoded.
     /// When every relation of the chunk is encoded (it will land here,
-    /// not through CozoDB), the rows of those without indexes are freed:
-    /// only a replaced row of an indexed relation is read again.
+    /// not through CozoDB), its rows are freed: the encoded rows are all
+    /// the lander reads.
     pub(super) fn prepare(&self, mut rows: Chunk) -> Prepared {
         let known = self.lock().clone();
         let mut encoded = HashMap::new();
@@ -89,10 +89,8 @@ impl Layouts {
             }
         }
         if encoded.len() == rows.len() {
-            for (name, named) in rows.iter_mut() {
-                if known[name].as_ref().is_some_and(|l| l.indices.is_empty()) {
-                    named.rows = Vec::new();
-                }
+            for named in rows.values_mut() {
+                named.rows = Vec::new();
             }
         }
         Prepared { rows, encoded }
@@ -236,11 +234,11 @@ impl DirectLanding {
         let mut rows = 0;
         self.exec("BEGIN IMMEDIATE")?;
         let layouts = self.layouts.lock().clone();
-        let landed = chunk.rows.iter().try_for_each(|(name, named)| {
+        let landed = chunk.rows.keys().try_for_each(|name| {
             let layout = layouts[name].as_ref().expect("checked by can_land");
             let encoded = &chunk.encoded[name];
             rows += encoded.len();
-            self.land_relation(layout, named, encoded)
+            self.land_relation(layout, encoded)
         });
         match landed {
             Ok(()) => {
@@ -285,26 +283,17 @@ impl DirectLanding {
     }
 
     /// Land one relation's rows in order, each with its index entries.
-    fn land_relation(
-        &self,
-        layout: &Layout,
-        named: &NamedRows,
-        encoded: &[EncodedRow],
-    ) -> Result<()> {
+    fn land_relation(&self, layout: &Layout, encoded: &[EncodedRow]) -> Result<()> {
         let mut upsert = self.conn.prepare(UPSERT).map_err(query_error)?;
         let mut insert_new = self.conn.prepare(INSERT_NEW).map_err(query_error)?;
-        for (i, stored) in encoded.iter().enumerate() {
+        for stored in encoded {
             if layout.indices.is_empty() {
                 put(&mut upsert, &stored.key, &stored.value)?;
                 continue;
             }
             if !put(&mut insert_new, &stored.key, &stored.value).is_ok_and(|inserted| inserted) {
-                // Stored already: replaced as CozoDB replaces it (the rows
-                // of an indexed relation are kept for this).
-                let order = header_order(layout, named).expect("checked when encoded");
-                let row = &named.rows[i];
-                let tuple: Vec<&DataValue> = order.iter().map(|&i| &row[i]).collect();
-                self.replace(layout, &stored.key, &tuple)?;
+                // Stored already: replaced as CozoDB replaces it.
+                self.replace(layout, stored)?;
                 put(&mut upsert, &stored.key, &stored.value)?;
             }
             for index_key in &stored.index_keys {
@@ -314,11 +303,11 @@ impl DirectLanding {
         Ok(())
     }
 
-    /// Remove the index entries of the row stored under `key` when it
-    /// differs from `tuple` (CozoDB's import does the same before a put).
-    fn replace(&self, layout: &Layout, key: &[u8], tuple: &[&DataValue]) -> Result<()> {
+    /// Remove the index entries of the row stored under `row`'s key when
+    /// it differs from `row` (CozoDB's import does the same before a put).
+    fn replace(&self, layout: &Layout, row: &EncodedRow) -> Result<()> {
         let mut read = self.conn.prepare(READ).map_err(query_error)?;
-        read.bind((1, key)).map_err(query_error)?;
+        read.bind((1, &row.key[..])).map_err(query_error)?;
         let stored: Option<Vec<u8>> = match read.next().map_err(query_error)? {
             sqlite::State::Row => Some(read.read::<Vec<u8>, _>(0).map_err(query_error)?),
             sqlite::State::Done => None,
@@ -329,20 +318,13 @@ impl DirectLanding {
                 "a row of the database being built could not be inserted".into(),
             ));
         };
-        let old_values: Vec<DataValue> = rmp_serde::from_slice(stored.get(8..).unwrap_or(&[]))
-            .map_err(|e| StoreError::Query(format!("a stored row could not be read: {e}")))?;
-        let old: Vec<&DataValue> = tuple[..layout.key_len]
-            .iter()
-            .copied()
-            .chain(old_values.iter())
-            .collect();
-        if old.len() == tuple.len() && old.iter().zip(tuple).all(|(a, b)| a == b) {
+        let old = cozo::decode_tuple_from_kv(&row.key, &stored, None);
+        if old == cozo::decode_tuple_from_kv(&row.key, &row.value, None) {
             return Ok(());
         }
         let mut delete = self.conn.prepare(DELETE).map_err(query_error)?;
         for (index_id, columns) in &layout.indices {
-            let entry: Option<Vec<&DataValue>> =
-                columns.iter().map(|&c| old.get(c).copied()).collect();
+            let entry: Option<Vec<&DataValue>> = columns.iter().map(|&c| old.get(c)).collect();
             let Some(entry) = entry else { continue };
             let mut index_key = Vec::new();
             encode_key(&mut index_key, *index_id, &entry);
