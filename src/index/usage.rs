@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use super::rust::resolve::FileLinks;
 use crate::model::rel::name::{CALLS, CONTAINS, TESTS};
 use crate::model::rel::DEPENDENCY_RELS;
-use crate::store::rows::{decode_first, decode_rows, query_rows, Bytes, Str};
+use crate::store::rows::{decode_first, decode_rows, query_rows, CodeUsageRow, Str};
 use crate::store::value::str_list;
 use cozo::NamedRows;
 
@@ -65,22 +65,6 @@ query_rows! {
     EdgeWithOrigin = "edges_touching" {
         key { src: Str<'a>, rel: Str<'a>, dst: Str<'a>, origin: Str<'a> }
         value { weight: f64 }
-    }
-    /// `queries/usage_of.cozo`: a stored `code_usage` row.
-    StoredUsageRow = "usage_of" {
-        key { id: Str<'a> }
-        value {
-            kind: Str<'a>,
-            file: Str<'a>,
-            is_test: bool,
-            fan_in: i64,
-            references: i64,
-            call_sites: Vec<Str<'a>>,
-            tests: i64,
-            tested_members: i64,
-            degree: i64,
-            out: Bytes<'a>,
-        }
     }
 }
 
@@ -278,7 +262,7 @@ pub fn read_around(
             return Ok(HashMap::default());
         }
         let rows = store.read(queries::USAGE_OF, touching(&light))?;
-        let light = decode_rows::<StoredUsageRow>(&rows)?
+        let light = decode_rows::<CodeUsageRow>(&rows)?
             .into_iter()
             .map(|r| {
                 let kept = KeptIncoming {

@@ -804,10 +804,10 @@ fn write_usage_rows<'a>(
     // The stored rows of those asked: some read already (see
     // `usage::read_around`), the others now. A database being built
     // holds none yet.
-    let mut found: Vec<usage::StoredUsageRow> = Vec::new();
+    let mut found: Vec<CodeUsageRow> = Vec::new();
     for rows in read_already {
         found.extend(
-            decode_rows::<usage::StoredUsageRow>(rows)?
+            decode_rows::<CodeUsageRow>(rows)?
                 .into_iter()
                 .filter(|r| asked.contains(r.id.as_ref())),
         );
@@ -832,28 +832,10 @@ fn write_usage_rows<'a>(
         ),
     };
     if let Some(rows) = &stored_rows {
-        found.extend(decode_rows::<usage::StoredUsageRow>(rows)?);
+        found.extend(decode_rows::<CodeUsageRow>(rows)?);
     }
-    let stored: BTreeMap<String, CodeUsageRow> = found
-        .into_iter()
-        .map(|r| {
-            let row = CodeUsageRow {
-                graph: graph.into(),
-                id: r.id,
-                kind: r.kind,
-                file: r.file,
-                is_test: r.is_test,
-                fan_in: r.fan_in,
-                references: r.references,
-                call_sites: r.call_sites,
-                tests: r.tests,
-                tested_members: r.tested_members,
-                degree: r.degree,
-                out: r.out,
-            };
-            (row.id.to_string(), row)
-        })
-        .collect();
+    let stored: BTreeMap<String, CodeUsageRow> =
+        found.into_iter().map(|r| (r.id.to_string(), r)).collect();
     for key in asked {
         let facts: Option<(Cow<str>, Cow<str>, bool)> =
             match (entities.get(key), scope, stored.get(key)) {

@@ -992,25 +992,26 @@ mod tests {
         (dir, path, store)
     }
 
+    /// The columns of a `node` row, as [`node_row`] gives them.
+    const NODE_COLUMNS: &[&str] = &["graph", "id", "kind", "name", "doc"];
+
+    /// A `node` row of the code graph: a function `id` named `name`.
+    fn node_row(id: &str, name: &str) -> Row {
+        ["code", id, "function", name, ""]
+            .into_iter()
+            .map(DataValue::from)
+            .collect()
+    }
+
     /// A row put again by a later chunk of a database being built, with
     /// an indexed column changed, moves its index entry as CozoDB's import
     /// moves it (the direct landing takes CozoDB's path for that row).
     #[test]
     fn a_row_landed_again_moves_its_index_entry() {
         let (_dir, path, store) = building_store();
-        let node = |name: &str| {
-            vec![
-                DataValue::from("code"),
-                DataValue::from("k1"),
-                DataValue::from("function"),
-                DataValue::from(name),
-                DataValue::from(""),
-            ]
-        };
-        let columns = &["graph", "id", "kind", "name", "doc"];
         for name in ["first", "second"] {
             let mut batch = Batch::new();
-            batch.push("node", columns, node(name));
+            batch.push("node", NODE_COLUMNS, node_row("k1", name));
             store.land_early(&mut batch).unwrap();
         }
         assert_eq!(store.rows_landed_directly(), 2);
@@ -1033,23 +1034,13 @@ mod tests {
     #[test]
     fn a_chunk_that_deletes_lands_whole_through_cozodb() {
         let (_dir, path, store) = building_store();
-        let node = |id: &str| {
-            vec![
-                DataValue::from("code"),
-                DataValue::from(id),
-                DataValue::from("function"),
-                DataValue::from(id),
-                DataValue::from(""),
-            ]
-        };
-        let columns = &["graph", "id", "kind", "name", "doc"];
         let mut batch = Batch::new();
-        batch.push("node", columns, node("k1"));
+        batch.push("node", NODE_COLUMNS, node_row("k1", "k1"));
         batch.put_row(stats(1));
         store.land_early(&mut batch).unwrap();
         let mut batch = Batch::new();
         batch.delete_in("node", &["graph", "id"], vec!["code".into(), "k1".into()]);
-        batch.push("node", columns, node("k2"));
+        batch.push("node", NODE_COLUMNS, node_row("k2", "k2"));
         batch.put_row(stats(2));
         store.land_early(&mut batch).unwrap();
         assert_eq!(store.rows_landed_directly(), 2);
