@@ -291,7 +291,7 @@ impl DirectLanding {
                 put(&mut upsert, &stored.key, &stored.value)?;
                 continue;
             }
-            if !put(&mut insert_new, &stored.key, &stored.value).is_ok_and(|inserted| inserted) {
+            if !put(&mut insert_new, &stored.key, &stored.value)? {
                 // Stored already: replaced as CozoDB replaces it.
                 self.replace(layout, stored)?;
                 put(&mut upsert, &stored.key, &stored.value)?;
