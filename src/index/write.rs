@@ -738,17 +738,35 @@ pub(super) fn write_usage(
     };
     // A chunk of entities at a time: a cold run's usage of every entity,
     // outgoing edges included, held at once was a large tree's peak of
-    // memory. Each chunk reads the edges once more.
+    // memory. (No more than a landing chunk: a test that lands a few rows
+    // at a time computes usage a few entities at a time too.)
+    let chunk_len = USAGE_CHUNK.min(store.land_chunk_rows());
+    if around.is_none() && all {
+        // Every entity is in some chunk, each with the edges at it: a
+        // container need not come with its members' chunk.
+        let chunked = usage::Chunked::new(links, touched, chunk_len);
+        for i in 0..chunked.len() {
+            let (chunk, mut computed) = chunked.compute(i);
+            let asked: BTreeSet<&str> = chunk.iter().copied().collect();
+            write_usage_rows(
+                store,
+                graph,
+                batch,
+                &entities,
+                &scope,
+                &mut computed,
+                asked,
+                &[],
+            )?;
+        }
+        return Ok(());
+    }
+    // Otherwise each chunk reads the edges once more.
     let mut written: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
-    // (No more than a landing chunk: a test that lands a few rows at a
-    // time computes usage a few entities at a time too.)
-    for chunk in touched.chunks(USAGE_CHUNK.min(store.land_chunk_rows())) {
-        let mut computed = match (&around, all) {
-            // Every entity is in some chunk: containers need not come
-            // with their members' chunk.
-            (None, true) => usage::compute_only(links, chunk.iter().copied()),
-            (None, false) => usage::compute(links, chunk.iter().copied(), &tested_changed),
-            (Some(around), _) => around.compute(links, chunk.iter().copied(), &tested_changed),
+    for chunk in touched.chunks(chunk_len) {
+        let mut computed = match &around {
+            None => usage::compute(links, chunk.iter().copied(), &tested_changed),
+            Some(around) => around.compute(links, chunk.iter().copied(), &tested_changed),
         };
         // The containers of a chunk's entities come with it; one that an
         // earlier chunk brought is written already (each key is put or
