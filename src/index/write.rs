@@ -506,9 +506,12 @@ pub(super) fn write_links(
         // or was reweighted.
         let mut list_changed = false;
         for ((src, rel, dst), weight) in &l.edges {
-            let key = (src.to_string(), rel.to_string(), dst.to_string());
             let w = *weight as f64;
-            if old.remove(&key) == Some(w) {
+            // (A file resolved for the first time has no old edges: no
+            // key is copied to look one up.)
+            if !old.is_empty()
+                && old.remove(&(src.to_string(), rel.to_string(), dst.to_string())) == Some(w)
+            {
                 continue;
             }
             list_changed = true;

@@ -805,9 +805,11 @@ fn help_of(debug: &str) -> String {
 /// [`Store::land_when_full`]). Two chunks are held at once (one landing,
 /// one being staged; see [`lander`]), as rows of a few hundred bytes:
 /// 200,000 rows held 250 MB more at the peak of a first index of the
-/// registry tree than 50,000, which cost 1–2 % more time; at 20,000 the
-/// transactions' own cost shows (5 % slower, no less memory).
-pub const LAND_CHUNK_ROWS: usize = 50_000;
+/// registry tree than 50,000, which cost 1–2 % more time. 25,000 took
+/// the links stage's peak down by another 75 MB (the edges' rows carry
+/// three long keys each) in the same time; at 20,000 the transactions'
+/// own cost showed (5 % slower) when chunks still landed through CozoDB.
+pub const LAND_CHUNK_ROWS: usize = 25_000;
 
 /// What a batch landed before the rest of it (see [`Store::land_early`]).
 #[derive(Debug, Default, Clone, Copy)]

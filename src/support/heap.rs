@@ -13,6 +13,12 @@
 //! here whichever version is linked): pages a stage frees and the next
 //! reuses stay mapped, pages nothing reuses go back, and a server's
 //! pages go back between saves.
+//!
+//! mimalloc is built without transparent huge pages (its `no_thp`
+//! feature, see Cargo.toml): with them it maps memory in 2 MiB pages and
+//! purges only whole ones, so a page of long-lived rows with one freed
+//! neighbour stays resident. A first index of the registry tree peaked
+//! 25–60 MB higher with them, in no less time.
 
 use std::ffi::{c_int, c_long};
 
