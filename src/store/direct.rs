@@ -485,7 +485,12 @@ fn put(statement: &mut sqlite::Statement<'_>, key: &[u8], value: &[u8]) -> Resul
     statement.bind((2, value)).map_err(query_error)?;
     match statement.next() {
         Ok(_) => Ok(true),
-        Err(e) if e.code.map(|c| c & 0xff) == Some(SQLITE_CONSTRAINT) => Ok(false),
+        Err(e) if e.code.map(|c| c & 0xff) == Some(SQLITE_CONSTRAINT) => {
+            // Reset now: a reset reports the step's failure again, which
+            // the next row's put would take for its own.
+            let _ = statement.reset();
+            Ok(false)
+        }
         Err(e) => Err(query_error(e)),
     }
 }

@@ -1031,6 +1031,54 @@ mod tests {
         );
     }
 
+    /// A row of a relation with an index put again, in a later chunk or
+    /// in the same one, leaves only its last index entry, and the rows
+    /// after it in its chunk land too (a failed insert's statement used to
+    /// fail the next row's).
+    #[test]
+    fn a_row_put_again_keeps_one_index_entry_and_the_rows_after_it_land() {
+        let (_dir, path, store) = building_store();
+        let chunks: [&[(&str, &str)]; 3] = [
+            &[("k1", "z"), ("k2", "a"), ("k3", "m")],
+            // k1 again, k4 twice in one chunk.
+            &[("k1", "y"), ("k4", "first"), ("k4", "second"), ("k5", "b")],
+            // k3 again, followed by a new row.
+            &[("k3", "c"), ("k6", "d")],
+        ];
+        for chunk in chunks {
+            let mut batch = Batch::new();
+            for (id, name) in chunk {
+                batch.push("node", NODE_COLUMNS, node_row(id, name));
+            }
+            store.land_early(&mut batch).unwrap();
+        }
+        assert_eq!(store.rows_landed_directly(), 9);
+        store.finish_building(&path).unwrap();
+        let store = Store::open(&Location::Sqlite(path)).unwrap();
+        let names = store
+            .read(
+                "?[name, id] := *node:by_name{graph: 'code', name, id}",
+                Params::new(),
+            )
+            .unwrap();
+        let pairs: Vec<(&str, &str)> = names
+            .rows
+            .iter()
+            .map(|r| (r[0].get_str().unwrap(), r[1].get_str().unwrap()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("a", "k2"),
+                ("b", "k5"),
+                ("c", "k3"),
+                ("d", "k6"),
+                ("second", "k4"),
+                ("y", "k1")
+            ]
+        );
+    }
+
     /// A chunk that deletes lands through CozoDB's import, whole, even
     /// when the stager encoded its other relations (their rows are kept).
     #[test]
