@@ -1010,13 +1010,25 @@ mod tests {
     /// moves it (the direct landing takes CozoDB's path for that row).
     #[test]
     fn a_row_landed_again_moves_its_index_entry() {
+        let (landed_directly, names) =
+            land_nodes_and_read_names(&[&[("k1", "first")], &[("k1", "second")]]);
+        assert_eq!(landed_directly, 2);
+        assert_eq!(names, [("second".to_string(), "k1".to_string())]);
+    }
+
+    /// Land `chunks` of `node` rows (id, name), each chunk at once, into a
+    /// database being built: how many rows landed directly, and the
+    /// (name, id) entries of `node:by_name` once it is complete.
+    fn land_nodes_and_read_names(chunks: &[&[(&str, &str)]]) -> (usize, Vec<(String, String)>) {
         let (_dir, path, store) = building_store();
-        for name in ["first", "second"] {
+        for chunk in chunks {
             let mut batch = Batch::new();
-            batch.push("node", NODE_COLUMNS, node_row("k1", name));
+            for (id, name) in *chunk {
+                batch.push("node", NODE_COLUMNS, node_row(id, name));
+            }
             store.land_early(&mut batch).unwrap();
         }
-        assert_eq!(store.rows_landed_directly(), 2);
+        let landed_directly = store.rows_landed_directly();
         store.finish_building(&path).unwrap();
         let store = Store::open(&Location::Sqlite(path)).unwrap();
         let names = store
@@ -1025,10 +1037,17 @@ mod tests {
                 Params::new(),
             )
             .unwrap();
-        assert_eq!(
-            names.rows,
-            vec![vec![DataValue::from("second"), DataValue::from("k1")]]
-        );
+        let names = names
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r[0].get_str().unwrap().into(),
+                    r[1].get_str().unwrap().into(),
+                )
+            })
+            .collect();
+        (landed_directly, names)
     }
 
     /// A row of a relation with an index put again, in a later chunk or
@@ -1037,46 +1056,23 @@ mod tests {
     /// fail the next row's).
     #[test]
     fn a_row_put_again_keeps_one_index_entry_and_the_rows_after_it_land() {
-        let (_dir, path, store) = building_store();
-        let chunks: [&[(&str, &str)]; 3] = [
+        let (landed_directly, names) = land_nodes_and_read_names(&[
             &[("k1", "z"), ("k2", "a"), ("k3", "m")],
             // k1 again, k4 twice in one chunk.
             &[("k1", "y"), ("k4", "first"), ("k4", "second"), ("k5", "b")],
             // k3 again, followed by a new row.
             &[("k3", "c"), ("k6", "d")],
+        ]);
+        assert_eq!(landed_directly, 9);
+        let expected = [
+            ("a", "k2"),
+            ("b", "k5"),
+            ("c", "k3"),
+            ("d", "k6"),
+            ("second", "k4"),
+            ("y", "k1"),
         ];
-        for chunk in chunks {
-            let mut batch = Batch::new();
-            for (id, name) in chunk {
-                batch.push("node", NODE_COLUMNS, node_row(id, name));
-            }
-            store.land_early(&mut batch).unwrap();
-        }
-        assert_eq!(store.rows_landed_directly(), 9);
-        store.finish_building(&path).unwrap();
-        let store = Store::open(&Location::Sqlite(path)).unwrap();
-        let names = store
-            .read(
-                "?[name, id] := *node:by_name{graph: 'code', name, id}",
-                Params::new(),
-            )
-            .unwrap();
-        let pairs: Vec<(&str, &str)> = names
-            .rows
-            .iter()
-            .map(|r| (r[0].get_str().unwrap(), r[1].get_str().unwrap()))
-            .collect();
-        assert_eq!(
-            pairs,
-            [
-                ("a", "k2"),
-                ("b", "k5"),
-                ("c", "k3"),
-                ("d", "k6"),
-                ("second", "k4"),
-                ("y", "k1")
-            ]
-        );
+        assert_eq!(names, expected.map(|(n, k)| (n.to_string(), k.to_string())));
     }
 
     /// A chunk that deletes lands through CozoDB's import, whole, even
