@@ -17,7 +17,7 @@ use crate::model::rel::name::TESTS;
 use crate::model::{Entity, FileContext, FileExtract};
 use crate::store::rows::{
     decode_rows, query_rows, Bytes, CodeEntityRow, CodeExtractRow, CodeFileEdgesRow,
-    CodeFileEntityRow, CodeFileRow, CodeInterfaceRow, CodeNamesRow, CodeUnresolvedRow,
+    CodeFileEntitiesRow, CodeFileRow, CodeInterfaceRow, CodeNamesRow, CodeUnresolvedRow,
     CodeUsageRow, CodeUsageVersionRow, EdgeRow, Json, NodeRow, Str,
 };
 use crate::store::value::str_list;
@@ -215,9 +215,42 @@ pub(super) struct ExtractsNowAndBefore<'a> {
     pub before: &'a BTreeMap<String, FileExtract>,
 }
 
-/// The key of a `code_file_entity` pair.
-fn file_entity_key(graph: &str, file: &str, id: &str) -> Vec<cozo::DataValue> {
-    vec![graph.into(), file.into(), id.into()]
+/// What follows `{file}-` in an entity key of `file` (every key starts
+/// so, see [`super::keys`]): what `code_file_entities` lists.
+fn key_tail<'k>(file: &str, key: &'k str) -> Option<&'k str> {
+    key.strip_prefix(file)?.strip_prefix('-')
+}
+
+/// The tails of a file's entity keys as `code_file_entities` holds them:
+/// sorted, each once.
+fn sorted_tails<'k>(file: &str, keys: impl Iterator<Item = &'k str>) -> Vec<&'k str> {
+    let mut tails: Vec<&str> = keys.filter_map(|k| key_tail(file, k)).collect();
+    tails.sort_unstable();
+    tails.dedup();
+    tails
+}
+
+/// Put a file's `code_file_entities` row when its entities now differ
+/// from those before; a file that declares none has no row.
+fn write_file_entities(
+    batch: &mut Batch,
+    graph: &str,
+    file: &str,
+    before: &[&str],
+    now: &[&str],
+) {
+    if before == now {
+        return;
+    }
+    if now.is_empty() {
+        batch.delete_key::<CodeFileEntitiesRow>(vec![graph.into(), file.into()]);
+    } else {
+        batch.put_row(CodeFileEntitiesRow {
+            graph: graph.into(),
+            file: file.into(),
+            tails: now.iter().map(|t| (*t).into()).collect(),
+        });
+    }
 }
 
 /// Write the entities of re-parsed, skipped and deleted files: only the
@@ -289,6 +322,30 @@ pub(super) fn write_entities(
                 );
             }
         }
+    }
+    // Which entities each file declares, where that changed. The stored
+    // entities of a file are one range of `old`: their keys all start
+    // with `{file}-` (a range may hold another file's whose path starts
+    // so too, which `file()` tells apart).
+    for path in replaced.iter().chain(deleted) {
+        let prefix = format!("{path}-");
+        let before: Vec<&str> = old
+            .range::<str, _>((std::ops::Bound::Included(prefix.as_str()), std::ops::Bound::Unbounded))
+            .take_while(|(key, _)| key.starts_with(&prefix))
+            .filter(|(_, o)| o.file() == path)
+            .filter_map(|(key, _)| key_tail(path, key))
+            .collect();
+        let now = match extracts.get(path) {
+            Some((_, ex)) => sorted_tails(
+                path,
+                ex.entities
+                    .iter()
+                    .filter(|e| e.file.as_ref() == path.as_str())
+                    .map(|e| e.key.as_ref()),
+            ),
+            None => Vec::new(),
+        };
+        write_file_entities(batch, graph, path, &before, &now);
     }
     let mut written = EntitiesWritten {
         content_changed: BTreeSet::new(),
@@ -374,19 +431,6 @@ pub(super) fn write_entities(
             // Each row only if it changed: lines moved by an edit above
             // an entity change its entity row, not its node.
             let (node, entity) = now.unwrap_or_else(|| entity_rows(graph, &ctx.crate_name, e));
-            // Which file declares the key: a pair of its own, written when
-            // the entity comes or changes file, not when its lines move.
-            let file_before = before.as_ref().map(OldEntity::file);
-            if file_before != Some(e.file.as_ref()) {
-                if let Some(file) = file_before {
-                    batch.delete_key::<CodeFileEntityRow>(file_entity_key(graph, file, &e.key));
-                }
-                batch.put_row(CodeFileEntityRow {
-                    graph: graph.into(),
-                    file: entity.file.clone(),
-                    id: e.key.as_ref().into(),
-                });
-            }
             if change.node {
                 batch.put_row(node);
             }
@@ -397,10 +441,9 @@ pub(super) fn write_entities(
         }
     }
     // What is left of the stored rows went.
-    for (key, gone) in &old {
+    for key in old.keys() {
         batch.delete_key::<NodeRow>(vec![graph.into(), key.as_str().into()]);
         batch.delete_key::<CodeEntityRow>(vec![graph.into(), key.as_str().into()]);
-        batch.delete_key::<CodeFileEntityRow>(file_entity_key(graph, gone.file(), key));
     }
     if track {
         written.facts_changed.extend(old.keys().cloned());

@@ -382,10 +382,12 @@ rows! {
             parent: Option<Str<'a>>,
         }
     }
-    /// `code_file_entity`: which entities a file declares (schema 21),
-    /// kept by the indexer beside `code_entity` (one pair per row there).
-    CodeFileEntityRow = "code_file_entity", writable {
-        key { graph: Str<'a>, file: Str<'a>, id: Str<'a> }
+    /// `code_file_entities`: which entities a file declares (schema 22),
+    /// kept by the indexer beside `code_entity`: the `tails` of their keys
+    /// (what follows `{file}-`), sorted, one row per file that declares any.
+    CodeFileEntitiesRow = "code_file_entities", writable {
+        key { graph: Str<'a>, file: Str<'a> }
+        value { tails: Vec<Str<'a>> }
     }
     CodeFileRow = "code_file", writable {
         key { graph: Str<'a>, path: Str<'a> }

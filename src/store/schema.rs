@@ -82,6 +82,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "file_entities",
         include_str!("../../schema/021_file_entities.cozo"),
     ),
+    (
+        22,
+        "file_entity_lists",
+        include_str!("../../schema/022_file_entity_lists.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.

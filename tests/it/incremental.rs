@@ -1098,3 +1098,52 @@ fn a_modules_coverage_follows_members_and_tests_as_a_rebuild_does() {
     same_as_rebuilt(&store);
     assert_eq!(coverage(&store, "src/other.rs-crate-other"), "2");
 }
+
+/// A file's entities are listed by the tails of their keys
+/// (`{file}-{tail}`), so a file whose path starts with another's and a
+/// dash (`src/a.rs-x/b.rs` next to `src/a.rs`) must not lend it its
+/// entities, before or after either changes.
+#[test]
+fn a_file_whose_path_extends_another_s_keeps_its_entities_apart() {
+    let tree = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = tree.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "Cargo.toml",
+        "[package]\nname = \"paths\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write("src/lib.rs", "mod a;\n");
+    write("src/a.rs", "pub fn near() {}\n");
+    write("src/a.rs-x/b.rs", "pub fn far() {}\npub fn farther() {}\n");
+    let store = Store::memory().unwrap();
+    index(&store, tree.path());
+    let names_in = |store: &Store, file: &str| -> Vec<String> {
+        let rows = store
+            .read(
+                graphctx::store::queries::ENTITIES_IN_FILE,
+                graphctx::store::Params::new()
+                    .with("graph", "code")
+                    .with("file", file),
+            )
+            .unwrap();
+        let mut keys: Vec<String> = rows
+            .rows
+            .iter()
+            .map(|r| display(&r[0]).rsplit('-').next().unwrap().to_string())
+            .collect();
+        keys.sort();
+        keys
+    };
+    assert_eq!(names_in(&store, "src/a.rs"), ["a", "near"]);
+    assert_eq!(names_in(&store, "src/a.rs-x/b.rs"), ["b", "far", "farther"]);
+    write("src/a.rs", "pub fn nearer() {}\n");
+    std::fs::remove_file(tree.path().join("src/a.rs-x/b.rs")).unwrap();
+    write("src/a.rs-x/c.rs", "pub fn other() {}\n");
+    index(&store, tree.path());
+    assert_eq!(names_in(&store, "src/a.rs"), ["a", "nearer"]);
+    assert!(names_in(&store, "src/a.rs-x/b.rs").is_empty());
+    assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
+}

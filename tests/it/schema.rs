@@ -125,6 +125,9 @@ fn an_index_from_before_schema_18_gets_its_edges_back_on_the_next_run() {
     let (_dir, root, store) = older_index(&[
         "::remove code_file_edges",
         "::index create edge:by_origin { graph, origin, src, rel, dst, weight }",
+        BEFORE_22[0],
+        BEFORE_22[1],
+        BEFORE_22[2],
         BEFORE_20[0],
         BEFORE_20[1],
         BEFORE_21[0],
@@ -160,6 +163,9 @@ fn an_index_from_before_schema_19_gets_its_usage_and_postings_back_on_the_next_r
          :replace code_word { graph: String, word: String, block: Int => postings: String }",
         "?[graph, word, block, postings] <- [['code', 'scale', 0, '1 0 1 x\n']] \
          :replace code_file_word { graph: String, word: String, block: Int => postings: String }",
+        BEFORE_22[0],
+        BEFORE_22[1],
+        BEFORE_22[2],
         BEFORE_20[0],
         BEFORE_20[1],
         BEFORE_21[0],
@@ -187,6 +193,9 @@ const BEFORE_20: [&str; 2] = [
 #[test]
 fn an_index_from_before_schema_20_gets_its_word_lists_back_on_the_next_run() {
     let (_dir, root, store) = older_index(&[
+        BEFORE_22[0],
+        BEFORE_22[1],
+        BEFORE_22[2],
         BEFORE_20[0],
         BEFORE_20[1],
         BEFORE_21[0],
@@ -219,21 +228,56 @@ const BEFORE_21: [&str; 2] = [
 #[test]
 fn an_index_from_before_schema_21_gets_its_file_entities_from_the_migration() {
     let (_dir, root, store) = older_index(&[
+        BEFORE_22[0],
+        BEFORE_22[1],
+        BEFORE_22[2],
         BEFORE_21[0],
         BEFORE_21[1],
         "?[version] := *schema_version{version}, version >= 21 \
          :rm schema_version {version}",
     ]);
-    let (fresh, _) = crate::common::index_fresh(&root);
-    assert!(!store.dump("code_file_entity").unwrap().is_empty());
-    assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));
-    // A function renamed: its pair moves with it.
+    file_entities_match_a_fresh_index_before_and_after_a_rename(&store, &root);
+}
+
+/// What schema 22 changed, undone: one `code_file_entity` pair per
+/// entity instead of one `code_file_entities` row per file.
+const BEFORE_22: [&str; 3] = [
+    ":create code_file_entity { graph: String, file: String, id: String }",
+    "?[graph, file, id] := *code_file_entities{graph, file, tails}, tail in tails, \
+     id = concat(file, '-', tail) \
+     :put code_file_entity { graph, file, id }",
+    "::remove code_file_entities",
+];
+
+/// Before schema 22 a file's entities were one pair per entity. The
+/// migration folds them into one row per file, the row a fresh index
+/// writes, and keeps it so through the next run.
+#[test]
+fn an_index_from_before_schema_22_gets_its_file_entity_lists_from_the_migration() {
+    let (_dir, root, store) = older_index(&[
+        BEFORE_22[0],
+        BEFORE_22[1],
+        BEFORE_22[2],
+        "?[version] := *schema_version{version}, version >= 22 \
+         :rm schema_version {version}",
+    ]);
+    file_entities_match_a_fresh_index_before_and_after_a_rename(&store, &root);
+}
+
+/// The migrated graph is what a fresh index makes, `code_file_entities`
+/// included, and stays so when a function is renamed (its file's list
+/// changes).
+fn file_entities_match_a_fresh_index_before_and_after_a_rename(store: &Store, root: &std::path::Path) {
+    assert!(!store.relations().unwrap().iter().any(|r| r == "code_file_entity"));
+    let (fresh, _) = crate::common::index_fresh(root);
+    assert!(!store.dump("code_file_entities").unwrap().is_empty());
+    assert_eq!(crate::common::dump(store), crate::common::dump(&fresh));
     let lib = root.join("src/geometry/mod.rs");
     let text = std::fs::read_to_string(&lib).unwrap();
     std::fs::write(&lib, text.replace("fn scale(", "fn scaled(")).unwrap();
-    crate::common::index(&store, &root);
-    let (fresh, _) = crate::common::index_fresh(&root);
-    assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));
+    crate::common::index(store, root);
+    let (fresh, _) = crate::common::index_fresh(root);
+    assert_eq!(crate::common::dump(store), crate::common::dump(&fresh));
 }
 
 #[test]

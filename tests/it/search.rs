@@ -229,7 +229,7 @@ fn an_index_from_before_schema_12_gets_its_text_index_on_the_next_run() {
         store
             .write(
                 "::remove code_entity_texts, code_word, code_text_version, code_interface, code_names, \
-                 code_file_text, code_file_word, code_file_edges, code_file_entity",
+                 code_file_text, code_file_word, code_file_edges, code_file_entities",
                 Params::new(),
             )
             .unwrap();

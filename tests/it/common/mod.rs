@@ -58,7 +58,7 @@ pub const GRAPH_RELATIONS: &[&str] = &[
     "node",
     "edge",
     "code_entity",
-    "code_file_entity",
+    "code_file_entities",
     "code_file",
     "code_extract",
     "code_interface",
