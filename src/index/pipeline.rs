@@ -21,7 +21,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -574,15 +575,16 @@ pub fn index_repository_cached(
         bar.inc(1);
         o
     };
-    let (outcomes, vouched): (Vec<Outcome>, Vec<bool>) =
+    let ((outcomes, vouched), parsed_again): ((Vec<Outcome>, Vec<bool>), usize) =
         if stored.is_empty() && held_contexts.is_empty() {
             parse_in_module_order(walked, &parse_one)
         } else {
-            walked
+            let parsed = walked
                 .files
                 .par_iter()
                 .map_init(RustExtractor::new, |x, file| parse_one(x, file, None))
-                .unzip()
+                .unzip();
+            (parsed, 0)
         };
     // The files the stat rows vouched for keep rows that are right.
     let examined: Vec<&SourceFile> = walked
@@ -598,6 +600,7 @@ pub fn index_repository_cached(
         root: root.display().to_string(),
         files_seen: walked.files.len() + walked.issues.len(),
         walk_kept,
+        files_reparsed: parsed_again,
         ..IndexSummary::default()
     };
     let mut batch = Batch::new();
@@ -1498,20 +1501,30 @@ fn examine(
 }
 
 /// Parse every file of a first index in module order: the crate roots,
-/// then the files their `mod` declarations reach, a level at a time, each
-/// in the context its declaration gives it ([`Layout::reached_contexts`]);
-/// the files no declaration reaches last, in their guessed contexts. A
-/// file's context (its module path, hence its keys) is known from its
-/// parent's declarations only, so parsing in path order first parses
-/// every file whose guess was wrong twice (`settle_contexts`) — a
-/// `#[path]` module, a test target's module directory: a sixth of the
-/// bytes of the registry tree.
+/// then each file as soon as the file that declares it is parsed, in the
+/// context its declaration gives it; the files no declaration reaches
+/// last, in their guessed contexts. A file's context (its module path,
+/// hence its keys) is known from its parent's declarations only, so
+/// parsing in path order first parses every file whose guess was wrong
+/// twice (`settle_contexts`) — a `#[path]` module, a test target's module
+/// directory: a sixth of the bytes of the registry tree.
+///
+/// No level waits for its slowest file: a crate of a few dozen files has
+/// few levels, and one large file held the other core idle at each. A
+/// file declared by two parents is parsed in the context of whichever
+/// declaration is seen first, which need not be the one
+/// [`Layout::reached_contexts`] chooses; so once every file is parsed,
+/// the contexts are settled by that walk over the declarations found, and
+/// a file parsed in any other context is parsed again in its own (its
+/// declarations do not depend on its context, so the walk stays the
+/// same). The result is the same whatever order the threads ran in;
+/// how many files were parsed again is returned with it.
 ///
 /// [`Layout::reached_contexts`]: super::rust::layout::Layout::reached_contexts
 fn parse_in_module_order(
     walked: &walk::WalkResult,
     parse_one: &ParseOne<'_>,
-) -> (Vec<Outcome>, Vec<bool>) {
+) -> ((Vec<Outcome>, Vec<bool>), usize) {
     let paths: BTreeSet<String> = walked.files.iter().map(|f| f.ctx.path.clone()).collect();
     let index_of: std::collections::HashMap<&str, usize> = walked
         .files
@@ -1519,33 +1532,116 @@ fn parse_in_module_order(
         .enumerate()
         .map(|(i, f)| (f.ctx.path.as_str(), i))
         .collect();
-    let mut done: Vec<Option<(Outcome, bool)>> = walked.files.iter().map(|_| None).collect();
-    loop {
-        let reached = walked.layout.reached_contexts(&paths, |p| {
-            match index_of.get(p).and_then(|&i| done[i].as_ref()) {
-                Some((Outcome::Parsed { extract, .. }, _)) => Some(&extract.mods[..]),
-                _ => None,
+    let tree = ModuleTreeParse {
+        walked,
+        parse_one,
+        paths: &paths,
+        index_of: &index_of,
+        claimed: walked
+            .files
+            .iter()
+            .map(|_| AtomicBool::new(false))
+            .collect(),
+        done: walked.files.iter().map(|_| Mutex::new(None)).collect(),
+        extractors: Mutex::new(Vec::new()),
+    };
+    rayon::scope(|scope| {
+        for (root, ctx) in walked.layout.root_contexts(&paths) {
+            if let Some(&i) = index_of.get(root.as_str()) {
+                tree.claimed[i].store(true, Ordering::Relaxed);
+                let tree = &tree;
+                scope.spawn(move |scope| tree.parse(scope, i, ctx, true));
             }
-        });
-        let level: Vec<(usize, Option<FileContext>)> = reached
-            .into_iter()
-            .filter_map(|(p, ctx)| {
-                let i = *index_of.get(p.as_str())?;
-                done[i].is_none().then_some((i, Some(ctx)))
-            })
-            .collect();
-        if level.is_empty() {
-            break;
         }
-        parse_level(walked, parse_one, &level, &mut done);
+    });
+    let mut done: Vec<Option<(Outcome, bool)>> = Vec::with_capacity(walked.files.len());
+    let mut parsed_in: Vec<Option<FileContext>> = Vec::with_capacity(walked.files.len());
+    for slot in tree.done {
+        match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some((ctx, outcome)) => {
+                parsed_in.push(Some(ctx));
+                done.push(Some(outcome));
+            }
+            None => {
+                parsed_in.push(None);
+                done.push(None);
+            }
+        }
     }
-    // Files no declaration reaches, in their guessed contexts.
-    let rest: Vec<(usize, Option<FileContext>)> = (0..done.len())
-        .filter(|&i| done[i].is_none())
-        .map(|i| (i, None))
+    // The contexts the declarations give, walked in their order; every
+    // file not parsed in its own is parsed again (or, never reached, in
+    // its guessed context).
+    let settled = walked.layout.reached_contexts(&paths, |p| {
+        match index_of.get(p).and_then(|&i| done[i].as_ref()) {
+            Some((Outcome::Parsed { extract, .. }, _)) => Some(&extract.mods[..]),
+            _ => None,
+        }
+    });
+    let again: Vec<(usize, Option<FileContext>)> = walked
+        .files
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| {
+            let own = settled.get(&f.ctx.path);
+            let right = done[i].is_some() && parsed_in[i].as_ref() == own;
+            (!right).then(|| (i, own.cloned()))
+        })
         .collect();
-    parse_level(walked, parse_one, &rest, &mut done);
-    done.into_iter().flatten().unzip()
+    let parsed_again = again.iter().filter(|(i, _)| done[*i].is_some()).count();
+    parse_level(walked, parse_one, &again, &mut done);
+    (done.into_iter().flatten().unzip(), parsed_again)
+}
+
+/// A file's parse (its outcome and whether the stat rows vouched for it)
+/// and the context it was parsed in.
+type ParsedIn = (FileContext, (Outcome, bool));
+
+/// The shared state of [`parse_in_module_order`]'s walk down the module
+/// tree: which files a declaration has claimed, what each parse gave and
+/// in which context, and the extractors not in use (a thread waiting in a
+/// parse may start another, so each parse takes one of its own).
+struct ModuleTreeParse<'w> {
+    walked: &'w walk::WalkResult,
+    parse_one: &'w ParseOne<'w>,
+    paths: &'w BTreeSet<String>,
+    index_of: &'w std::collections::HashMap<&'w str, usize>,
+    claimed: Vec<AtomicBool>,
+    done: Vec<Mutex<Option<ParsedIn>>>,
+    extractors: Mutex<Vec<RustExtractor>>,
+}
+
+impl<'w> ModuleTreeParse<'w> {
+    /// Parse file `i` in `ctx`, then the files its declarations reach
+    /// that no other declaration claimed, each as a task of its own.
+    fn parse<'s>(&'s self, scope: &rayon::Scope<'s>, i: usize, ctx: FileContext, mod_rs: bool) {
+        let taken = self
+            .extractors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop();
+        let mut extractor = taken.unwrap_or_default();
+        let outcome = (self.parse_one)(&mut extractor, &self.walked.files[i], Some(&ctx));
+        self.extractors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(extractor);
+        if let (Outcome::Parsed { extract, .. }, _) = &outcome {
+            let file = self.walked.files[i].ctx.path.as_str();
+            let children =
+                self.walked
+                    .layout
+                    .child_contexts(file, mod_rs, &ctx, &extract.mods, self.paths);
+            for (child, child_mod_rs, child_ctx) in children {
+                let Some(&j) = self.index_of.get(child.as_str()) else {
+                    continue;
+                };
+                if !self.claimed[j].swap(true, Ordering::AcqRel) {
+                    scope.spawn(move |scope| self.parse(scope, j, child_ctx, child_mod_rs));
+                }
+            }
+        }
+        *self.done[i].lock().unwrap_or_else(|e| e.into_inner()) = Some((ctx, outcome));
+    }
 }
 
 /// Parse the files at `level` (indexes into the walk, each with the

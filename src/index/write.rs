@@ -232,13 +232,7 @@ fn sorted_tails<'k>(file: &str, keys: impl Iterator<Item = &'k str>) -> Vec<&'k 
 
 /// Put a file's `code_file_entities` row when its entities now differ
 /// from those before; a file that declares none has no row.
-fn write_file_entities(
-    batch: &mut Batch,
-    graph: &str,
-    file: &str,
-    before: &[&str],
-    now: &[&str],
-) {
+fn write_file_entities(batch: &mut Batch, graph: &str, file: &str, before: &[&str], now: &[&str]) {
     if before == now {
         return;
     }
@@ -330,7 +324,10 @@ pub(super) fn write_entities(
     for path in replaced.iter().chain(deleted) {
         let prefix = format!("{path}-");
         let before: Vec<&str> = old
-            .range::<str, _>((std::ops::Bound::Included(prefix.as_str()), std::ops::Bound::Unbounded))
+            .range::<str, _>((
+                std::ops::Bound::Included(prefix.as_str()),
+                std::ops::Bound::Unbounded,
+            ))
             .take_while(|(key, _)| key.starts_with(&prefix))
             .filter(|(_, o)| o.file() == path)
             .filter_map(|(key, _)| key_tail(path, key))

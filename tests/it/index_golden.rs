@@ -349,6 +349,63 @@ fn a_first_index_parses_each_file_once_in_the_module_declared_for_it() {
     assert_eq!(common::dump(&store), common::dump(&fresh));
 }
 
+/// A file two crate roots declare (the library's `mod shared;`, a
+/// binary's `#[path]` to the same file) belongs where the walk from the
+/// roots in target order first reaches it: the library's. A first index
+/// parses files as their parents finish, so the binary may claim it
+/// first; the index must not depend on which did.
+#[test]
+fn a_file_declared_by_two_crate_roots_belongs_to_the_first_in_target_order() {
+    let tree = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = tree.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "Cargo.toml",
+        "[package]\nname = \"twin\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    // The binary's root is small and the library's large, so the binary
+    // is parsed first more often than not.
+    let filler: String = (0..400)
+        .map(|i| format!("pub fn filler_{i}() -> u32 {{ {i} }}\n"))
+        .collect();
+    write("src/lib.rs", &format!("pub mod shared;\n{filler}"));
+    write(
+        "src/bin/tool.rs",
+        "#[path = \"../shared.rs\"]\nmod shared;\nfn main() { shared::helper(); }\n",
+    );
+    write("src/shared.rs", "pub fn helper() {}\n");
+    for _ in 0..5 {
+        let (store, summary) = index_fresh(tree.path());
+        assert_eq!(summary.files_parsed, 3, "{summary:?}");
+        // Parsed again if the binary claimed it first, never more.
+        assert!(summary.files_reparsed <= 1, "{summary:?}");
+        let rows = store
+            .read(
+                "?[id, crate_name] := *code_entity{graph: 'code', id, crate_name, file: 'src/shared.rs'}",
+                Params::new(),
+            )
+            .unwrap();
+        let rows: Vec<(String, String)> = rows
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    graphctx::store::value::display(&r[0]),
+                    graphctx::store::value::display(&r[1]),
+                )
+            })
+            .collect();
+        assert!(
+            rows.contains(&("src/shared.rs-shared-helper".into(), "twin".into())),
+            "{rows:?}"
+        );
+        assert!(rows.iter().all(|(_, c)| c == "twin"), "{rows:?}");
+    }
+}
+
 #[test]
 fn a_module_with_a_file_per_target_resolves_within_each_file() {
     // `#[cfg(unix)] #[path = "sys/unix/net.rs"] mod net;` and the same for

@@ -267,8 +267,15 @@ fn an_index_from_before_schema_22_gets_its_file_entity_lists_from_the_migration(
 /// The migrated graph is what a fresh index makes, `code_file_entities`
 /// included, and stays so when a function is renamed (its file's list
 /// changes).
-fn file_entities_match_a_fresh_index_before_and_after_a_rename(store: &Store, root: &std::path::Path) {
-    assert!(!store.relations().unwrap().iter().any(|r| r == "code_file_entity"));
+fn file_entities_match_a_fresh_index_before_and_after_a_rename(
+    store: &Store,
+    root: &std::path::Path,
+) {
+    assert!(!store
+        .relations()
+        .unwrap()
+        .iter()
+        .any(|r| r == "code_file_entity"));
     let (fresh, _) = crate::common::index_fresh(root);
     assert!(!store.dump("code_file_entities").unwrap().is_empty());
     assert_eq!(crate::common::dump(store), crate::common::dump(&fresh));

@@ -314,8 +314,35 @@ impl Layout {
     ) -> BTreeMap<String, FileContext> {
         let mut out: BTreeMap<String, FileContext> = BTreeMap::new();
         let mut queue: VecDeque<(String, bool)> = VecDeque::new();
+        for (root, ctx) in self.root_contexts(files) {
+            out.insert(root.clone(), ctx);
+            queue.push_back((root, true));
+        }
+        while let Some((file, mod_rs)) = queue.pop_front() {
+            let Some(decls) = mods_of(&file) else {
+                continue;
+            };
+            for (child, child_mod_rs, ctx) in
+                self.child_contexts(&file, mod_rs, &out[&file], decls, files)
+            {
+                if out.contains_key(&child) {
+                    continue;
+                }
+                out.insert(child.clone(), ctx);
+                queue.push_back((child, child_mod_rs));
+            }
+        }
+        out
+    }
+
+    /// The crate roots among `files`, each once, in its context, in the
+    /// order [`Layout::reached_contexts`] starts from them (a root is
+    /// "mod-rs": its children live beside it).
+    pub fn root_contexts(&self, files: &BTreeSet<String>) -> Vec<(String, FileContext)> {
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
+        let mut roots = Vec::new();
         for t in self.targets() {
-            if !files.contains(&t.root) || out.contains_key(&t.root) {
+            if !files.contains(&t.root) || !seen.insert(t.root.as_str()) {
                 continue;
             }
             let mut ctx = self.guess(&t.root);
@@ -323,40 +350,44 @@ impl Layout {
             ctx.crate_id = t.crate_id.clone();
             ctx.module_path.clear();
             ctx.is_test_file |= t.is_test;
-            out.insert(t.root.clone(), ctx);
-            queue.push_back((t.root.clone(), true));
+            roots.push((t.root.clone(), ctx));
         }
-        while let Some((file, mod_rs)) = queue.pop_front() {
-            let Some(decls) = mods_of(&file) else {
-                continue;
-            };
-            let parent = out[&file].clone();
-            for d in decls {
-                let Some((child, child_mod_rs)) = child_file(&file, mod_rs, d, files) else {
-                    continue;
-                };
-                if out.contains_key(&child) {
-                    continue;
-                }
+        roots
+    }
+
+    /// The files among `files` that the declarations `decls` of `file`
+    /// (in context `parent`, "mod-rs" or not) load, in declaration order,
+    /// each with whether it is "mod-rs" and the context its declaration
+    /// gives it. A file declared twice is listed twice; the first
+    /// declaration to reach it in [`Layout::reached_contexts`]'s order
+    /// claims it.
+    pub fn child_contexts(
+        &self,
+        file: &str,
+        mod_rs: bool,
+        parent: &FileContext,
+        decls: &[ModDecl],
+        files: &BTreeSet<String>,
+    ) -> Vec<(String, bool, FileContext)> {
+        decls
+            .iter()
+            .filter_map(|d| {
+                let (child, child_mod_rs) = child_file(file, mod_rs, d, files)?;
                 let mut module_path = parent.module_path.clone();
                 module_path.extend(d.inline.iter().cloned());
                 module_path.push(d.name.clone());
-                out.insert(
-                    child.clone(),
-                    FileContext {
-                        path: child.clone(),
-                        crate_name: parent.crate_name.clone(),
-                        crate_id: parent.crate_id.clone(),
-                        module_path,
-                        is_test_file: parent.is_test_file
-                            || d.cfg_test
-                            || child.split('/').any(|c| c == "tests"),
-                    },
-                );
-                queue.push_back((child, child_mod_rs));
-            }
-        }
-        out
+                let ctx = FileContext {
+                    path: child.clone(),
+                    crate_name: parent.crate_name.clone(),
+                    crate_id: parent.crate_id.clone(),
+                    module_path,
+                    is_test_file: parent.is_test_file
+                        || d.cfg_test
+                        || child.split('/').any(|c| c == "tests"),
+                };
+                Some((child, child_mod_rs, ctx))
+            })
+            .collect()
     }
 }
 
