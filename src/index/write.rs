@@ -230,19 +230,46 @@ fn sorted_tails<'k>(file: &str, keys: impl Iterator<Item = &'k str>) -> Vec<&'k 
     tails
 }
 
-/// Put a file's `code_file_entities` row when its entities now differ
-/// from those before; a file that declares none has no row.
+/// Tails a `code_file_entities` row holds at most (schema 22): CozoDB
+/// copies a row's whole list for every element a query unnests from it,
+/// so listing a file's entities costs the square of its longest list.
+const TAILS_PER_ROW: usize = 64;
+
+/// Put the `code_file_entities` rows of a file whose entities now differ
+/// from those before: its sorted tails in parts of [`TAILS_PER_ROW`],
+/// each keyed by its first tail. A part unchanged is not put again; a
+/// part no longer there is deleted (a file that declares nothing has no
+/// rows).
 fn write_file_entities(batch: &mut Batch, graph: &str, file: &str, before: &[&str], now: &[&str]) {
     if before == now {
         return;
     }
-    if now.is_empty() {
-        batch.delete_key::<CodeFileEntitiesRow>(vec![graph.into(), file.into()]);
-    } else {
+    let parts = |tails: &[&str]| -> BTreeMap<String, Vec<String>> {
+        tails
+            .chunks(TAILS_PER_ROW)
+            .map(|part| {
+                let tails: Vec<String> = part.iter().map(|t| t.to_string()).collect();
+                (tails[0].clone(), tails)
+            })
+            .collect()
+    };
+    let (old, new) = (parts(before), parts(now));
+    for first in old.keys().filter(|first| !new.contains_key(*first)) {
+        batch.delete_key::<CodeFileEntitiesRow>(vec![
+            graph.into(),
+            file.into(),
+            first.as_str().into(),
+        ]);
+    }
+    for (first, tails) in new {
+        if old.get(&first) == Some(&tails) {
+            continue;
+        }
         batch.put_row(CodeFileEntitiesRow {
             graph: graph.into(),
             file: file.into(),
-            tails: now.iter().map(|t| (*t).into()).collect(),
+            first_tail: first.into(),
+            tails: tails.into_iter().map(Into::into).collect(),
         });
     }
 }

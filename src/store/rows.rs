@@ -384,9 +384,9 @@ rows! {
     }
     /// `code_file_entities`: which entities a file declares (schema 22),
     /// kept by the indexer beside `code_entity`: the `tails` of their keys
-    /// (what follows `{file}-`), sorted, one row per file that declares any.
+    /// (what follows `{file}-`), sorted, in parts keyed by their first.
     CodeFileEntitiesRow = "code_file_entities", writable {
-        key { graph: Str<'a>, file: Str<'a> }
+        key { graph: Str<'a>, file: Str<'a>, first_tail: Str<'a> }
         value { tails: Vec<Str<'a>> }
     }
     CodeFileRow = "code_file", writable {

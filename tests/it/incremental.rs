@@ -1147,3 +1147,57 @@ fn a_file_whose_path_extends_another_s_keeps_its_entities_apart() {
     assert!(names_in(&store, "src/a.rs-x/b.rs").is_empty());
     assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
 }
+
+/// A file's entity keys are stored in parts of 64 tails: adding an entity
+/// that sorts first moves every part's boundary, removing most of them
+/// leaves fewer parts; each run must leave the parts a fresh index makes,
+/// and list every entity once.
+#[test]
+fn a_file_with_many_entities_keeps_its_entity_list_through_edits() {
+    let tree = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = tree.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "Cargo.toml",
+        "[package]\nname = \"many\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    let fns = |names: &[String]| -> String {
+        names
+            .iter()
+            .map(|n| format!("pub fn {n}() {{}}\n"))
+            .collect()
+    };
+    let mut names: Vec<String> = (0..150).map(|i| format!("item_{i:03}")).collect();
+    write("src/lib.rs", &fns(&names));
+    let store = Store::memory().unwrap();
+    index(&store, tree.path());
+    let listed = |store: &Store| -> usize {
+        store
+            .read(
+                graphctx::store::queries::ENTITIES_IN_FILE,
+                graphctx::store::Params::new()
+                    .with("graph", "code")
+                    .with("file", "src/lib.rs"),
+            )
+            .unwrap()
+            .rows
+            .len()
+    };
+    // The functions and the file's module.
+    assert_eq!(listed(&store), 151);
+    assert_eq!(store.dump("code_file_entities").unwrap().len(), 3);
+    names.insert(0, "aaa_first".to_string());
+    write("src/lib.rs", &fns(&names));
+    index(&store, tree.path());
+    assert_eq!(listed(&store), 152);
+    assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
+    names.truncate(40);
+    write("src/lib.rs", &fns(&names));
+    index(&store, tree.path());
+    assert_eq!(listed(&store), 41);
+    assert_eq!(store.dump("code_file_entities").unwrap().len(), 1);
+    assert_eq!(dump(&store), dump(&index_fresh(tree.path()).0));
+}
