@@ -19,7 +19,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::{copy_dir, dump, fixture, index, index_fresh};
+use common::{copy_dir, dump, fixture, index, index_fresh, temp_package, write_file};
 use graphctx::store::value::display;
 use graphctx::store::{Location, Store};
 use proptest::prelude::*;
@@ -490,16 +490,8 @@ fn an_edit_that_keeps_every_interface_resolves_only_the_edited_file() {
 fn an_interface_change_reaches_the_files_that_see_it_through_declared_types() {
     // `c.rs` never names `U`: it calls `make()`, whose return type is the
     // alias. Retargeting the alias must re-resolve `c.rs` too.
-    let tree = tempfile::tempdir().unwrap();
-    let write = |rel: &str, text: &str| {
-        let p = tree.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
-    write(
-        "Cargo.toml",
-        "[package]\nname = \"chain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    );
+    let tree = temp_package("chain");
+    let write = |rel: &str, text: &str| write_file(tree.path(), rel, text);
     write("src/lib.rs", "mod a;\nmod b;\nmod c;\nmod d;\n");
     write(
         "src/a.rs",
@@ -539,16 +531,8 @@ fn a_glob_import_cycle_resolves_alike_in_a_first_index_and_after_an_edit() {
     // `base`. `a.rs`, resolved first, asks `base` for `Unit` before
     // `matrix` does: the first index must still find `norm`'s `Unit`, as
     // re-resolving `matrix.rs` alone after an edit does.
-    let tree = tempfile::tempdir().unwrap();
-    let write = |rel: &str, text: &str| {
-        let p = tree.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
-    write(
-        "Cargo.toml",
-        "[package]\nname = \"cyc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    );
+    let tree = temp_package("cyc");
+    let write = |rel: &str, text: &str| write_file(tree.path(), rel, text);
     write("src/lib.rs", "pub mod a;\npub mod base;\n");
     write("src/a.rs", "pub fn first(_: crate::base::Unit) {}\n");
     write(
@@ -869,11 +853,7 @@ fn a_server_that_keeps_its_walk_sees_every_kind_of_change() {
     let store = Store::memory().unwrap();
     let mut cache = graphctx::index::InterfaceCache::with_symbol_table();
     let mut run = || server_run(&store, root, &mut cache);
-    let write = |rel: &str, text: &str| {
-        let path = root.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
+    let write = |rel: &str, text: &str| write_file(root, rel, text);
     let append = |rel: &str, text: &str| {
         let path = root.join(rel);
         let mut now = std::fs::read_to_string(&path).unwrap();
@@ -1012,17 +992,9 @@ fn a_warming_read_before_a_change_is_not_put_in() {
 /// gained and lost, each leave the same rows as a fresh index.
 #[test]
 fn a_modules_coverage_follows_members_and_tests_as_a_rebuild_does() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = temp_package("cover");
     let root = dir.path();
-    let write = |rel: &str, text: &str| {
-        let path = root.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
-    write(
-        "Cargo.toml",
-        "[package]\nname = \"cover\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    );
+    let write = |rel: &str, text: &str| write_file(root, rel, text);
     write("src/lib.rs", "pub mod geo;\npub mod other;\n");
     let geo = "pub fn a() -> u32 {\n    1\n}\n\npub fn b() -> u32 {\n    2\n}\n\n\
                #[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    \
@@ -1099,43 +1071,43 @@ fn a_modules_coverage_follows_members_and_tests_as_a_rebuild_does() {
     assert_eq!(coverage(&store, "src/other.rs-crate-other"), "2");
 }
 
+/// The keys of the entities the store lists for `file`
+/// (`queries/entities_in_file.cozo`), as stored.
+fn keys_in_file(store: &Store, file: &str) -> Vec<String> {
+    store
+        .read(
+            graphctx::store::queries::ENTITIES_IN_FILE,
+            graphctx::store::Params::new()
+                .with("graph", "code")
+                .with("file", file),
+        )
+        .unwrap()
+        .rows
+        .iter()
+        .map(|r| display(&r[0]))
+        .collect()
+}
+
 /// A file's entities are listed by the tails of their keys
 /// (`{file}-{tail}`), so a file whose path starts with another's and a
 /// dash (`src/a.rs-x/b.rs` next to `src/a.rs`) must not lend it its
 /// entities, before or after either changes.
 #[test]
 fn a_file_whose_path_extends_another_s_keeps_its_entities_apart() {
-    let tree = tempfile::tempdir().unwrap();
-    let write = |rel: &str, text: &str| {
-        let p = tree.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
-    write(
-        "Cargo.toml",
-        "[package]\nname = \"paths\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    );
+    let tree = temp_package("paths");
+    let write = |rel: &str, text: &str| write_file(tree.path(), rel, text);
     write("src/lib.rs", "mod a;\n");
     write("src/a.rs", "pub fn near() {}\n");
     write("src/a.rs-x/b.rs", "pub fn far() {}\npub fn farther() {}\n");
     let store = Store::memory().unwrap();
     index(&store, tree.path());
     let names_in = |store: &Store, file: &str| -> Vec<String> {
-        let rows = store
-            .read(
-                graphctx::store::queries::ENTITIES_IN_FILE,
-                graphctx::store::Params::new()
-                    .with("graph", "code")
-                    .with("file", file),
-            )
-            .unwrap();
-        let mut keys: Vec<String> = rows
-            .rows
+        let mut names: Vec<String> = keys_in_file(store, file)
             .iter()
-            .map(|r| display(&r[0]).rsplit('-').next().unwrap().to_string())
+            .map(|k| k.rsplit('-').next().unwrap().to_string())
             .collect();
-        keys.sort();
-        keys
+        names.sort();
+        names
     };
     assert_eq!(names_in(&store, "src/a.rs"), ["a", "near"]);
     assert_eq!(names_in(&store, "src/a.rs-x/b.rs"), ["b", "far", "farther"]);
@@ -1154,16 +1126,8 @@ fn a_file_whose_path_extends_another_s_keeps_its_entities_apart() {
 /// and list every entity once.
 #[test]
 fn a_file_with_many_entities_keeps_its_entity_list_through_edits() {
-    let tree = tempfile::tempdir().unwrap();
-    let write = |rel: &str, text: &str| {
-        let p = tree.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
-    write(
-        "Cargo.toml",
-        "[package]\nname = \"many\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    );
+    let tree = temp_package("many");
+    let write = |rel: &str, text: &str| write_file(tree.path(), rel, text);
     let fns = |names: &[String]| -> String {
         names
             .iter()
@@ -1174,18 +1138,7 @@ fn a_file_with_many_entities_keeps_its_entity_list_through_edits() {
     write("src/lib.rs", &fns(&names));
     let store = Store::memory().unwrap();
     index(&store, tree.path());
-    let listed = |store: &Store| -> usize {
-        store
-            .read(
-                graphctx::store::queries::ENTITIES_IN_FILE,
-                graphctx::store::Params::new()
-                    .with("graph", "code")
-                    .with("file", "src/lib.rs"),
-            )
-            .unwrap()
-            .rows
-            .len()
-    };
+    let listed = |store: &Store| keys_in_file(store, "src/lib.rs").len();
     // The functions and the file's module.
     assert_eq!(listed(&store), 151);
     assert_eq!(store.dump("code_file_entities").unwrap().len(), 3);

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{assert_golden, fixture, index_fresh};
+use common::{assert_golden, fixture, index_fresh, temp_package, write_file};
 use graphctx::graph::{self, Direction, EntityFilter};
 use graphctx::store::{Params, Store};
 use std::path::Path;
@@ -356,16 +356,8 @@ fn a_first_index_parses_each_file_once_in_the_module_declared_for_it() {
 /// first; the index must not depend on which did.
 #[test]
 fn a_file_declared_by_two_crate_roots_belongs_to_the_first_in_target_order() {
-    let tree = tempfile::tempdir().unwrap();
-    let write = |rel: &str, text: &str| {
-        let p = tree.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
-    write(
-        "Cargo.toml",
-        "[package]\nname = \"twin\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    );
+    let tree = temp_package("twin");
+    let write = |rel: &str, text: &str| write_file(tree.path(), rel, text);
     // The binary's root is small and the library's large, so the binary
     // is parsed first more often than not.
     let filler: String = (0..400)

@@ -29,6 +29,25 @@ pub fn fixture(name: &str) -> PathBuf {
 }
 
 /// Copy a directory tree (files only) into `to`.
+/// Write `text` to `rel` under `root`, making the directories it needs.
+pub fn write_file(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A temporary directory holding a Cargo package named `name` (edition
+/// 2021), with its manifest and nothing else yet.
+pub fn temp_package(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write_file(
+        dir.path(),
+        "Cargo.toml",
+        &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n"),
+    );
+    dir
+}
+
 pub fn copy_dir(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
