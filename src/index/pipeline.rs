@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -1542,7 +1542,7 @@ fn parse_in_module_order(
             .iter()
             .map(|_| AtomicBool::new(false))
             .collect(),
-        done: walked.files.iter().map(|_| Mutex::new(None)).collect(),
+        done: walked.files.iter().map(|_| OnceLock::new()).collect(),
         extractors: Mutex::new(Vec::new()),
     };
     rayon::scope(|scope| {
@@ -1554,20 +1554,14 @@ fn parse_in_module_order(
             }
         }
     });
-    let mut done: Vec<Option<(Outcome, bool)>> = Vec::with_capacity(walked.files.len());
-    let mut parsed_in: Vec<Option<FileContext>> = Vec::with_capacity(walked.files.len());
-    for slot in tree.done {
-        match slot.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            Some((ctx, outcome)) => {
-                parsed_in.push(Some(ctx));
-                done.push(Some(outcome));
-            }
-            None => {
-                parsed_in.push(None);
-                done.push(None);
-            }
-        }
-    }
+    let (parsed_in, mut done): (Vec<_>, Vec<_>) = tree
+        .done
+        .into_iter()
+        .map(|slot| match slot.into_inner() {
+            Some((ctx, outcome)) => (Some(ctx), Some(outcome)),
+            None => (None, None),
+        })
+        .unzip();
     // The contexts the declarations give, walked in their order; every
     // file not parsed in its own is parsed again (or, never reached, in
     // its guessed context).
@@ -1606,7 +1600,8 @@ struct ModuleTreeParse<'w> {
     paths: &'w BTreeSet<String>,
     index_of: &'w std::collections::HashMap<&'w str, usize>,
     claimed: Vec<AtomicBool>,
-    done: Vec<Mutex<Option<ParsedIn>>>,
+    /// Set once, by the parse that claimed the file.
+    done: Vec<OnceLock<ParsedIn>>,
     extractors: Mutex<Vec<RustExtractor>>,
 }
 
@@ -1640,7 +1635,8 @@ impl<'w> ModuleTreeParse<'w> {
                 }
             }
         }
-        *self.done[i].lock().unwrap_or_else(|e| e.into_inner()) = Some((ctx, outcome));
+        // Only the claim's parse sets it: a second `set` cannot happen.
+        let _ = self.done[i].set((ctx, outcome));
     }
 }
 

@@ -244,34 +244,29 @@ fn write_file_entities(batch: &mut Batch, graph: &str, file: &str, before: &[&st
     if before == now {
         return;
     }
-    let parts = |tails: &[&str]| -> BTreeMap<String, Vec<String>> {
-        tails
-            .chunks(TAILS_PER_ROW)
-            .map(|part| {
-                let tails: Vec<String> = part.iter().map(|t| t.to_string()).collect();
-                (tails[0].clone(), tails)
-            })
-            .collect()
-    };
-    let (old, new) = (parts(before), parts(now));
+    let (old, new) = (parts_by_first(before), parts_by_first(now));
     for first in old.keys().filter(|first| !new.contains_key(*first)) {
-        batch.delete_key::<CodeFileEntitiesRow>(vec![
-            graph.into(),
-            file.into(),
-            first.as_str().into(),
-        ]);
+        batch.delete_key::<CodeFileEntitiesRow>(vec![graph.into(), file.into(), (*first).into()]);
     }
     for (first, tails) in new {
-        if old.get(&first) == Some(&tails) {
+        if old.get(first) == Some(&tails) {
             continue;
         }
         batch.put_row(CodeFileEntitiesRow {
             graph: graph.into(),
             file: file.into(),
             first_tail: first.into(),
-            tails: tails.into_iter().map(Into::into).collect(),
+            tails: tails.iter().map(|t| (*t).into()).collect(),
         });
     }
+}
+
+/// Sorted tails cut into `code_file_entities` parts, by their first tail.
+fn parts_by_first<'t>(tails: &'t [&'t str]) -> BTreeMap<&'t str, &'t [&'t str]> {
+    tails
+        .chunks(TAILS_PER_ROW)
+        .map(|part| (part[0], part))
+        .collect()
 }
 
 /// Write the entities of re-parsed, skipped and deleted files: only the
