@@ -11,6 +11,7 @@ pub mod entity;
 pub mod fit;
 pub mod format_e;
 pub mod line;
+pub mod palette;
 
 use std::collections::HashMap;
 
