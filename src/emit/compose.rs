@@ -377,19 +377,7 @@ struct SelectionCycles {
 
 impl SelectionCycles {
     fn find(loaded: &Loaded, index_of: &HashMap<&str, usize>) -> SelectionCycles {
-        let edges: Vec<(String, String, String)> = loaded
-            .rels
-            .iter()
-            .filter(|r| loaded.candidates[r.dst].kind != "module")
-            .map(|r| {
-                (
-                    loaded.candidates[r.src].key.clone(),
-                    r.rel.clone(),
-                    loaded.candidates[r.dst].key.clone(),
-                )
-            })
-            .collect();
-        let found = cycles::cycles_in(&edges);
+        let found = loaded.cycles();
         let members = found
             .iter()
             .map(|c| {

@@ -7,6 +7,7 @@
 //! `token_count` is that exact count — never above the budget.
 
 mod compose;
+pub mod diagram;
 pub mod entity;
 pub mod fit;
 pub mod format_e;
@@ -321,6 +322,27 @@ pub struct Loaded {
     pub rels: Vec<Relationship>,
 }
 
+impl Loaded {
+    /// Dependency cycles among the loaded entities (every loaded
+    /// relationship). A path through a module (`crate::m::f`) is no entity
+    /// dependency.
+    pub(crate) fn cycles(&self) -> Vec<cycles::Cycle> {
+        let edges: Vec<(String, String, String)> = self
+            .rels
+            .iter()
+            .filter(|r| self.candidates[r.dst].kind != "module")
+            .map(|r| {
+                (
+                    self.candidates[r.src].key.clone(),
+                    r.rel.clone(),
+                    self.candidates[r.dst].key.clone(),
+                )
+            })
+            .collect();
+        cycles::cycles_in(&edges)
+    }
+}
+
 /// Entities loaded first; each further chunk is sized by what is missing
 /// (see [`more_to_load`]), at least [`MIN_CHUNK`] and at most twice the
 /// chunk before.
@@ -379,7 +401,7 @@ query_rows! {
 
 /// Details and usage of `candidates`, in their order; candidates the store
 /// does not know (any more) are left out.
-fn load_entities(
+pub(crate) fn load_entities(
     store: &Store,
     graph: &str,
     candidates: &[Candidate],
@@ -419,7 +441,7 @@ fn load_entities(
 
 /// The edges among loaded entities, one per (src, dst, rel) with the
 /// weights of all origins summed.
-fn relationships(candidates: &[Candidate], usage: &[Usage]) -> Vec<Relationship> {
+pub(crate) fn relationships(candidates: &[Candidate], usage: &[Usage]) -> Vec<Relationship> {
     let index: HashMap<&str, usize> = candidates
         .iter()
         .enumerate()

@@ -74,6 +74,11 @@ pub fn rel_colour(rel: &str) -> &'static str {
 /// Colour of an edge that lies on a dependency cycle.
 pub const CYCLE_EDGE: &str = "#e5534b";
 
+/// A note in a picture (what a budget left out, why it is empty): fill
+/// and dashed outline.
+pub const NOTE_FILL: &str = "#fff8c5";
+pub const NOTE_STROKE: &str = "#9a6700";
+
 #[cfg(test)]
 mod tests {
     use super::*;

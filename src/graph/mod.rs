@@ -160,6 +160,22 @@ impl Details {
     }
 }
 
+/// Everything stored about the entities of `keys` that exist
+/// (`queries/entity_details.cozo`), in no particular order.
+pub fn details_of<'k>(
+    store: &Store,
+    graph: &str,
+    keys: impl IntoIterator<Item = &'k str>,
+) -> Result<Vec<Details>, StoreError> {
+    let rows = store.read(
+        queries::ENTITY_DETAILS,
+        Params::new()
+            .with("graph", graph)
+            .with("keys", crate::store::value::str_list(keys)),
+    )?;
+    Details::decode(&rows)
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct EntityFilter {
     pub file: Option<String>,

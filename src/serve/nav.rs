@@ -21,7 +21,7 @@ use super::{ServeError, Workspace};
 use crate::analyse::blast;
 use crate::analyse::select::{self, BaseSpec};
 use crate::emit::{self, ContextError, ContextOutput, ContextRequest, Format};
-use crate::graph::{self, decode_entities, Details, Direction, EntitiesNamed, EntityRow};
+use crate::graph::{self, decode_entities, Direction, EntitiesNamed, EntityRow};
 use crate::model::rel::name;
 use crate::store::lock::WriteLock;
 use crate::store::rows::{self, query_rows, Str};
@@ -467,13 +467,10 @@ impl Workspace {
 
     /// Hover facts for an entity; `None` when the key does not exist.
     pub fn hover(&self, key: &str) -> Result<Option<HoverInfo>, ServeError> {
-        let rows = self.store.read(
-            queries::ENTITY_DETAILS,
-            Params::new()
-                .with("graph", self.graph.as_str())
-                .with("keys", str_list([key])),
-        )?;
-        let Some(d) = Details::decode(&rows)?.into_iter().next() else {
+        let Some(d) = graph::details_of(&self.store, &self.graph, [key])?
+            .into_iter()
+            .next()
+        else {
             return Ok(None);
         };
         let (dependents, dependent_files) = self.dependents(key, HOVER_HOPS)?;
