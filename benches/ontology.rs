@@ -29,113 +29,9 @@ use graphctx::store::{Batch, Store};
 use graphctx::support::tokens::{Encoding, TokenCounter};
 
 mod common;
-use common::stats;
+use common::{build_scaled_ontology, stats};
 
 const RUNS: usize = 60;
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/ontology")
-            .join(name),
-    )
-    .unwrap()
-}
-
-/// Build `graph` with `n` nodes from copies of the seed systems.
-fn build(store: &Store, graph: &str, n: usize) {
-    let cargo = format_e::parse(&fixture("cargo.e")).unwrap();
-    let order: serde_json::Value = serde_json::from_str(&fixture("order.json")).unwrap();
-    let mut tx = OntoTx::begin(store, graph).unwrap();
-    let root = tx
-        .upsert_node(OntoNode::new(
-            NodeType::Sys,
-            "Enterprise",
-            "All logistics systems of the group",
-        ))
-        .unwrap()
-        .after;
-    let mut count = 1;
-    let mut copy = 0;
-    'outer: loop {
-        copy += 1;
-        let mut ids = std::collections::HashMap::new();
-        for p in &cargo.nodes {
-            if count >= n {
-                break 'outer;
-            }
-            let mut node = OntoNode::new(
-                p.node.node_type,
-                &format!("{}{copy}", p.node.name),
-                &p.node.descr,
-            );
-            node.position = Some(Position {
-                x: (count % 20) as f64 * 180.0,
-                y: (count / 20) as f64 * 120.0,
-            });
-            let after = tx.upsert_node(node).unwrap().after;
-            ids.insert(p.node.semantic_id.clone(), after.uuid);
-            count += 1;
-        }
-        for e in &cargo.edges {
-            if let (Some(s), Some(d)) = (ids.get(&e.src), ids.get(&e.dst)) {
-                tx.upsert_edge(OntoEdge::new(s, e.rel, d)).unwrap();
-            }
-        }
-        if let Some(top) = ids.get("CargoManagement.SY.001") {
-            tx.upsert_edge(OntoEdge::new(&root.uuid, RelType::Compose, top))
-                .unwrap();
-        }
-        let mut oids = std::collections::HashMap::new();
-        for v in order["nodes"].as_array().unwrap() {
-            if count >= n {
-                break 'outer;
-            }
-            let props = v["properties"].as_object().unwrap();
-            let mut node = OntoNode::new(
-                NodeType::parse(v["type"].as_str().unwrap()).unwrap(),
-                &format!("{}{copy}", props["Name"].as_str().unwrap()),
-                props["Descr"].as_str().unwrap(),
-            );
-            for (k, val) in props {
-                if !["Name", "Descr", "position"].contains(&k.as_str()) {
-                    node.props.insert(k.clone(), val.clone());
-                }
-            }
-            node.position = Some(Position {
-                x: (count % 20) as f64 * 180.0,
-                y: (count / 20) as f64 * 120.0,
-            });
-            let after = tx.upsert_node(node).unwrap().after;
-            oids.insert(v["uuid"].as_str().unwrap().to_string(), after.uuid);
-            count += 1;
-        }
-        for e in order["relationships"].as_array().unwrap() {
-            let (s, d) = (
-                &oids[e["source"].as_str().unwrap()],
-                &oids[e["target"].as_str().unwrap()],
-            );
-            let rel = RelType::parse(e["type"].as_str().unwrap()).unwrap();
-            tx.upsert_edge(OntoEdge::new(s, rel, d)).unwrap();
-        }
-        if let (Some(sys), Some(actor)) =
-            (ids.get("OrderSystem.SY.003"), ids.get("Customer.AC.001"))
-        {
-            let order_sys = &oids["uuid-sys-123"];
-            tx.upsert_edge(OntoEdge::new(sys, RelType::Compose, order_sys))
-                .unwrap();
-            tx.upsert_edge(OntoEdge::new(
-                actor,
-                RelType::Io,
-                &oids["7c9e6679-7425-40de-944b-e07fc1f90ae7"],
-            ))
-            .unwrap();
-        }
-    }
-    let mut batch = Batch::new();
-    tx.finish(&mut batch);
-    store.apply(batch).unwrap();
-}
 
 fn time_capture(store: &Store, graph: &str, mode: Mode, miss: bool) -> Vec<f64> {
     let o = CaptureOptions {
@@ -177,7 +73,7 @@ fn main() {
     println!("graphctx ontology bench: capture latency and Format E vs JSON tokens");
     let store = Store::memory().unwrap();
 
-    build(&store, "g100", 100);
+    build_scaled_ontology(&store, "g100", 100);
     let g = load_graph(&store, "g100").unwrap();
     println!(
         "\n100-node graph: {} nodes, {} edges (copies of the seed systems)",
@@ -244,7 +140,7 @@ fn main() {
         st.hit_rate * 100.0
     );
 
-    build(&store, "g200", 200);
+    build_scaled_ontology(&store, "g200", 200);
     let g = load_graph(&store, "g200").unwrap();
     println!(
         "\n200-node system: {} nodes, {} edges",

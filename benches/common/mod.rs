@@ -5,6 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use graphctx::index::walk;
+use graphctx::ontology::format_e;
+use graphctx::ontology::store::OntoTx;
+use graphctx::ontology::{NodeType, OntoEdge, OntoNode, Position, RelType};
+use graphctx::store::{Batch, Store};
 
 /// The allocator the `graphctx` binary uses (see src/main.rs), in every
 /// benchmark (each includes this module), so the figures are the binary's.
@@ -171,4 +175,112 @@ pub fn copy_crates(names: &[String], root: &Path) -> Vec<String> {
         used.push(dir.file_name().unwrap().to_string_lossy().into_owned());
     }
     used
+}
+
+/// A file of tests/fixtures/ontology.
+pub fn ontology_fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/ontology")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// Build ontology graph `graph` with `n` nodes from copies of the seed
+/// systems: the cargo management system (tests/fixtures/ontology/cargo.e)
+/// and the order system (order.json), joined under one enterprise SYS node,
+/// with canvas positions.
+pub fn build_scaled_ontology(store: &Store, graph: &str, n: usize) {
+    let cargo = format_e::parse(&ontology_fixture("cargo.e")).unwrap();
+    let order: serde_json::Value = serde_json::from_str(&ontology_fixture("order.json")).unwrap();
+    let mut tx = OntoTx::begin(store, graph).unwrap();
+    let root = tx
+        .upsert_node(OntoNode::new(
+            NodeType::Sys,
+            "Enterprise",
+            "All logistics systems of the group",
+        ))
+        .unwrap()
+        .after;
+    let mut count = 1;
+    let mut copy = 0;
+    'outer: loop {
+        copy += 1;
+        let mut ids = std::collections::HashMap::new();
+        for p in &cargo.nodes {
+            if count >= n {
+                break 'outer;
+            }
+            let mut node = OntoNode::new(
+                p.node.node_type,
+                &format!("{}{copy}", p.node.name),
+                &p.node.descr,
+            );
+            node.position = Some(Position {
+                x: (count % 20) as f64 * 180.0,
+                y: (count / 20) as f64 * 120.0,
+            });
+            let after = tx.upsert_node(node).unwrap().after;
+            ids.insert(p.node.semantic_id.clone(), after.uuid);
+            count += 1;
+        }
+        for e in &cargo.edges {
+            if let (Some(s), Some(d)) = (ids.get(&e.src), ids.get(&e.dst)) {
+                tx.upsert_edge(OntoEdge::new(s, e.rel, d)).unwrap();
+            }
+        }
+        if let Some(top) = ids.get("CargoManagement.SY.001") {
+            tx.upsert_edge(OntoEdge::new(&root.uuid, RelType::Compose, top))
+                .unwrap();
+        }
+        let mut oids = std::collections::HashMap::new();
+        for v in order["nodes"].as_array().unwrap() {
+            if count >= n {
+                break 'outer;
+            }
+            let props = v["properties"].as_object().unwrap();
+            let mut node = OntoNode::new(
+                NodeType::parse(v["type"].as_str().unwrap()).unwrap(),
+                &format!("{}{copy}", props["Name"].as_str().unwrap()),
+                props["Descr"].as_str().unwrap(),
+            );
+            for (k, val) in props {
+                if !["Name", "Descr", "position"].contains(&k.as_str()) {
+                    node.props.insert(k.clone(), val.clone());
+                }
+            }
+            node.position = Some(Position {
+                x: (count % 20) as f64 * 180.0,
+                y: (count / 20) as f64 * 120.0,
+            });
+            let after = tx.upsert_node(node).unwrap().after;
+            oids.insert(v["uuid"].as_str().unwrap().to_string(), after.uuid);
+            count += 1;
+        }
+        for e in order["relationships"].as_array().unwrap() {
+            let (s, d) = (
+                &oids[e["source"].as_str().unwrap()],
+                &oids[e["target"].as_str().unwrap()],
+            );
+            let rel = RelType::parse(e["type"].as_str().unwrap()).unwrap();
+            tx.upsert_edge(OntoEdge::new(s, rel, d)).unwrap();
+        }
+        if let (Some(sys), Some(actor)) =
+            (ids.get("OrderSystem.SY.003"), ids.get("Customer.AC.001"))
+        {
+            let order_sys = &oids["uuid-sys-123"];
+            tx.upsert_edge(OntoEdge::new(sys, RelType::Compose, order_sys))
+                .unwrap();
+            tx.upsert_edge(OntoEdge::new(
+                actor,
+                RelType::Io,
+                &oids["7c9e6679-7425-40de-944b-e07fc1f90ae7"],
+            ))
+            .unwrap();
+        }
+    }
+    let mut batch = Batch::new();
+    tx.finish(&mut batch);
+    store.apply(batch).unwrap();
 }

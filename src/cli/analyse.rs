@@ -46,8 +46,9 @@ pub enum StrategyArg {
     Seed,
 }
 
+/// The base entities of a `context` or `view`: exactly one way of naming them.
 #[derive(Args)]
-pub struct ContextArgs {
+pub struct BaseArgs {
     /// Base entity keys.
     pub keys: Vec<String>,
     /// Take every entity of this file (repository-relative) as base.
@@ -59,6 +60,12 @@ pub struct ContextArgs {
     /// Take the best hits of this free-text query (a task, a bug report) as base.
     #[arg(long)]
     pub query: Option<String>,
+}
+
+#[derive(Args)]
+pub struct ContextArgs {
+    #[command(flatten)]
+    pub base: BaseArgs,
     /// Hop depth, 0 to 3.
     #[arg(long, default_value_t = 2)]
     pub hops: u32,
@@ -89,11 +96,40 @@ pub struct ContextArgs {
     pub stats: bool,
 }
 
-fn check_hops(hops: u32) -> Result<()> {
+pub(super) fn check_hops(hops: u32) -> Result<()> {
     if hops > MAX_HOPS {
         bail!("--hops must be between 0 and {MAX_HOPS}, got {hops}");
     }
     Ok(())
+}
+
+impl BaseArgs {
+    /// Whether no base was named at all.
+    pub(super) fn is_empty(&self) -> bool {
+        self.keys.is_empty() && self.file.is_none() && self.name.is_none() && self.query.is_none()
+    }
+
+    /// The base named: KEY..., `--file`, `--name` or `--query` (the best
+    /// hits of a search), exactly one of them.
+    pub(super) fn spec(&self, store: &Store, graph_name: &str) -> Result<BaseSpec> {
+        Ok(
+            match (self.keys.is_empty(), &self.file, &self.name, &self.query) {
+                (false, None, None, None) => BaseSpec::Keys(self.keys.clone()),
+                (true, Some(f), None, None) => BaseSpec::File(f.clone()),
+                (true, None, Some(n), None) => BaseSpec::Name(n.clone()),
+                (true, None, None, Some(q)) => match search::query_base(store, graph_name, q) {
+                    Ok(keys) if !keys.is_empty() => BaseSpec::Keys(keys),
+                    Ok(_) => bail!("no entity matches the query; try other words"),
+                    Err(SearchError::NoWords) => bail!("the query has no words to search for"),
+                    Err(SearchError::Store(e)) => return Err(e.into()),
+                },
+                _ => bail!(
+                "give base entities as KEY..., or --file PATH, or --name NAME, or --query TEXT \
+                 (exactly one of them)"
+            ),
+            },
+        )
+    }
 }
 
 /// Errors of `context` are seed 004 error objects on stdout, exit code 2.
@@ -104,21 +140,7 @@ pub fn context(
     stale: Vec<String>,
 ) -> Result<Outcome> {
     check_hops(a.hops)?;
-    let base = match (a.keys.is_empty(), &a.file, &a.name, &a.query) {
-        (false, None, None, None) => BaseSpec::Keys(a.keys.clone()),
-        (true, Some(f), None, None) => BaseSpec::File(f.clone()),
-        (true, None, Some(n), None) => BaseSpec::Name(n.clone()),
-        (true, None, None, Some(q)) => match search::query_base(store, graph_name, q) {
-            Ok(keys) if !keys.is_empty() => BaseSpec::Keys(keys),
-            Ok(_) => bail!("no entity matches the query; try other words"),
-            Err(SearchError::NoWords) => bail!("the query has no words to search for"),
-            Err(SearchError::Store(e)) => return Err(e.into()),
-        },
-        _ => bail!(
-            "give base entities as KEY..., or --file PATH, or --name NAME, or --query TEXT \
-             (exactly one of them)"
-        ),
-    };
+    let base = a.base.spec(store, graph_name)?;
     if a.budget == 0 {
         bail!("--budget must be a positive number of tokens");
     }
@@ -147,7 +169,7 @@ pub fn context(
         },
         fail_on_cycles: a.fail_on_cycles,
         stale_files: stale,
-        query: a.query.clone(),
+        query: a.base.query.clone(),
     };
     let counter = TokenCounter::new(req.encoding);
     // Caching writes to the store: only when no other writer is busy.

@@ -20,6 +20,7 @@ mod operations;
 mod output;
 mod search;
 mod serve;
+mod view;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -110,6 +111,8 @@ pub enum Command {
     },
     /// Context around entities: CodeGraphContext.json or Format E, within a token budget.
     Context(analyse::ContextArgs),
+    /// The selection `context` makes, or an ontology graph (--graph), as one HTML page.
+    View(view::ViewArgs),
     /// Entities within N hops of KEY, both directions.
     Blast {
         key: String,
@@ -276,6 +279,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             let stale = bring_current(&global, &store)?;
             analyse::context(&store, &global.graph, args, stale)
         }
+        Command::View(args) => view::view(&global, args),
         Command::Search {
             query,
             limit,

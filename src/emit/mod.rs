@@ -13,6 +13,7 @@ pub mod fit;
 pub mod format_e;
 pub mod line;
 pub mod palette;
+pub mod view;
 
 use std::collections::HashMap;
 

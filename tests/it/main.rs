@@ -33,3 +33,4 @@ mod ontology;
 mod operations;
 mod schema;
 mod search;
+mod view;

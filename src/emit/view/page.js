@@ -93,15 +93,19 @@
         ring.sort(function (a, b) { return want.get(a) - want.get(b); });
         start = want.get(ring[0]);
       }
-      var r = (k === 0 && ring.length === 1) ? 0
-        : Math.max(k === 0 ? 0 : radius + RING_GAP, ring.length * SPACING / (2 * Math.PI));
+      // A ring too long for its radius is spread over several radii, the
+      // nodes alternating between them: a disc, not one huge circle.
+      var r0 = k > 0 ? radius + RING_GAP
+        : (ring.length === 1 ? 0 : Math.min(ring.length * SPACING / (2 * Math.PI), 3 * RING_GAP));
+      var layers = r0 === 0 ? 1 : Math.max(1, Math.ceil(ring.length * SPACING / (2 * Math.PI * r0)));
       ring.forEach(function (v, j) {
         var a = start + 2 * Math.PI * j / ring.length;
+        var r = r0 + (j % layers) * SPACING;
         angle.set(v, a);
         X[v] = r * Math.cos(a);
         Y[v] = r * Math.sin(a);
       });
-      radius = r;
+      radius = r0 + (layers - 1) * SPACING;
     });
     return radius + 40;
   }
@@ -323,12 +327,22 @@
       ctx.stroke();
     }
     // Labels once they are large enough to read, and not too many.
-    if (view.k * 11 >= 7 && drawn.length <= 1500) {
-      ctx.font = (11 / view.k) + 'px system-ui, sans-serif';
-      ctx.fillStyle = '#1f2328';
-      ctx.textBaseline = 'middle';
-      drawn.forEach(function (v) { ctx.fillText(nodes[v].name, X[v] + R[v] + 3 / view.k, Y[v]); });
+    // Otherwise those of the base, the selected node and its neighbours.
+    var labelled = drawn;
+    if (view.k * 11 < 7 || drawn.length > 1500) {
+      var keep = new Set(bases.length <= 40 ? bases : []);
+      if (selected >= 0) {
+        keep.add(selected);
+        incident[selected].forEach(function (ei) { keep.add(other(edges[ei], selected)); });
+      }
+      labelled = drawn.filter(function (v) { return keep.has(v); });
     }
+    ctx.font = (11 / view.k) + 'px system-ui, sans-serif';
+    ctx.fillStyle = '#1f2328';
+    ctx.textBaseline = 'middle';
+    labelled.forEach(function (v) {
+      ctx.fillText(nodes[v].name, X[v] + Math.max(R[v], 2.5 / view.k) + 3 / view.k, Y[v]);
+    });
     body.dataset.renderedNodes = String(drawn.length);
     body.dataset.renderedEdges = String(drawnEdges);
     body.dataset.drawMs = (performance.now() - began).toFixed(2);
@@ -412,7 +426,11 @@
     canvas.setPointerCapture && canvas.setPointerCapture(ev.pointerId);
   });
   canvas.addEventListener('pointermove', function (ev) {
-    if (!drag) return;
+    if (!drag) {
+      var rect = canvas.getBoundingClientRect();
+      canvas.classList.toggle('over', nodeAt(ev.clientX - rect.left, ev.clientY - rect.top) >= 0);
+      return;
+    }
     var dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
     if (Math.abs(dx) + Math.abs(dy) > 4) { drag.moved = true; canvas.classList.add('dragging'); }
     if (drag.moved) { view.x = drag.vx + dx; view.y = drag.vy + dy; requestDraw(); }

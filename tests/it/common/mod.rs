@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod chromium;
 pub mod lsp_rpc;
 pub mod mcp_client;
 
