@@ -408,29 +408,25 @@ fn fake_opener(dir: &Path, exit: i32) -> String {
 #[test]
 fn open_hands_the_page_to_the_browser_and_a_failure_is_only_a_warning() {
     let repo = indexed("shapes");
-    let opener = tempfile::tempdir().unwrap();
-    let path = fake_opener(opener.path(), 0);
-    let out = graphctx(
-        repo.path(),
-        &["view", "src/lib.rs-crate-Area", "-o", "a.html", "--open"],
-        Some(&path),
-    );
-    assert_eq!(ok(&out).trim(), "a.html");
+    // Runs `view --open` with an opener that exits with `exit`; returns
+    // the output and the opener's directory (with its record).
+    let view_opened = |page: &str, exit: i32| {
+        let opener = tempfile::tempdir().unwrap();
+        let path = fake_opener(opener.path(), exit);
+        let args = ["view", "src/lib.rs-crate-Area", "-o", page, "--open"];
+        let out = graphctx(repo.path(), &args, Some(&path));
+        assert_eq!(ok(&out).trim(), page);
+        assert!(repo.path().join(page).is_file());
+        (out, opener)
+    };
+    let (_, opener) = view_opened("a.html", 0);
     let opened = std::fs::read_to_string(opener.path().join("opened.txt")).unwrap();
     assert_eq!(
         Path::new(&opened),
         repo.path().join("a.html").canonicalize().unwrap()
     );
 
-    let failing = tempfile::tempdir().unwrap();
-    let path = fake_opener(failing.path(), 3);
-    let out = graphctx(
-        repo.path(),
-        &["view", "src/lib.rs-crate-Area", "-o", "b.html", "--open"],
-        Some(&path),
-    );
-    assert_eq!(ok(&out).trim(), "b.html");
-    assert!(repo.path().join("b.html").is_file());
+    let (out, _) = view_opened("b.html", 3);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("warning: could not open"), "{err}");
 }
