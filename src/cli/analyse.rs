@@ -18,12 +18,18 @@ use graphctx::store::lock::WriteLock;
 use graphctx::store::Store;
 use graphctx::support::tokens::{Encoding, TokenCounter};
 
+use super::diagram::{self, DiagramArgs};
 use super::output::{print_json, print_table};
+use graphctx::emit::diagram::{code, DiagramFormat, DiagramGraph};
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum FormatArg {
     Json,
     E,
+    /// The selection as a Mermaid flowchart.
+    Mermaid,
+    /// The selection as a Graphviz DOT graph.
+    Dot,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -144,29 +150,54 @@ pub fn context(
     if a.budget == 0 {
         bail!("--budget must be a positive number of tokens");
     }
+    let encoding = match a.tokenizer {
+        TokenizerArg::O200k => Encoding::O200k,
+        TokenizerArg::Cl100k => Encoding::Cl100k,
+    };
+    let strategy = match a.strategy {
+        StrategyArg::Blended => Strategy::Blended,
+        StrategyArg::Seed => Strategy::Seed,
+    };
+    let format = match a.format {
+        FormatArg::Json => Format::Json,
+        FormatArg::E => Format::E,
+        FormatArg::Mermaid => {
+            return context_diagram(
+                store,
+                graph_name,
+                &a,
+                base,
+                DiagramFormat::Mermaid,
+                encoding,
+                strategy,
+            )
+        }
+        FormatArg::Dot => {
+            return context_diagram(
+                store,
+                graph_name,
+                &a,
+                base,
+                DiagramFormat::Dot,
+                encoding,
+                strategy,
+            )
+        }
+    };
     let req = ContextRequest {
         graph: graph_name.to_string(),
         base,
         hops: a.hops,
         budget: a.budget,
-        format: match a.format {
-            FormatArg::Json => Format::Json,
-            FormatArg::E => Format::E,
-        },
+        format,
         change_type: match a.change_type {
             ChangeTypeArg::Edit => ChangeType::Edit,
             ChangeTypeArg::Create => ChangeType::Create,
             ChangeTypeArg::Delete => ChangeType::Delete,
             ChangeTypeArg::Refactor => ChangeType::Refactor,
         },
-        encoding: match a.tokenizer {
-            TokenizerArg::O200k => Encoding::O200k,
-            TokenizerArg::Cl100k => Encoding::Cl100k,
-        },
-        strategy: match a.strategy {
-            StrategyArg::Blended => Strategy::Blended,
-            StrategyArg::Seed => Strategy::Seed,
-        },
+        encoding,
+        strategy,
         fail_on_cycles: a.fail_on_cycles,
         stale_files: stale,
         query: a.base.query.clone(),
@@ -229,10 +260,71 @@ pub fn context(
     }
 }
 
-pub fn blast(store: &Store, graph_name: &str, key: &str, hops: u32, json: bool) -> Result<Outcome> {
+/// `context --format mermaid|dot`: the same selection, drawn. Errors
+/// are messages (the output is meant for a renderer, not a JSON reader).
+fn context_diagram(
+    store: &Store,
+    graph_name: &str,
+    a: &ContextArgs,
+    base: BaseSpec,
+    format: DiagramFormat,
+    encoding: Encoding,
+    strategy: Strategy,
+) -> Result<Outcome> {
+    let g = context_graph(store, graph_name, &base, a.hops, strategy, a.budget)?;
+    diagram::print(&g, format, a.budget, encoding, a.out.as_deref(), a.stats)
+}
+
+/// The graph of the selection `context` makes (see
+/// `emit::diagram::code::context_graph`), its errors as messages: the
+/// drawn forms and `view` are read by renderers and people, not JSON readers.
+pub(super) fn context_graph(
+    store: &Store,
+    graph_name: &str,
+    base: &BaseSpec,
+    hops: u32,
+    strategy: Strategy,
+    budget: usize,
+) -> Result<DiagramGraph> {
+    match code::context_graph(store, graph_name, base, hops, strategy, budget) {
+        Ok(g) => Ok(g),
+        Err(ContextError::EntityNotFound {
+            missing,
+            suggestions,
+            ..
+        }) if !missing.is_empty() => Err(not_found(graph_name, &missing, &suggestions)),
+        Err(ContextError::Store(e)) => Err(e.into()),
+        Err(e) => bail!(
+            "{}",
+            e.to_json()["message"].as_str().unwrap_or("context failed")
+        ),
+    }
+}
+
+pub fn blast(
+    store: &Store,
+    graph_name: &str,
+    key: &str,
+    hops: u32,
+    json: bool,
+    d: &DiagramArgs,
+) -> Result<Outcome> {
     check_hops(hops)?;
     require(store, graph_name, key)?;
     let reached = blast::blast_radius(store, graph_name, &[key.to_string()], hops)?;
+    if let Some(f) = d.format {
+        let budget = d.budget()?;
+        let g = code::blast_graph(
+            store,
+            graph_name,
+            key,
+            hops,
+            &reached,
+            code::max_nodes(budget),
+            budget,
+        )?;
+        return diagram::print(&g, f.format(), budget, Encoding::O200k, None, false);
+    }
     if json {
         print_json(&reached)?;
     } else {
@@ -258,6 +350,7 @@ pub fn calls(
     key: &str,
     callers: bool,
     json: bool,
+    d: &DiagramArgs,
 ) -> Result<Outcome> {
     require(store, graph_name, key)?;
     let links = if callers {
@@ -265,6 +358,19 @@ pub fn calls(
     } else {
         blast::callees(store, graph_name, key)?
     };
+    if let Some(f) = d.format {
+        let budget = d.budget()?;
+        let g = code::calls_graph(
+            store,
+            graph_name,
+            key,
+            &links,
+            callers,
+            code::max_nodes(budget),
+            budget,
+        )?;
+        return diagram::print(&g, f.format(), budget, Encoding::O200k, None, false);
+    }
     if json {
         print_json(&links)?;
     } else {
@@ -277,8 +383,13 @@ pub fn calls(
     Ok(Outcome::Done)
 }
 
-pub fn cycles(store: &Store, graph_name: &str, json: bool) -> Result<Outcome> {
+pub fn cycles(store: &Store, graph_name: &str, json: bool, d: &DiagramArgs) -> Result<Outcome> {
     let found = cycles::find_cycles(store, graph_name)?;
+    if let Some(f) = d.format {
+        let budget = d.budget()?;
+        let g = code::cycles_graph(store, graph_name, &found, code::max_nodes(budget), budget)?;
+        return diagram::print(&g, f.format(), budget, Encoding::O200k, None, false);
+    }
     if json {
         print_json(&found)?;
     } else if found.is_empty() {
@@ -298,14 +409,23 @@ pub fn cycles(store: &Store, graph_name: &str, json: bool) -> Result<Outcome> {
 
 fn require(store: &Store, graph_name: &str, key: &str) -> Result<()> {
     if !graph::entity_exists(store, graph_name, key)? {
-        let suggestions =
-            graphctx::analyse::select::suggest(store, graph_name, &[key.to_string()])?;
-        let hint = if suggestions.is_empty() {
-            "list keys with `graphctx entities`".to_string()
-        } else {
-            format!("did you mean: {}", suggestions.join(", "))
-        };
-        bail!("no entity with key '{key}' in graph '{graph_name}' ({hint})");
+        let keys = [key.to_string()];
+        let suggestions = graphctx::analyse::select::suggest(store, graph_name, &keys)?;
+        return Err(not_found(graph_name, &keys, &suggestions));
     }
     Ok(())
+}
+
+/// The error for keys that name no entity, with the keys they may mean.
+fn not_found(graph_name: &str, keys: &[String], suggestions: &[String]) -> anyhow::Error {
+    let hint = if suggestions.is_empty() {
+        "list keys with `graphctx entities`".to_string()
+    } else {
+        format!("did you mean: {}", suggestions.join(", "))
+    };
+    let keys: Vec<String> = keys.iter().map(|k| format!("'{k}'")).collect();
+    anyhow::anyhow!(
+        "no entity with key {} in graph '{graph_name}' ({hint})",
+        keys.join(", ")
+    )
 }

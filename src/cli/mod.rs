@@ -13,6 +13,7 @@ macro_rules! outln {
 mod analyse;
 mod assistant;
 mod canvas;
+mod diagram;
 mod flow;
 mod look;
 mod ontology;
@@ -120,23 +121,31 @@ pub enum Command {
         hops: u32,
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        diagram: diagram::DiagramArgs,
     },
     /// Entities that call KEY.
     Callers {
         key: String,
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        diagram: diagram::DiagramArgs,
     },
     /// Entities that KEY calls.
     Callees {
         key: String,
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        diagram: diagram::DiagramArgs,
     },
     /// Dependency cycles (strongly connected components and self-loops).
     Cycles {
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        diagram: diagram::DiagramArgs,
     },
     /// JSON Canvas conversations: walk, respond, import.
     #[command(subcommand)]
@@ -292,22 +301,29 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             let opts = graphctx::analyse::search::Options { limit, kind, file };
             search::run(&store, &global.graph, &query, opts, json)
         }
-        Command::Blast { key, hops, json } => {
+        Command::Blast {
+            key,
+            hops,
+            json,
+            diagram,
+        } => {
             let store = open_existing(&global)?;
             warn_stale(&bring_current(&global, &store)?);
-            analyse::blast(&store, &global.graph, &key, hops, json)
+            analyse::blast(&store, &global.graph, &key, hops, json, &diagram)
         }
-        Command::Callers { key, json } => {
+        Command::Callers { key, json, diagram } => {
             let store = open_existing(&global)?;
             warn_stale(&bring_current(&global, &store)?);
-            analyse::calls(&store, &global.graph, &key, true, json)
+            analyse::calls(&store, &global.graph, &key, true, json, &diagram)
         }
-        Command::Callees { key, json } => {
+        Command::Callees { key, json, diagram } => {
             let store = open_existing(&global)?;
             warn_stale(&bring_current(&global, &store)?);
-            analyse::calls(&store, &global.graph, &key, false, json)
+            analyse::calls(&store, &global.graph, &key, false, json, &diagram)
         }
-        Command::Cycles { json } => analyse::cycles(&open_existing(&global)?, &global.graph, json),
+        Command::Cycles { json, diagram } => {
+            analyse::cycles(&open_existing(&global)?, &global.graph, json, &diagram)
+        }
         Command::Canvas(cmd) => canvas::run(&global, cmd),
         Command::Graph(c) => ontology::graph(&global, c),
         Command::Capture(a) => ontology::capture(&global, a),

@@ -10,6 +10,8 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use graphctx::capture::session::{self, Layout, SessionUpdate};
 use graphctx::capture::{self, CaptureOptions, Mode};
+use graphctx::emit::diagram::ontology::ontology_graph;
+use graphctx::emit::diagram::DiagramFormat;
 use graphctx::ontology::io::{self, Format};
 use graphctx::ontology::store::{load_graph, OntoTx};
 use graphctx::ontology::{NodeType, RelType};
@@ -35,6 +37,15 @@ impl FormatArg {
     }
 }
 
+/// `graph export --format`: the import formats and the diagrams.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ExportFormatArg {
+    Json,
+    E,
+    Mermaid,
+    Dot,
+}
+
 #[derive(Subcommand)]
 pub enum GraphCommand {
     /// Import an ontology graph (JSON or Format E) from FILE or stdin, in one transaction.
@@ -53,13 +64,16 @@ pub enum GraphCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Export an ontology graph as JSON or Format E.
+    /// Export an ontology graph as JSON or Format E, or draw it (Mermaid, DOT).
     Export {
         #[arg(long, value_enum, default_value = "json")]
-        format: FormatArg,
+        format: ExportFormatArg,
         /// Output file (default: stdout).
         #[arg(long, short)]
         output: Option<PathBuf>,
+        /// Token budget of a diagram (mermaid, dot); a larger one is cut and says so.
+        #[arg(long, default_value_t = graphctx::emit::DEFAULT_BUDGET)]
+        budget: usize,
     },
     /// Ask the ontology assistant: capture, model, operations applied, errors fed back.
     Ask(Box<super::assistant::GraphAskArgs>),
@@ -243,13 +257,27 @@ pub fn graph(global: &Global, cmd: GraphCommand) -> Result<Outcome> {
             }
             Ok(Outcome::Done)
         }
-        GraphCommand::Export { format, output } => {
+        GraphCommand::Export {
+            format,
+            output,
+            budget,
+        } => {
             let store = super::open_existing(global)?;
             let g = load_graph(&store, &global.graph)?;
             if g.seq == 0 && g.nodes.is_empty() {
                 bail!("no ontology graph `{}` in the database", global.graph);
             }
-            let text = io::export(&g, format.format());
+            let format = match format {
+                ExportFormatArg::Json => Format::Json,
+                ExportFormatArg::E => Format::E,
+                ExportFormatArg::Mermaid => {
+                    return export_diagram(&g, DiagramFormat::Mermaid, budget, output)
+                }
+                ExportFormatArg::Dot => {
+                    return export_diagram(&g, DiagramFormat::Dot, budget, output)
+                }
+            };
+            let text = io::export(&g, format);
             match output {
                 Some(p) => std::fs::write(&p, text)
                     .with_context(|| format!("cannot write {}", p.display()))?,
@@ -258,6 +286,24 @@ pub fn graph(global: &Global, cmd: GraphCommand) -> Result<Outcome> {
             Ok(Outcome::Done)
         }
     }
+}
+
+/// `graph export --format mermaid|dot`.
+fn export_diagram(
+    g: &graphctx::ontology::OntologyGraph,
+    format: DiagramFormat,
+    budget: usize,
+    output: Option<PathBuf>,
+) -> Result<Outcome> {
+    let budget = super::diagram::check_budget(budget)?;
+    super::diagram::print(
+        &ontology_graph(g),
+        format,
+        budget,
+        Encoding::O200k,
+        output.as_deref(),
+        false,
+    )
 }
 
 pub fn capture(global: &Global, a: CaptureArgs) -> Result<Outcome> {

@@ -9,8 +9,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use graphctx::analyse::relevance::Strategy;
-use graphctx::emit::diagram::{code::context_graph, ontology::ontology_graph, DiagramGraph};
-use graphctx::emit::{self, ContextError};
+use graphctx::emit;
+use graphctx::emit::diagram::{ontology::ontology_graph, DiagramGraph};
 use graphctx::index::CODE_GRAPH;
 use graphctx::ontology::store::load_graph;
 use graphctx::store::{Location, Store, STORE_DIR};
@@ -89,37 +89,14 @@ fn selection(store: &Store, graph_name: &str, a: &ViewArgs) -> Result<DiagramGra
         bail!("--budget must be a positive number of tokens");
     }
     let base = a.base.spec(store, graph_name)?;
-    match context_graph(
+    super::analyse::context_graph(
         store,
         graph_name,
         &base,
         a.hops,
         Strategy::Blended,
         a.budget,
-    ) {
-        Ok(g) => Ok(g),
-        Err(ContextError::Store(e)) => Err(e.into()),
-        Err(ContextError::EntityNotFound {
-            missing,
-            suggestions,
-            message,
-        }) => {
-            if missing.is_empty() {
-                bail!("{message}");
-            }
-            let hint = if suggestions.is_empty() {
-                "list keys with `graphctx entities`".to_string()
-            } else {
-                format!("did you mean: {}", suggestions.join(", "))
-            };
-            let keys: Vec<String> = missing.iter().map(|k| format!("'{k}'")).collect();
-            bail!(
-                "no entity with key {} in graph '{graph_name}' ({hint})",
-                keys.join(", ")
-            )
-        }
-        Err(e) => bail!("{e}"),
-    }
+    )
 }
 
 /// `.graphctx/view.html` beside the database in use, or in the current

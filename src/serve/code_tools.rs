@@ -8,11 +8,13 @@ use serde_json::{json, Map, Value};
 
 use super::nav::parse_format;
 use super::tools::{opt_str, opt_uint, req_str, Answer, Args, ToolError, ToolSpec};
-use super::Workspace;
+use super::{ServeError, Workspace};
 use crate::analyse::blast::{self, MAX_HOPS};
 use crate::analyse::cycles;
+use crate::analyse::relevance::Strategy;
 use crate::analyse::search::{self, SearchError};
 use crate::analyse::select::BaseSpec;
+use crate::emit::diagram::{self, DiagramFormat, DiagramGraph};
 use crate::graph;
 
 /// The tools over the code graph.
@@ -23,8 +25,9 @@ pub fn specs() -> Vec<ToolSpec> {
             description: "Context an LLM needs to change some code: the base entities (an ISGL1 key, \
                 every entity of a file, every entity with a name, or the best hits of a free-text \
                 `query` such as a task or bug report), their blast radius within `hops`, \
-                ranked by relevance and cut to the token budget. Format E (compact text, default) or \
-                CodeGraphContext.json.",
+                ranked by relevance and cut to the token budget. Format E (compact text, default), \
+                CodeGraphContext.json, or `mermaid`: the selection as a Mermaid flowchart to show \
+                in chat (base entities outlined, edges labelled by relationship, cut to the budget).",
             properties: || {
                 json!({
                     "key": {"type": "string", "description": "ISGL1 key `{file}-{module}-{item}` of a base entity"},
@@ -34,7 +37,7 @@ pub fn specs() -> Vec<ToolSpec> {
                     "query": {"type": "string", "description": "Take the best hits of this free-text query (a task, a bug report) as base"},
                     "hops": {"type": "integer", "minimum": 0, "maximum": MAX_HOPS, "default": 2},
                     "budget": {"type": "integer", "minimum": 1, "description": "Token budget of the document (default and cap: max_tokens)"},
-                    "format": {"type": "string", "enum": ["e", "json"], "default": "e"}
+                    "format": {"type": "string", "enum": ["e", "json", "mermaid"], "default": "e", "description": "e: Format E; json: CodeGraphContext.json; mermaid: a Mermaid flowchart of the selection"}
                 })
             },
             required: &[],
@@ -43,11 +46,13 @@ pub fn specs() -> Vec<ToolSpec> {
         ToolSpec {
             name: "blast_radius",
             description: "Entities within `hops` of an entity, following dependencies in both \
-                directions, with distance and the relationships they were reached through.",
+                directions, with distance and the relationships they were reached through; \
+                `format: \"mermaid\"` draws them as a Mermaid flowchart instead.",
             properties: || {
                 json!({
                     "key": {"type": "string", "description": "ISGL1 key"},
-                    "hops": {"type": "integer", "minimum": 0, "maximum": MAX_HOPS, "default": 2}
+                    "hops": {"type": "integer", "minimum": 0, "maximum": MAX_HOPS, "default": 2},
+                    "format": {"type": "string", "enum": ["json", "mermaid"], "default": "json", "description": "json: the entities as a list; mermaid: a Mermaid flowchart (cut to max_tokens)"}
                 })
             },
             required: &["key"],
@@ -157,16 +162,59 @@ fn tool_context(ws: &Workspace, a: &Args, max_tokens: usize) -> Result<Answer, T
             }
         },
     };
-    let format = parse_format(opt_str(a, "format")?.unwrap_or("e"))?;
-    let out = ws.context(base, hops, budget, format)?;
+    let format = opt_str(a, "format")?.unwrap_or("e");
+    if format.eq_ignore_ascii_case(MERMAID) {
+        let g = diagram::code::context_graph(
+            ws.store(),
+            ws.graph(),
+            &base,
+            hops,
+            Strategy::Blended,
+            budget,
+        )
+        .map_err(ServeError::from)?;
+        return mermaid_answer(ws, &g, budget);
+    }
+    let out = ws.context(base, hops, budget, parse_format(format)?)?;
     Ok(Answer::Text(out.text))
 }
 
-fn tool_blast(ws: &Workspace, a: &Args, _: usize) -> Result<Answer, ToolError> {
+/// The `format` value that asks for a Mermaid flowchart.
+const MERMAID: &str = "mermaid";
+
+/// `g` as Mermaid text within `budget` tokens.
+fn mermaid_answer(ws: &Workspace, g: &DiagramGraph, budget: usize) -> Result<Answer, ToolError> {
+    let fitted = diagram::fit_to_budget(g, DiagramFormat::Mermaid, budget, ws.counter())
+        .map_err(|e| ToolError::invalid(e.to_string()))?;
+    Ok(Answer::Text(fitted.text))
+}
+
+fn tool_blast(ws: &Workspace, a: &Args, max_tokens: usize) -> Result<Answer, ToolError> {
     let key = req_str(a, "key")?;
     let hops = opt_uint(a, "hops", MAX_HOPS as u64)?.unwrap_or(2) as u32;
+    let mermaid = match opt_str(a, "format")?.unwrap_or("json") {
+        f if f.eq_ignore_ascii_case("json") => false,
+        f if f.eq_ignore_ascii_case(MERMAID) => true,
+        other => {
+            return Err(ToolError::invalid(format!(
+                "unknown format '{other}' (expected \"json\" or \"mermaid\")"
+            )))
+        }
+    };
     require_key(ws, key)?;
     let reached = blast::blast_radius(ws.store(), ws.graph(), &[key.to_string()], hops)?;
+    if mermaid {
+        let g = diagram::code::blast_graph(
+            ws.store(),
+            ws.graph(),
+            key,
+            hops,
+            &reached,
+            diagram::code::max_nodes(max_tokens),
+            max_tokens,
+        )?;
+        return mermaid_answer(ws, &g, max_tokens);
+    }
     let others: Vec<&blast::Reached> = reached.iter().filter(|r| r.distance > 0).collect();
     let rows = ws.entities_by_keys(&others.iter().map(|r| r.key.clone()).collect::<Vec<_>>())?;
     let file_of: std::collections::HashMap<&str, &str> = rows

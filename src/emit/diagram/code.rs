@@ -38,10 +38,10 @@ fn tier_of_distance(distance: u32) -> u8 {
 }
 
 /// What a node shows for an entity: its name, with its owner for a
-/// member (`Rect::area`).
+/// member (`Rect::area`; an impl block's name already names its type).
 fn entity_label(d: &Details) -> String {
     match &d.owner {
-        Some(owner) if !owner.is_empty() => format!("{owner}::{}", d.name),
+        Some(owner) if !owner.is_empty() && d.kind != "impl" => format!("{owner}::{}", d.name),
         _ => d.name.clone(),
     }
 }
@@ -197,7 +197,8 @@ pub fn blast_graph(
     max_nodes: usize,
     budget: usize,
 ) -> Result<DiagramGraph, StoreError> {
-    let mut g = DiagramGraph::new(format!("blast radius of {key} ({hops} hops)"));
+    let plural = if hops == 1 { "" } else { "s" };
+    let mut g = DiagramGraph::new(format!("blast radius of {key} ({hops} hop{plural})"));
     let keys: Vec<(&str, u8, bool)> = reached
         .iter()
         .take(max_nodes)
