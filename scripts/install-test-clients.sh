@@ -8,14 +8,19 @@
 # already there.
 set -euo pipefail
 
-if ! command -v nvim >/dev/null 2>&1; then
-    echo "installing neovim (apt-get)"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -qq neovim >/dev/null 2>&1; then
-        apt-get update -qq >/dev/null
-        apt-get install -y -qq neovim >/dev/null
+# apt_install COMMAND PACKAGE: install PACKAGE (Debian) unless COMMAND runs.
+apt_install() {
+    if ! command -v "$1" >/dev/null 2>&1; then
+        echo "installing $2 (apt-get)"
+        export DEBIAN_FRONTEND=noninteractive
+        if ! apt-get install -y -qq "$2" >/dev/null 2>&1; then
+            apt-get update -qq >/dev/null
+            apt-get install -y -qq "$2" >/dev/null
+        fi
     fi
-fi
+}
+
+apt_install nvim neovim
 
 if ! [ -x /usr/bin/chromium ]; then
     echo "installing chromium (apt-get)"
@@ -34,14 +39,7 @@ if ! python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') 
 fi
 
 # Graphviz's dot: tests/it/diagram.rs renders every DOT diagram with it.
-if ! command -v dot >/dev/null 2>&1; then
-    echo "installing graphviz (apt-get)"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -qq graphviz >/dev/null 2>&1; then
-        apt-get update -qq >/dev/null
-        apt-get install -y -qq graphviz >/dev/null
-    fi
-fi
+apt_install dot graphviz
 
 # Mermaid's own parser (and jsdom, the window its label sanitiser needs):
 # tests/it/diagram.rs parses every Mermaid diagram with it. Project-local

@@ -67,6 +67,13 @@ pub fn rel_colour(rel: &str) -> &'static str {
         "imports" => "#8250df",
         "tests" => "#cf222e",
         "references" => "#57606a",
+        // Ontology relationships.
+        "compose" => "#8c959f",
+        "io" => "#1f6feb",
+        "satisfy" => "#2da44e",
+        "verify" => "#cf222e",
+        "allocate" => "#bf8700",
+        "derive" | "refine" => "#8250df",
         _ => "#57606a",
     }
 }

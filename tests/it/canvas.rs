@@ -8,11 +8,10 @@ use crate::common;
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
-use common::{assert_golden, copy_dir, fixture};
+use common::{assert_golden, copy_dir, fixture, graphctx, stderr, stdout};
 use graphctx::canvas::model::write_atomic;
 use graphctx::canvas::walk::ExcludeReason;
 use graphctx::canvas::{
@@ -35,38 +34,6 @@ fn seed_copy() -> tempfile::TempDir {
 
 fn seed_canvas() -> Canvas {
     Canvas::load(&seed_vault().join(SEED_CANVAS)).unwrap()
-}
-
-fn graphctx(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_graphctx"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("graphctx runs");
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// A text node as JSON.

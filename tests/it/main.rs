@@ -23,6 +23,7 @@ mod canvas;
 mod cli;
 mod context;
 mod cozo_regressions;
+mod diagram;
 mod flow;
 mod incremental;
 mod index_golden;

@@ -6,31 +6,18 @@
 
 use std::fmt::Write as _;
 
-use super::{DiagramGraph, DiagramNode};
+use super::{escape_lines, DiagramGraph, DiagramNode};
 use crate::emit::palette::{self, BASE_STROKE, CYCLE_EDGE, NOTE_FILL, NOTE_STROKE};
 
 /// A quoted DOT string of `text`.
 pub fn quoted(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    let mut first = true;
-    for line in text.lines() {
-        if !first {
-            out.push_str("\\n");
-        }
-        first = false;
-        for c in line.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '&' => out.push_str("&amp;"),
-                c if c.is_control() => {}
-                c => out.push(c),
-            }
-        }
-    }
-    out.push('"');
-    out
+    let inner = escape_lines(text, "\\n", |c, out| match c {
+        '"' => out.push_str("\\\""),
+        '\\' => out.push_str("\\\\"),
+        '&' => out.push_str("&amp;"),
+        c => out.push(c),
+    });
+    format!("\"{inner}\"")
 }
 
 fn node_line(n: &DiagramNode) -> String {

@@ -9,34 +9,22 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{DiagramGraph, DiagramNode};
+use super::{escape_lines, DiagramGraph, DiagramNode};
 use crate::emit::palette::{self, BASE_STROKE, CYCLE_EDGE, NOTE_FILL, NOTE_STROKE};
 
 /// The text of a label: escaped, lines joined by `<br>`.
 pub fn label(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut first = true;
-    for line in text.lines() {
-        if !first {
-            out.push_str("<br>");
+    escape_lines(text, "<br>", |c, out| match c {
+        '"' => out.push_str("#quot;"),
+        '#' => out.push_str("#35;"),
+        '<' => out.push_str("#lt;"),
+        '>' => out.push_str("#gt;"),
+        '&' => out.push_str("#amp;"),
+        '`' | '|' | ';' | '\\' => {
+            let _ = write!(out, "#{};", u32::from(c));
         }
-        first = false;
-        for c in line.chars() {
-            match c {
-                '"' => out.push_str("#quot;"),
-                '#' => out.push_str("#35;"),
-                '<' => out.push_str("#lt;"),
-                '>' => out.push_str("#gt;"),
-                '&' => out.push_str("#amp;"),
-                '`' | '|' | ';' | '\\' => {
-                    let _ = write!(out, "#{};", u32::from(c));
-                }
-                c if c.is_control() => {}
-                c => out.push(c),
-            }
-        }
-    }
-    out
+        c => out.push(c),
+    })
 }
 
 /// The style of a node: fill by kind, outline by tier (base entities

@@ -42,6 +42,22 @@ impl DiagramFormat {
     }
 }
 
+/// `text` with each line's characters written by `write` (control
+/// characters dropped) and the lines joined by `line_break`: how each
+/// format escapes a label.
+fn escape_lines(text: &str, line_break: &str, write: impl Fn(char, &mut String)) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            out.push_str(line_break);
+        }
+        for c in line.chars().filter(|c| !c.is_control()) {
+            write(c, &mut out);
+        }
+    }
+    out
+}
+
 /// The text of `g` in `format`.
 pub fn render(g: &DiagramGraph, format: DiagramFormat) -> String {
     match format {

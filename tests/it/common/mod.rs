@@ -4,8 +4,11 @@
 pub mod chromium;
 pub mod lsp_rpc;
 pub mod mcp_client;
+pub mod renderers;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 
 use graphctx::index::{index_repository, IndexOptions, IndexSummary};
 use graphctx::store::value::display;
@@ -21,6 +24,47 @@ pub fn client_missing(what: &str, install: &str) -> bool {
         return true;
     }
     panic!("{what} is not installed: run {install} (or set GRAPHCTX_SKIP_CLIENT_TESTS=1 locally to skip)");
+}
+
+/// Run the `graphctx` binary in `dir` with `args`, feeding it `stdin`.
+pub fn graphctx(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    run_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_graphctx"))
+            .args(args)
+            .current_dir(dir),
+        stdin,
+    )
+}
+
+/// Run `cmd` to its end, feeding it `stdin` (none: an empty stdin).
+pub fn run_with_stdin(cmd: &mut Command, stdin: Option<&str>) -> Output {
+    let mut child = cmd
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the command runs");
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 pub fn fixture(name: &str) -> PathBuf {
