@@ -194,17 +194,17 @@ fn status_reports_the_index_its_totals_runs_freshness_and_versions() {
     let text = std::fs::read_to_string(&util).unwrap();
     std::fs::write(&util, format!("{text}\npub fn added() {{}}\n")).unwrap();
     std::fs::write(root.join("src/extra.rs"), "pub fn extra() {}\n").unwrap();
-    std::fs::remove_file(root.join("tests/area.rs")).unwrap();
+    std::fs::remove_file(root.join("src/render.rs")).unwrap();
     let s = json(root, &["status", "--json"]);
     assert_eq!(s["files_changed"], 3);
     assert_eq!(
         s["changed_files"],
-        serde_json::json!(["src/extra.rs", "src/util.rs", "tests/area.rs"])
+        serde_json::json!(["src/extra.rs", "src/render.rs", "src/util.rs"])
     );
     let text = ok(root, &["status"]);
     assert!(
         text.contains(
-            "changed   3 files since the last run: src/extra.rs, src/util.rs, tests/area.rs"
+            "changed   3 files since the last run: src/extra.rs, src/render.rs, src/util.rs"
         ),
         "{text}"
     );
