@@ -13,7 +13,9 @@ macro_rules! outln {
 mod analyse;
 mod assistant;
 mod canvas;
+mod completions;
 mod diagram;
+mod export;
 mod flow;
 mod look;
 mod ontology;
@@ -21,6 +23,7 @@ mod operations;
 mod output;
 mod search;
 mod serve;
+mod status;
 mod view;
 
 use std::io::IsTerminal;
@@ -146,6 +149,22 @@ pub enum Command {
         json: bool,
         #[command(flatten)]
         diagram: diagram::DiagramArgs,
+    },
+    /// Where the index is, its size and totals, how fresh, schema and engine, watching servers.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// The code graph as JSON lines (entities, edges, unresolved references): the contract for scripts.
+    Export {
+        /// One JSON object per line (the only format, and required).
+        #[arg(long, required = true)]
+        jsonl: bool,
+    },
+    /// A shell completion script on stdout.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
     /// JSON Canvas conversations: walk, respond, import.
     #[command(subcommand)]
@@ -324,6 +343,14 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Cycles { json, diagram } => {
             analyse::cycles(&open_existing(&global)?, &global.graph, json, &diagram)
         }
+            export::jsonl(&store, &global.graph)
+            let store = open_existing(&global)?;
+            warn_stale(&bring_current(&global, &store)?);
+        Command::Completions { shell } => completions::print(shell),
+        Command::Cycles { json } => analyse::cycles(&open_existing(&global)?, &global.graph, json),
+        Command::Export { jsonl: _ } => {
+        Command::Status { json } => status::status(&global, json),
+        }
         Command::Canvas(cmd) => canvas::run(&global, cmd),
         Command::Graph(c) => ontology::graph(&global, c),
         Command::Capture(a) => ontology::capture(&global, a),
@@ -397,22 +424,24 @@ fn open_or_index(global: &Global) -> Result<Store> {
 /// in because another process is writing. Only for an index at its
 /// default place, `ROOT/.graphctx/graph.db`, whose root is known.
 fn bring_current(global: &Global, store: &Store) -> Result<Vec<String>> {
-    let Location::Sqlite(db) = store.location() else {
-        return Ok(Vec::new());
-    };
-    let dir = db.parent();
-    let root = match dir {
-        Some(d) if d.file_name().is_some_and(|n| n == STORE_DIR) && db.ends_with(DB_FILE) => {
-            d.parent()
-        }
-        _ => None,
-    };
-    match root {
-        Some(root) if root.is_dir() => {
-            Ok(graphctx::serve::bring_current(store, root, &global.graph)?)
-        }
-        _ => Ok(Vec::new()),
+    match root_of(store) {
+        Some(root) => Ok(graphctx::serve::bring_current(store, root, &global.graph)?),
+        None => Ok(Vec::new()),
     }
+}
+
+/// The repository an index at its default place, `ROOT/.graphctx/graph.db`,
+/// belongs to: `None` for a database anywhere else.
+fn root_of(store: &Store) -> Option<&Path> {
+    let Location::Sqlite(db) = store.location() else {
+        return None;
+    };
+    let dir = db.parent()?;
+    let root = match dir.file_name() {
+        Some(n) if n == STORE_DIR && db.ends_with(DB_FILE) => dir.parent()?,
+        _ => return None,
+    };
+    root.is_dir().then_some(root)
 }
 
 /// Tell the user which files an answer may not reflect.

@@ -9,6 +9,8 @@
 //! [`EntityDetails`]. Listings ([`EntityRow`]), contexts and hovers
 //! ([`Details`]) all decode them here, once.
 
+pub mod export;
+
 use serde::Serialize;
 use serde_json::Value;
 

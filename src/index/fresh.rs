@@ -53,3 +53,18 @@ pub fn index_location(
         Err(e) => Err(e.into()),
     }
 }
+
+/// Note a finished run in the database's run record (see
+/// [`crate::store::runs`]); `changed` when it moved the graph's seq. Best
+/// effort: a record that cannot be written leaves `graphctx status`
+/// without it, never a run failed.
+pub(super) fn note_run(store: &Store, summary: &IndexSummary, graph: &str, changed: bool) {
+    let run = crate::store::runs::Run::ending_now(
+        summary.elapsed_ms,
+        summary.files_seen,
+        summary.files_parsed,
+        summary.files_deleted,
+        summary.seq,
+    );
+    let _ = crate::store::runs::note(store.location(), graph, run, changed);
+}

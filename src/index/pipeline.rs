@@ -1249,6 +1249,7 @@ pub fn index_repository_cached(
     summary.seq = seq_after;
     summary.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     summary.phases_ms = std::mem::take(&mut phases.done);
+    super::fresh::note_run(store, &summary, graph, seq_after != seq_before);
     Ok(summary)
 }
 

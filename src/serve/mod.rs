@@ -32,6 +32,7 @@ pub mod graph_tools;
 pub mod lsp;
 pub mod mcp;
 pub mod nav;
+pub mod presence;
 pub mod quiet;
 pub mod registry;
 pub mod tools;

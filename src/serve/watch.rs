@@ -151,6 +151,8 @@ pub fn relevant(root: &Path, path: &Path) -> bool {
 pub struct WorkspaceWatch {
     _watcher: Arc<Mutex<notify::RecommendedWatcher>>,
     changes: Arc<Changes>,
+    /// Tells `graphctx status` this process watches (see [`super::presence`]).
+    _mark: Option<super::presence::WatchMark>,
 }
 
 impl Drop for WorkspaceWatch {
@@ -269,6 +271,7 @@ pub fn watch_workspace(ws: &Workspace, refresher: Refresher) -> notify::Result<W
     Ok(WorkspaceWatch {
         _watcher: watcher,
         changes,
+        _mark: super::presence::mark_watching(ws.store.location(), &root),
     })
 }
 

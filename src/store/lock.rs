@@ -36,12 +36,7 @@ fn open_lock_file(db: &Path) -> Result<(File, PathBuf), StoreError> {
 
 fn open_lock_file_named(db: &Path, suffix: &str) -> Result<(File, PathBuf), StoreError> {
     let path = lock_path(db, suffix);
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
-            path: dir.display().to_string(),
-            source: e,
-        })?;
-    }
+    super::place::make_dir_of(&path)?;
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)

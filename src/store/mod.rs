@@ -10,9 +10,12 @@
 mod direct;
 mod lander;
 pub mod lock;
+pub mod place;
 pub mod queries;
 pub mod rows;
+pub mod runs;
 pub mod schema;
+pub mod status;
 pub mod value;
 
 use std::collections::BTreeMap;
@@ -192,12 +195,7 @@ impl Store {
         let db = match location {
             Location::Memory => DbInstance::new("mem", "", ""),
             Location::Sqlite(path) => {
-                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
-                        path: dir.display().to_string(),
-                        source: e,
-                    })?;
-                }
+                place::make_dir_of(path)?;
                 configure_sqlite_library();
                 prepare_sqlite_file(path)?;
                 DbInstance::new("sqlite", path, "")
@@ -242,12 +240,7 @@ impl Store {
                 }
             }
         }
-        if let Some(dir) = building.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
-                path: dir.display().to_string(),
-                source: e,
-            })?;
-        }
+        place::make_dir_of(&building)?;
         configure_sqlite_library();
         create_key_value_table(&building)?;
         let db = DbInstance::new("sqlite", &building, "").map_err(|e| StoreError::Open {

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use common::{copy_dir, fixture};
 
-fn graphctx(dir: &Path, args: &[&str]) -> Output {
+pub(crate) fn graphctx(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_graphctx"))
         .args(args)
         .current_dir(dir)
@@ -16,15 +16,15 @@ fn graphctx(dir: &Path, args: &[&str]) -> Output {
         .expect("graphctx runs")
 }
 
-fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn shapes_copy() -> tempfile::TempDir {
+pub(crate) fn shapes_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&fixture("shapes"), dir.path());
     dir
@@ -160,7 +160,14 @@ fn a_closed_pipe_ends_a_command_quietly() {
     let repo = shapes_copy();
     let out = graphctx(repo.path(), &["index"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    for args in [&["entities"][..], &["entities", "--json"], &["cycles"]] {
+    for args in [
+        &["entities"][..],
+        &["entities", "--json"],
+        &["cycles"],
+        &["export", "--jsonl"],
+        &["status"],
+        &["completions", "bash"],
+    ] {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
         let out = Command::new(env!("CARGO_BIN_EXE_graphctx"))

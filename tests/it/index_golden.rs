@@ -598,15 +598,52 @@ fn fd_dev_set_accuracy_stays_above_its_floors() {
     ok(Command::new(bin)
         .args(["index", "--json"])
         .current_dir(&root));
-    let report = dir.path().join("accuracy.json");
-    ok(Command::new("python3")
-        .arg(shared.join("eval/edge_accuracy.py"))
-        .arg(&root)
-        .arg(shared.join("eval/truth/fd-ee20f42.jsonl"))
-        .args(["--graphctx", bin, "--json"])
-        .arg(&report));
-    let v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    // The script reads the graph through `graphctx export --jsonl` when the
+    // binary has it, and through `graphctx query` otherwise: both ways, by
+    // wrappers that log each command (the second refusing `export`), must
+    // give the same figures.
+    let measure = |name: &str, refuse_export: bool| -> (serde_json::Value, String) {
+        let log = dir.path().join(format!("{name}.log"));
+        let wrapper = dir.path().join(name);
+        let refuse = if refuse_export {
+            "[ \"$1\" = export ] && exit 2\n"
+        } else {
+            ""
+        };
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\necho \"$@\" >> '{}'\n{refuse}exec '{bin}' \"$@\"\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(
+            &wrapper,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        let report = dir.path().join(format!("{name}.json"));
+        ok(Command::new("python3")
+            .arg(shared.join("eval/edge_accuracy.py"))
+            .arg(&root)
+            .arg(shared.join("eval/truth/fd-ee20f42.jsonl"))
+            .arg("--graphctx")
+            .arg(&wrapper)
+            .arg("--json")
+            .arg(&report));
+        let v = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        (v, std::fs::read_to_string(&log).unwrap())
+    };
+    let (v, exported) = measure("through-export", false);
+    assert!(
+        exported.contains("export --jsonl --graph code"),
+        "{exported}"
+    );
+    assert!(!exported.contains("query"), "{exported}");
+    let (queried, log) = measure("through-query", true);
+    assert!(log.contains("query"), "{log}");
+    assert_eq!(v, queried, "export and query give different figures");
     let ratio = |k: &str| v[k][0].as_f64().unwrap() / v[k][1].as_f64().unwrap();
     let (p, r, x) = (
         ratio("precision"),
