@@ -56,9 +56,13 @@ pub struct ContextArgs {
     /// Take every entity with this name as base.
     #[arg(long)]
     pub name: Option<String>,
-    /// Take the best hits of this free-text query (a task, a bug report) as base.
+    /// Take the best hits of this free-text query (a task, a bug report) as base;
+    /// `-` reads it from standard input.
     #[arg(long)]
     pub query: Option<String>,
+    /// Read the query text from FILE (`-`: standard input), e.g. an issue's body.
+    #[arg(long, value_name = "FILE", conflicts_with = "query")]
+    pub query_file: Option<PathBuf>,
     /// Hop depth, 0 to 3.
     #[arg(long, default_value_t = 2)]
     pub hops: u32,
@@ -109,7 +113,7 @@ pub fn context(
         (true, Some(f), None, None) => BaseSpec::File(f.clone()),
         (true, None, Some(n), None) => BaseSpec::Name(n.clone()),
         (true, None, None, Some(q)) => match search::query_base(store, graph_name, q) {
-            Ok(keys) if !keys.is_empty() => BaseSpec::Keys(keys),
+            Ok(keys) if !keys.is_empty() => BaseSpec::Ranked(keys),
             Ok(_) => bail!("no entity matches the query; try other words"),
             Err(SearchError::NoWords) => bail!("the query has no words to search for"),
             Err(SearchError::Store(e)) => return Err(e.into()),
