@@ -281,7 +281,10 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         ),
         Command::Context(mut args) => {
             if args.query.as_deref() == Some("-") || args.query_file.is_some() {
-                args.query = Some(search::query_text(args.query.take(), args.query_file.take())?);
+                args.query = Some(search::query_text(
+                    args.query.take(),
+                    args.query_file.take(),
+                )?);
             }
             let store = open_or_index(&global)?;
             let stale = bring_current(&global, &store)?;

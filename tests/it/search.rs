@@ -62,14 +62,14 @@ fn kind_and_file_filters_and_limit() {
     let o = Options {
         limit: 50,
         kind: Some("struct".into()),
-        file: None,
+        ..Options::default()
     };
     let hits = search(&store, "code", "rectangle circle point", &o).unwrap();
     assert!(!hits.is_empty() && hits.iter().all(|h| h.kind == "struct"));
     let o = Options {
         limit: 50,
-        kind: None,
         file: Some("src/geometry".into()),
+        ..Options::default()
     };
     let hits = search(&store, "code", "rectangle circle point", &o).unwrap();
     assert!(!hits.is_empty() && hits.iter().all(|h| h.file.starts_with("src/geometry/")));
@@ -331,10 +331,13 @@ fn cli_search_and_context_query() {
         "--budget",
         "500",
     ]);
-    assert!(
-        e.starts_with("# graphctx context · Format E · base 5"),
-        "{e}"
-    );
+    // As many of the hits as fit a quarter of 500 tokens, at least one.
+    let base: usize = e
+        .strip_prefix("# graphctx context · Format E · base ")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{e}"));
+    assert!((1..=10).contains(&base), "{e}");
 }
 
 /// The MCP tools through the official Python SDK: a sentence is searched
@@ -508,7 +511,11 @@ fn a_panic_location_in_an_issue_ranks_its_entity_first_from_a_file_or_stdin() {
     assert!(signals["location"].as_f64().unwrap() > 0.0, "{signals}");
     assert_eq!(signals["test_prior"], 1.0);
     // The table says why in one line per hit.
-    let table = cli(dir.path(), &["search", "--query-file", "issue.md", "--explain"], "");
+    let table = cli(
+        dir.path(),
+        &["search", "--query-file", "issue.md", "--explain"],
+        "",
+    );
     let table = String::from_utf8(table.stdout).unwrap();
     let line = table.lines().nth(1).unwrap();
     assert!(line.contains("at src/geometry/mod.rs:41"), "{table}");
@@ -553,17 +560,23 @@ fn query_text_that_is_empty_garbage_huge_or_only_a_template_never_fails_badly() 
     let template = "## Version\n\n## Platform\n\n## Description\n\n## Steps to reproduce\n";
     for text in [garbage.as_str(), huge.as_str(), template] {
         let out = cli(dir.path(), &["search", "-", "--json"], text);
-        assert!(out.status.success(), "{:?}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert!(hits.is_array());
     }
-    let huge_hits: Value = serde_json::from_slice(
-        &cli(dir.path(), &["search", "-", "--json"], &huge).stdout,
-    )
-    .unwrap();
+    let huge_hits: Value =
+        serde_json::from_slice(&cli(dir.path(), &["search", "-", "--json"], &huge).stdout).unwrap();
     assert!(huge_hits[0]["key"].as_str().unwrap().contains("Rect"));
     // Bytes that are not UTF-8 are read, not refused.
-    std::fs::write(dir.path().join("bin.txt"), [0xff, 0xfe, b's', b'c', 0x80, b'a']).unwrap();
+    std::fs::write(
+        dir.path().join("bin.txt"),
+        [0xff, 0xfe, b's', b'c', 0x80, b'a'],
+    )
+    .unwrap();
     let out = cli(dir.path(), &["search", "--query-file", "bin.txt"], "");
     assert!(out.status.success(), "{out:?}");
 }
@@ -577,7 +590,13 @@ fn a_query_context_under_a_small_budget_keeps_as_many_hits_as_fit() {
         let b = budget.to_string();
         let out = cli(
             dir.path(),
-            &["context", "--query", "scale a rectangle and draw it", "--budget", &b],
+            &[
+                "context",
+                "--query",
+                "scale a rectangle and draw it",
+                "--budget",
+                &b,
+            ],
             "",
         );
         assert!(out.status.success(), "{budget}: {out:?}");
@@ -591,6 +610,9 @@ fn a_query_context_under_a_small_budget_keeps_as_many_hits_as_fit() {
             .iter()
             .filter_map(|e| e["isgl1_key"].as_str())
             .collect();
-        assert!(included.contains(&bases[0].as_str().unwrap()), "{budget}: {doc}");
+        assert!(
+            included.contains(&bases[0].as_str().unwrap()),
+            "{budget}: {doc}"
+        );
     }
 }

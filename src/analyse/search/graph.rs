@@ -43,16 +43,12 @@ pub fn named_entities(identifiers: &[String], cands: &FxHashMap<String, Cand>) -
     if identifiers.is_empty() {
         return named;
     }
-    let paths: Vec<(&String, Vec<String>)> = cands
-        .keys()
-        .map(|k| (k, key_segments(k)))
-        .collect();
+    let paths: Vec<(&String, Vec<String>)> = cands.keys().map(|k| (k, key_segments(k))).collect();
     for ident in identifiers {
         let want: Vec<&str> = ident.split("::").filter(|s| !s.is_empty()).collect();
         if want.is_empty() {
             continue;
         }
-        let need = want.len().min(2).max(1);
         let hits: Vec<&String> = paths
             .iter()
             .filter(|(_, segs)| {
@@ -62,7 +58,7 @@ pub fn named_entities(identifiers: &[String], cands: &FxHashMap<String, Cand>) -
                     .zip(want.iter().rev())
                     .take_while(|(a, b)| a.as_str() == **b)
                     .count();
-                common == want.len() || common >= need.max(2)
+                common == want.len() || common >= 2
             })
             .map(|(k, _)| *k)
             .collect();
@@ -130,11 +126,11 @@ pub fn spread(
         // A hub passes less to each neighbour, except an entity the query
         // names: every user of it is a place the change may reach.
         let fan = if named.contains(e.key.as_ref()) {
-            1.0 / tw!(NAMED)
+            1.0 / NAMED
         } else {
             (degree[e.key.as_ref()] as f64).sqrt()
         };
-        let share = tw!(SPREAD) * s * rel_weight(&e.rel) / fan;
+        let share = SPREAD * s * rel_weight(&e.rel) / fan;
         let rel = if e.dir == "out" {
             e.rel.to_string()
         } else {
@@ -191,7 +187,7 @@ pub fn history(
     let mut boost: FxHashMap<String, (f64, f64, String)> = FxHashMap::default();
     for p in &pairs {
         let w = p.weight / strongest[p.file.as_ref()].max(1e-9);
-        let b = tw!(HISTORY) * w * top_score[p.file.as_ref()];
+        let b = HISTORY * w * top_score[p.file.as_ref()];
         let e = boost
             .entry(p.other.to_string())
             .or_insert((0.0, 0.0, String::new()));
@@ -238,7 +234,10 @@ pub fn parents(
     let mut top: Vec<(&str, f64)> = file_score.iter().map(|(f, s)| (*f, *s)).collect();
     top.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     top.truncate(PARENT_FILES);
-    let keys: Vec<&str> = top.iter().filter_map(|(f, _)| modules.get(f).copied()).collect();
+    let keys: Vec<&str> = top
+        .iter()
+        .filter_map(|(f, _)| modules.get(f).copied())
+        .collect();
     if keys.is_empty() {
         return Ok(out);
     }

@@ -68,7 +68,7 @@ pub fn entity_scores(
     found.reserve(lens.len());
     for (word, entries) in &postings {
         let d = entries.len() as f64;
-        if d > tw!(MAX_DF_SHARE) * n && n > 100.0 {
+        if d > MAX_DF_SHARE * n && n > 100.0 {
             continue;
         }
         let Some(&i) = index.get(word) else {
@@ -194,4 +194,3 @@ fn whole_lists<'r>(
     }
     Ok(out)
 }
-

@@ -70,7 +70,12 @@ pub fn locate(store: &Store, graph: &str, locations: &[Location]) -> Result<Loca
                 .or_insert((0.0, loc.path.clone()));
             e.0 += w;
             if let Some(line) = loc.line {
-                lines.push((f.to_string(), i64::from(line), w, format!("{}:{line}", loc.path)));
+                lines.push((
+                    f.to_string(),
+                    i64::from(line),
+                    w,
+                    format!("{}:{line}", loc.path),
+                ));
             }
         }
     }
@@ -177,13 +182,22 @@ mod tests {
             ),
             ["tokio/src/runtime/park.rs"]
         );
-        assert_eq!(matching_files(&PATHS, "src/runtime/park.rs"), ["tokio/src/runtime/park.rs"]);
+        assert_eq!(
+            matching_files(&PATHS, "src/runtime/park.rs"),
+            ["tokio/src/runtime/park.rs"]
+        );
         // Two files are called park.rs; the one under runtime/ shares more.
-        assert_eq!(matching_files(&PATHS, "runtime/park.rs"), ["tokio/src/runtime/park.rs"]);
+        assert_eq!(
+            matching_files(&PATHS, "runtime/park.rs"),
+            ["tokio/src/runtime/park.rs"]
+        );
         assert_eq!(matching_files(&PATHS, "park.rs").len(), 2);
         // `lib.rs` alone names no file; `tokio-util/src/lib.rs` names one.
         assert!(matching_files(&PATHS, "lib.rs").is_empty());
-        assert_eq!(matching_files(&PATHS, "tokio-util/src/lib.rs"), ["tokio-util/src/lib.rs"]);
+        assert_eq!(
+            matching_files(&PATHS, "tokio-util/src/lib.rs"),
+            ["tokio-util/src/lib.rs"]
+        );
         assert!(matching_files(&PATHS, "other/src/thing.rs").is_empty());
         assert!(matching_files(&PATHS, "").is_empty());
     }

@@ -28,28 +28,6 @@
 //! different places. All weights are fixed constants, the same for every
 //! repository; docs/search.md gives them and what each adds.
 
-/// Experiment knob (to be removed): `GRAPHCTX_SEARCH_TUNE="NAME=x,..."`.
-pub(crate) fn tune(name: &str, default: f64) -> f64 {
-    static MAP: std::sync::OnceLock<Vec<(String, f64)>> = std::sync::OnceLock::new();
-    let map = MAP.get_or_init(|| {
-        std::env::var("GRAPHCTX_SEARCH_TUNE")
-            .unwrap_or_default()
-            .split(',')
-            .filter_map(|kv| {
-                let (k, v) = kv.split_once('=')?;
-                Some((k.trim().to_string(), v.trim().parse().ok()?))
-            })
-            .collect()
-    });
-    map.iter().find(|(k, _)| k == name).map_or(default, |(_, v)| *v)
-}
-
-macro_rules! tw {
-    ($c:ident) => {
-        crate::analyse::search::tune(stringify!($c), $c)
-    };
-}
-
 mod graph;
 mod lexical;
 mod locate;
@@ -134,6 +112,13 @@ const WORD_FILES: usize = 10;
 /// A quoted location's file gains this much (times the location's weight,
 /// 1 for the first) on a scale where the best file scores 1.
 const LOCATION: f64 = 0.6;
+/// A module's file gains this share of the score of a best file whose
+/// module it contains (a crate root, a directory's module file): a change
+/// to a module often changes what its parent declares or re-exports.
+const PARENT: f64 = 0.0;
+/// In the order of the list, the entity's own score counts this much and
+/// its file's the rest.
+const ENTITY_MIX: f64 = 0.25;
 /// The entity at a quoted line scores this share of the best word hit
 /// (times the location's weight).
 const LOCATED_ENTITY: f64 = 1.0;
@@ -289,34 +274,29 @@ fn rank(
     let (n_entities, n_files) = size
         .map(|c| (c.entities as f64, c.files as f64))
         .unwrap_or((0.0, 0.0));
-    let mut cands: FxHashMap<String, Cand> = lexical::entity_scores(store, graph, terms, n_entities)?
-        .into_iter()
-        .map(|(k, w)| {
-            let c = Cand {
-                lexical: w.score,
-                terms: w.terms,
-                ..Cand::default()
-            };
-            (k, c)
-        })
-        .collect();
+    let mut cands: FxHashMap<String, Cand> =
+        lexical::entity_scores(store, graph, terms, n_entities)?
+            .into_iter()
+            .map(|(k, w)| {
+                let c = Cand {
+                    lexical: w.score,
+                    terms: w.terms,
+                    ..Cand::default()
+                };
+                (k, c)
+            })
+            .collect();
     let located = locate::locate(store, graph, &reading.locations)?;
     let top_lexical = cands.values().map(|c| c.lexical).fold(1.0, f64::max);
     for (id, w, quoted) in &located.entities {
         let c = cands.entry(id.clone()).or_default();
-        c.lexical += tw!(LOCATED_ENTITY) * top_lexical * w;
+        c.lexical += LOCATED_ENTITY * top_lexical * w;
         c.location.get_or_insert_with(|| quoted.clone());
     }
     // No entity's own text may hold the query's words while some file's
     // source does: the file-level words below still find those files.
     if !cands.is_empty() {
         let named = graph::named_entities(&reading.identifiers, &cands);
-        let bonus = tune("NAMED_SELF", 0.0) * top_lexical;
-        for k in &named {
-            if let Some(c) = cands.get_mut(k) {
-                c.lexical += bonus;
-            }
-        }
         graph::spread(store, graph, &mut cands, &named)?;
     }
 
@@ -342,7 +322,7 @@ fn rank(
         .iter()
         .filter_map(|(k, s)| {
             let r = info.get(k.as_str())?;
-            Some((*r, if r.is_test { s * tw!(TEST_FACTOR) } else { *s }))
+            Some((*r, if r.is_test { s * TEST_FACTOR } else { *s }))
         })
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
@@ -373,7 +353,7 @@ fn rank(
         .map(|(f, ss)| {
             let rest: f64 = ss.iter().skip(1).take(FILE_DEPTH).sum();
             let p = path_score.get(f).copied().unwrap_or(0.0);
-            (*f, ss[0] + tw!(FILE_REST) * rest + tw!(PATH) * p)
+            (*f, ss[0] + FILE_REST * rest + PATH * p)
         })
         .collect();
     // The files whose source matches well enough to rank among the first
@@ -386,14 +366,14 @@ fn rank(
         .iter()
         .map(|(f, s)| {
             let w = words.get(*f).copied().unwrap_or(0.0);
-            (1.0 - tw!(FILE_WORDS)) * s / top_file + tw!(FILE_WORDS) * w / top_words
+            (1.0 - FILE_WORDS) * s / top_file + FILE_WORDS * w / top_words
         })
         .collect();
     mixed.sort_by(|a, b| b.total_cmp(a));
     let bar = mixed.get(WORD_FILES - 1).copied().unwrap_or(0.0);
     let mut more: Vec<(&str, f64)> = words
         .iter()
-        .filter(|(f, w)| !file_score.contains_key(f.as_str()) && tw!(FILE_WORDS) * *w / top_words > bar)
+        .filter(|(f, w)| !file_score.contains_key(f.as_str()) && FILE_WORDS * *w / top_words > bar)
         .map(|(f, s)| (f.as_str(), *s))
         .collect();
     more.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
@@ -406,12 +386,14 @@ fn rank(
     let module_rows = if more.is_empty() {
         None
     } else {
-        Some(store.read(
-            queries::SEARCH_FILE_MODULES,
-            Params::new()
-                .with("graph", graph)
-                .with("files", str_list(more.iter().map(|(f, _)| *f))),
-        )?)
+        Some(
+            store.read(
+                queries::SEARCH_FILE_MODULES,
+                Params::new()
+                    .with("graph", graph)
+                    .with("files", str_list(more.iter().map(|(f, _)| *f))),
+            )?,
+        )
     };
     let found = match &module_rows {
         Some(rows) => decode_rows::<FileModuleRow>(rows)?,
@@ -458,7 +440,7 @@ fn rank(
             }
         }
     }
-    let parent_gain = graph::parents(store, graph, &module_of, &file_score, tune("PARENT", 0.0))?;
+    let parent_gain = graph::parents(store, graph, &module_of, &file_score, PARENT)?;
     for (f, g) in &parent_gain {
         if let Some(s) = file_score.get_mut(f.as_str()) {
             *s += g;
@@ -471,14 +453,11 @@ fn rank(
     for (f, s) in file_score.iter_mut() {
         let p = parts.entry(f.to_string()).or_default();
         if let Some((w, _)) = located.files.get(*f) {
-            p.location = tw!(LOCATION) * w;
+            p.location = LOCATION * w;
             *s += p.location;
         }
         if p.is_test {
-            *s *= tune("FILE_TEST", TEST_FACTOR);
-        }
-        if f.starts_with("examples/") || f.contains("/examples/") {
-            *s *= tune("EXAMPLES", 1.0);
+            *s *= TEST_FACTOR;
         }
     }
 
@@ -491,10 +470,13 @@ fn rank(
         .iter()
         .map(|(r, s)| {
             let n = seen.entry(r.file.as_ref()).or_insert(0);
-            let decay = tw!(SAME_FILE_DECAY).powi(*n);
+            let decay = SAME_FILE_DECAY.powi(*n);
             *n += 1;
             let f = file_score.get(r.file.as_ref()).copied().unwrap_or(0.0) / top_file;
-            (*r, (tune("ENTITY_MIX", 0.25) * s / top_entity + (1.0 - tune("ENTITY_MIX", 0.25)) * f) * decay)
+            (
+                *r,
+                (ENTITY_MIX * s / top_entity + (1.0 - ENTITY_MIX) * f) * decay,
+            )
         })
         .collect();
     order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
@@ -534,7 +516,7 @@ fn rank(
             history: round(fp.history),
             location: round(fp.location),
             test_prior: if b.is_test || fp.is_test {
-                tw!(TEST_FACTOR)
+                TEST_FACTOR
             } else {
                 1.0
             },
@@ -549,7 +531,11 @@ fn rank(
             signature: r.head.to_string(),
             score: round(score),
             why: Why {
-                terms: c.terms.iter().map(|&i| terms[i].term.surface.clone()).collect(),
+                terms: c
+                    .terms
+                    .iter()
+                    .map(|&i| terms[i].term.surface.clone())
+                    .collect(),
                 path: c.path.clone(),
                 cochanged_with: cochanged.get(r.file.as_ref()).map(|(f, _)| f.to_string()),
                 location: c
@@ -584,17 +570,21 @@ fn fuse(
         let p = parts.entry(f.to_string()).or_default();
         if top_words <= 0.0 {
             p.entities = own;
-            p.history = if top_file > 0.0 { p.history / top_file } else { 0.0 };
+            p.history = if top_file > 0.0 {
+                p.history / top_file
+            } else {
+                0.0
+            };
             *s = own;
             continue;
         }
         p.history = if top_file > 0.0 {
-            (1.0 - tw!(FILE_WORDS)) * p.history / top_file
+            (1.0 - FILE_WORDS) * p.history / top_file
         } else {
             0.0
         };
-        p.entities = (1.0 - tw!(FILE_WORDS)) * own - p.history;
-        p.text = tw!(FILE_WORDS) * text;
+        p.entities = (1.0 - FILE_WORDS) * own - p.history;
+        p.text = FILE_WORDS * text;
         *s = p.entities + p.text;
     }
 }
@@ -631,4 +621,3 @@ fn keep(r: &EntityBrief, opts: &Options) -> bool {
     }
     true
 }
-

@@ -89,7 +89,7 @@ pub fn read(text: &str) -> Reading {
         if !in_fence && !title {
             if let Some(heading) = heading_text(line) {
                 section_noise = is_environment_heading(heading);
-                acc.words(heading, tw!(NOISE));
+                acc.words(heading, NOISE);
                 continue;
             }
         }
@@ -97,19 +97,19 @@ pub fn read(text: &str) -> Reading {
         let line = strip_urls(line);
         if in_fence {
             let w = if section_noise || is_log_line(&line) {
-                tw!(NOISE)
+                NOISE
             } else {
-                tw!(CODE)
+                CODE
             };
             acc.code(&line, w);
             continue;
         }
         let base = if title {
-            tw!(TITLE)
+            TITLE
         } else if section_noise {
-            tw!(NOISE)
+            NOISE
         } else {
-            tw!(PROSE)
+            PROSE
         };
         acc.prose(&line, base);
     }
@@ -148,7 +148,7 @@ impl Accumulator {
     /// Code: every token is an identifier the author wrote.
     fn code(&mut self, line: &str, weight: f64) {
         for token in tokens(line) {
-            if is_identifier(token) && weight > tw!(NOISE) {
+            if is_identifier(token) && weight > NOISE {
                 self.identifier(token);
             }
         }
@@ -183,10 +183,10 @@ impl Accumulator {
         for token in tokens(&plain) {
             if let Some(flag) = flag_name(token) {
                 self.phrase(flag);
-                self.words(flag, base.max(tw!(CODE)));
+                self.words(flag, base.max(CODE));
             } else if is_identifier(token) {
                 self.identifier(token);
-                self.words(token, base.max(tw!(CODE)));
+                self.words(token, base.max(CODE));
             } else {
                 self.words(token, base);
             }
@@ -194,7 +194,7 @@ impl Accumulator {
     }
 
     fn code_span(&mut self, span: &str, base: f64) {
-        let w = base.max(tw!(CODE));
+        let w = base.max(CODE);
         let span_t = span.trim();
         if let Some(flag) = flag_name(span_t) {
             self.phrase(flag);
@@ -248,7 +248,7 @@ impl Accumulator {
             })
             .collect();
         terms.sort_by(|a, b| b.1.weight.total_cmp(&a.1.weight).then(a.0.cmp(&b.0)));
-        terms.truncate(super::tune("MAX_TERMS", MAX_TERMS as f64) as usize);
+        terms.truncate(MAX_TERMS);
         self.reading.terms = terms.into_iter().map(|(_, t)| t).collect();
         self.reading
     }
@@ -266,16 +266,22 @@ pub fn saturate(sum: f64) -> f64 {
 /// (sentence marks, brackets, quotes), keeping what is inside (`a::b`,
 /// `--flag`, `foo()`).
 fn tokens(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | '[' | '{' | '<' | '>' | '=' | '"' | '\'' | '*' | '|' | '`'))
-        .map(|t| {
-            t.trim_matches(|c: char| {
-                matches!(
-                    c,
-                    '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '}' | '&' | '#' | '\\' | '/'
-                )
-            })
+    text.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                ',' | ';' | '(' | '[' | '{' | '<' | '>' | '=' | '"' | '\'' | '*' | '|' | '`'
+            )
+    })
+    .map(|t| {
+        t.trim_matches(|c: char| {
+            matches!(
+                c,
+                '.' | ',' | ';' | ':' | '!' | '?' | ')' | ']' | '}' | '&' | '#' | '\\' | '/'
+            )
         })
-        .filter(|t| !t.is_empty())
+    })
+    .filter(|t| !t.is_empty())
 }
 
 /// A token the author wrote as code: `snake_case`, an inner capital
@@ -304,7 +310,9 @@ fn flag_name(token: &str) -> Option<&str> {
     let name = name.split('=').next().unwrap_or(name);
     (name.len() > 2
         && name.starts_with(|c: char| c.is_ascii_alphabetic())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
     .then_some(name)
 }
 
@@ -387,7 +395,7 @@ fn strip_urls(line: &str) -> String {
         if i > 0 {
             out.push(' ');
         }
-        let bare = part.trim_start_matches(|c: char| matches!(c, '(' | '<' | '['));
+        let bare = part.trim_start_matches(['(', '<', '[']);
         let url = bare.find("http://").or_else(|| bare.find("https://"));
         match url {
             Some(at) => out.push_str(&part[..part.len() - bare.len() + at]),
@@ -402,7 +410,11 @@ fn strip_urls(line: &str) -> String {
 fn locations(line: &str, out: &mut Vec<Location>) {
     let panic = line.contains("panicked at");
     for raw in line.split(|c: char| {
-        c.is_whitespace() || matches!(c, '(' | ')' | '[' | ']' | '<' | '>' | '"' | '\'' | '`' | ',')
+        c.is_whitespace()
+            || matches!(
+                c,
+                '(' | ')' | '[' | ']' | '<' | '>' | '"' | '\'' | '`' | ','
+            )
     }) {
         let token = raw.replace('\\', "/");
         let Some(at) = token.find(".rs") else {
@@ -416,9 +428,9 @@ fn locations(line: &str, out: &mut Vec<Location>) {
         } else {
             path
         };
-        let path = path
-            .trim_start_matches("./")
-            .trim_start_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == '/'));
+        let path = path.trim_start_matches("./").trim_start_matches(|c: char| {
+            !(c.is_alphanumeric() || c == '_' || c == '.' || c == '/')
+        });
         if path.len() <= 3
             || !path
                 .chars()
