@@ -46,11 +46,14 @@ pub enum BaseSpec {
     File(String),
     /// Every entity with this name.
     Name(String),
+    /// The hits of a search, best first (`context --query`): as many as
+    /// fit the budget, in this order.
+    Ranked(Vec<String>),
 }
 
 impl BaseSpec {
     /// Explicitly requested entities must all fit the budget; entities
-    /// derived from a file or a name are ranked like the rest.
+    /// derived from a file, a name or a search are ranked like the rest.
     pub fn is_explicit(&self) -> bool {
         matches!(self, BaseSpec::Keys(_))
     }
@@ -201,6 +204,21 @@ pub fn select(
         }
     }
 
+    // A search's hits come in the search's order: the first hit is the
+    // first base entity the fitter keeps.
+    if let BaseSpec::Ranked(_) = base {
+        let n = base_keys.len() as f64;
+        let rank: HashMap<&str, usize> = base_keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.as_str(), i))
+            .collect();
+        for c in candidates.iter_mut() {
+            if let Some(&i) = rank.get(c.key.as_str()) {
+                c.priority = 1.0 + (n - i as f64) / n;
+            }
+        }
+    }
     order(&mut candidates, strategy);
     Ok(Selection {
         base_keys,
@@ -373,6 +391,25 @@ fn resolve_base(store: &Store, graph: &str, base: &BaseSpec) -> Result<Vec<Strin
             }
             let mut keys = keys.clone();
             keys.dedup();
+            Ok(keys)
+        }
+        BaseSpec::Ranked(keys) => {
+            let found = briefs(
+                store,
+                graph,
+                &keys.iter().map(String::as_str).collect::<Vec<_>>(),
+            )?;
+            let mut seen = BTreeSet::new();
+            let keys: Vec<String> = keys
+                .iter()
+                .filter(|k| found.contains_key(k.as_str()) && seen.insert(k.as_str()))
+                .cloned()
+                .collect();
+            if keys.is_empty() {
+                return Err(SelectError::NoEntities(
+                    "no entity matches the query; try other words".into(),
+                ));
+            }
             Ok(keys)
         }
         BaseSpec::File(file) => {

@@ -63,9 +63,13 @@ pub struct BaseArgs {
     /// Take every entity with this name as base.
     #[arg(long)]
     pub name: Option<String>,
-    /// Take the best hits of this free-text query (a task, a bug report) as base.
+    /// Take the best hits of this free-text query (a task, a bug report) as base;
+    /// `-` reads it from standard input.
     #[arg(long)]
     pub query: Option<String>,
+    /// Read the query text from FILE (`-`: standard input), e.g. an issue's body.
+    #[arg(long, value_name = "FILE", conflicts_with = "query")]
+    pub query_file: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -112,11 +116,23 @@ pub(super) fn check_hops(hops: u32) -> Result<()> {
 impl BaseArgs {
     /// Whether no base was named at all.
     pub(super) fn is_empty(&self) -> bool {
-        self.keys.is_empty() && self.file.is_none() && self.name.is_none() && self.query.is_none()
+        self.keys.is_empty() && self.file.is_none() && self.name.is_none() && self.query.is_none() && self.query_file.is_none()
     }
 
     /// The base named: KEY..., `--file`, `--name` or `--query` (the best
     /// hits of a search), exactly one of them.
+    /// Read a query given as `-` or `--query-file` into `query`, so that
+    /// the answer records the text itself.
+    pub(super) fn read_query(&mut self) -> Result<()> {
+        if self.query.as_deref() == Some("-") || self.query_file.is_some() {
+            self.query = Some(super::search::query_text(
+                self.query.take(),
+                self.query_file.take(),
+            )?);
+        }
+        Ok(())
+    }
+
     pub(super) fn spec(&self, store: &Store, graph_name: &str) -> Result<BaseSpec> {
         Ok(
             match (self.keys.is_empty(), &self.file, &self.name, &self.query) {
@@ -124,7 +140,7 @@ impl BaseArgs {
                 (true, Some(f), None, None) => BaseSpec::File(f.clone()),
                 (true, None, Some(n), None) => BaseSpec::Name(n.clone()),
                 (true, None, None, Some(q)) => match search::query_base(store, graph_name, q) {
-                    Ok(keys) if !keys.is_empty() => BaseSpec::Keys(keys),
+                    Ok(keys) if !keys.is_empty() => BaseSpec::Ranked(keys),
                     Ok(_) => bail!("no entity matches the query; try other words"),
                     Err(SearchError::NoWords) => bail!("the query has no words to search for"),
                     Err(SearchError::Store(e)) => return Err(e.into()),

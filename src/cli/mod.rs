@@ -100,7 +100,15 @@ pub enum Command {
     },
     /// Entities ranked for a free-text query (a bug report, a commit message, a question).
     Search {
-        query: String,
+        /// The query text; `-` reads it from standard input.
+        #[arg(required_unless_present = "query_file")]
+        query: Option<String>,
+        /// Read the query text from FILE (`-`: standard input), e.g. an issue's body.
+        #[arg(long, value_name = "FILE", conflicts_with = "query")]
+        query_file: Option<std::path::PathBuf>,
+        /// Show each hit's signals (word, graph, file text, history, location, test prior).
+        #[arg(long)]
+        explain: bool,
         /// How many hits.
         #[arg(long, default_value_t = search::DEFAULT_LIMIT)]
         limit: usize,
@@ -302,22 +310,34 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             direction,
             json,
         ),
-        Command::Context(args) => {
+        Command::Context(mut args) => {
+            args.base.read_query()?;
             let store = open_or_index(&global)?;
             let stale = bring_current(&global, &store)?;
             analyse::context(&store, &global.graph, args, stale)
         }
-        Command::View(args) => view::view(&global, args),
+        Command::View(mut args) => {
+            args.base.read_query()?;
+            view::view(&global, args)
+        }
         Command::Search {
             query,
+            query_file,
+            explain,
             limit,
             kind,
             file,
             json,
         } => {
+            let query = search::query_text(query, query_file)?;
             let store = open_existing(&global)?;
             warn_stale(&bring_current(&global, &store)?);
-            let opts = graphctx::analyse::search::Options { limit, kind, file };
+            let opts = graphctx::analyse::search::Options {
+                limit,
+                kind,
+                file,
+                explain,
+            };
             search::run(&store, &global.graph, &query, opts, json)
         }
         Command::Blast {

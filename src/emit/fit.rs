@@ -295,16 +295,21 @@ fn cut(
     };
     let mut t = Tally::new(items, rels, &plan, overhead);
 
-    // A derived base (every entity of a file) may take only a share of the
-    // budget: the context is about what surrounds the file.
+    // A derived base (every entity of a file, a search's hits) may take
+    // only a share of the budget: the context is about what surrounds it.
+    // The first base entity is kept whatever its size: a context around
+    // nothing answers nothing (the cuts below still drop it last of all
+    // when even it cannot fit).
     if let Some(share) = derived_base_share {
         let cap = (budget as f64 * share) as usize;
         let mut used = 0usize;
         let mut capped = false;
+        let mut first = true;
         for (i, it) in items.iter().enumerate() {
             if it.base && !it.protected {
                 used += it.tokens[Detail::ShortDoc as usize];
-                if used > cap {
+                let keep_first = std::mem::take(&mut first);
+                if used > cap && !keep_first {
                     t.set_included(&mut plan, i, false);
                     capped = true;
                 }
@@ -861,6 +866,25 @@ mod tests {
             ]
         );
         assert!(estimate(&items, &[], &plan, 0) <= 50);
+    }
+
+    #[test]
+    fn a_derived_base_larger_than_its_share_keeps_its_first_entity() {
+        // Two search hits of 150 tokens each under a 25 % share of 200:
+        // the first stays, the second goes.
+        let hit = FitItem {
+            tokens: [150, 150, 150, 10],
+            tier: 1,
+            class: 1,
+            base: true,
+            protected: false,
+            file: 0,
+        };
+        let items = vec![hit.clone(), FitItem { file: 1, ..hit }];
+        let plan = fit(&items, &[], 200, 0, Some(0.25), &files()).unwrap();
+        assert_eq!(plan.included, vec![true, false]);
+        assert!(plan.steps.contains(&FitStep::CappedBaseEntities));
+        assert!(estimate(&items, &[], &plan, 0) <= 200);
     }
 
     #[test]

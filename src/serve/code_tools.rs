@@ -142,7 +142,7 @@ fn tool_context(ws: &Workspace, a: &Args, max_tokens: usize) -> Result<Answer, T
                     "no entity matches the query; try other words",
                 ));
             }
-            BaseSpec::Keys(keys)
+            BaseSpec::Ranked(keys)
         }
         _ => {
             return Err(ToolError::invalid(
@@ -367,6 +367,7 @@ fn text_search(
         limit,
         kind: kind.map(|k| crate::emit::format_e::kind_from_abbrev(k).to_string()),
         file,
+        explain: false,
     };
     let hits = search::search(ws.store(), ws.graph(), query, &opts).map_err(search_error)?;
     let results: Vec<Value> = hits
@@ -375,7 +376,7 @@ fn text_search(
             json!({
                 "key": h.key, "kind": h.kind, "name": h.name, "file": h.file,
                 "line": h.start_line, "end_line": h.end_line, "signature": h.signature,
-                "score": h.score, "why": h.why,
+                "score": h.score, "why": h.why, "reason": h.why.line(),
             })
         })
         .collect();

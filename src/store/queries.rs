@@ -56,6 +56,8 @@ queries! {
     SEARCH_SIZE => "search_size.cozo",
     SEARCH_FILE_POSTINGS => "search_file_postings.cozo",
     SEARCH_FILE_MODULES => "search_file_modules.cozo",
+    SEARCH_PATHS => "search_paths.cozo",
+    SEARCH_FILE_ENTITIES => "search_file_entities.cozo",
     FILE_TEXT_OF => "file_text_of.cozo",
     FILE_TEXT_KEYS => "file_text_keys.cozo",
     FILE_WORD_KEYS => "file_word_keys.cozo",

@@ -410,6 +410,23 @@ pub fn query_terms(text: &str) -> Vec<Term> {
     out
 }
 
+/// Every word of free text in order, each occurrence (stop words and
+/// numbers dropped: a number in a report is a version, a count or a line,
+/// not a word of the code), as [`Term`]s.
+pub fn query_words(text: &str) -> Vec<Term> {
+    let mut out = Vec::new();
+    each_word(text, |stem, lower| {
+        if lower.bytes().all(|b| b.is_ascii_digit()) {
+            return;
+        }
+        out.push(Term {
+            stem: stem.to_string(),
+            surface: lower.to_string(),
+        });
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

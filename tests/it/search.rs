@@ -62,14 +62,14 @@ fn kind_and_file_filters_and_limit() {
     let o = Options {
         limit: 50,
         kind: Some("struct".into()),
-        file: None,
+        ..Options::default()
     };
     let hits = search(&store, "code", "rectangle circle point", &o).unwrap();
     assert!(!hits.is_empty() && hits.iter().all(|h| h.kind == "struct"));
     let o = Options {
         limit: 50,
-        kind: None,
         file: Some("src/geometry".into()),
+        ..Options::default()
     };
     let hits = search(&store, "code", "rectangle circle point", &o).unwrap();
     assert!(!hits.is_empty() && hits.iter().all(|h| h.file.starts_with("src/geometry/")));
@@ -331,10 +331,13 @@ fn cli_search_and_context_query() {
         "--budget",
         "500",
     ]);
-    assert!(
-        e.starts_with("# graphctx context · Format E · base 5"),
-        "{e}"
-    );
+    // As many of the hits as fit a quarter of 500 tokens, at least one.
+    let base: usize = e
+        .strip_prefix("# graphctx context · Format E · base ")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{e}"));
+    assert!((1..=10).contains(&base), "{e}");
 }
 
 /// The MCP tools through the official Python SDK: a sentence is searched
@@ -448,4 +451,168 @@ fn mcp_single_word_search_falls_back_to_text_through_the_python_client() {
     let nothing = s.ok_json(5);
     assert!(nothing.get("mode").is_none(), "{nothing}");
     assert_eq!(nothing["matched"], 0);
+}
+
+/// A bug report as an agent pastes it: an issue template, a panic with
+/// its location, a backtrace, shell metacharacters and lines that start
+/// with `-`, read from a file and from standard input.
+const ISSUE: &str = "Drawing a rectangle panics\n\
+## Version\n\
+shapes v0.1.0, rustc 1.80.0 (Linux x86_64)\n\
+## Description\n\
+- run `shapes-cli` with $(echo 'a; b') && `--width 0`\n\
+```\n\
+thread 'main' panicked at src/geometry/mod.rs:41:9:\n\
+attempt to multiply with overflow\n\
+stack backtrace:\n\
+   0: shapes::geometry::Rect::scale\n\
+             at ./src/geometry/mod.rs:41:9\n\
+```\n";
+
+fn cli(dir: &std::path::Path, args: &[&str], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_panic_location_in_an_issue_ranks_its_entity_first_from_a_file_or_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    assert!(cli(dir.path(), &["index"], "").status.success());
+    let issue = dir.path().join("issue.md");
+    std::fs::write(&issue, ISSUE).unwrap();
+    let from_file = cli(
+        dir.path(),
+        &["search", "--query-file", "issue.md", "--json", "--explain"],
+        "",
+    );
+    assert!(from_file.status.success(), "{from_file:?}");
+    let from_stdin = cli(dir.path(), &["search", "-", "--json", "--explain"], ISSUE);
+    assert_eq!(from_file.stdout, from_stdin.stdout);
+    let hits: Value = serde_json::from_slice(&from_file.stdout).unwrap();
+    let first = &hits[0];
+    assert_eq!(first["key"], "src/geometry/mod.rs-geometry-Rect::scale");
+    assert_eq!(first["why"]["location"], "src/geometry/mod.rs:41");
+    let signals = &first["why"]["signals"];
+    assert!(signals["location"].as_f64().unwrap() > 0.0, "{signals}");
+    assert_eq!(signals["test_prior"], 1.0);
+    // The table says why in one line per hit.
+    let table = cli(
+        dir.path(),
+        &["search", "--query-file", "issue.md", "--explain"],
+        "",
+    );
+    let table = String::from_utf8(table.stdout).unwrap();
+    let line = table.lines().nth(1).unwrap();
+    assert!(line.contains("at src/geometry/mod.rs:41"), "{table}");
+    assert!(line.contains("location"), "{table}");
+    // The context of the same report starts from the same entity.
+    let doc = cli(
+        dir.path(),
+        &["context", "--query-file", "-", "--budget", "3000"],
+        ISSUE,
+    );
+    assert!(doc.status.success(), "{doc:?}");
+    let doc: Value = serde_json::from_slice(&doc.stdout).unwrap();
+    assert_eq!(
+        doc["query_context"]["base_entities"][0],
+        "src/geometry/mod.rs-geometry-Rect::scale"
+    );
+}
+
+#[test]
+fn query_text_that_is_empty_garbage_huge_or_only_a_template_never_fails_badly() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    assert!(cli(dir.path(), &["index"], "").status.success());
+    // Empty or whitespace-only: an error naming the problem.
+    for empty in ["", "  \n\t\n"] {
+        let out = cli(dir.path(), &["search", "-"], empty);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("no words"));
+        let out = cli(dir.path(), &["context", "--query", "-"], empty);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+    }
+    // A missing query file is named.
+    let out = cli(dir.path(), &["search", "--query-file", "nope.md"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.md"));
+    // Binary garbage, 100 KB of text, an issue template with nothing in
+    // it: a ranked list (maybe empty), never a panic.
+    let garbage: String = (0..20_000u32)
+        .map(|i| char::from_u32((i * 7919) % 0xD000 + 1).unwrap_or('x'))
+        .collect();
+    let huge = "scale the rectangle ".repeat(5_000);
+    let template = "## Version\n\n## Platform\n\n## Description\n\n## Steps to reproduce\n";
+    for text in [garbage.as_str(), huge.as_str(), template] {
+        let out = cli(dir.path(), &["search", "-", "--json"], text);
+        assert!(
+            out.status.success(),
+            "{:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(hits.is_array());
+    }
+    let huge_hits: Value =
+        serde_json::from_slice(&cli(dir.path(), &["search", "-", "--json"], &huge).stdout).unwrap();
+    assert!(huge_hits[0]["key"].as_str().unwrap().contains("Rect"));
+    // Bytes that are not UTF-8 are read, not refused.
+    std::fs::write(
+        dir.path().join("bin.txt"),
+        [0xff, 0xfe, b's', b'c', 0x80, b'a'],
+    )
+    .unwrap();
+    let out = cli(dir.path(), &["search", "--query-file", "bin.txt"], "");
+    assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn a_query_context_under_a_small_budget_keeps_as_many_hits_as_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    assert!(cli(dir.path(), &["index"], "").status.success());
+    for budget in [300usize, 600, 1200, 8000] {
+        let b = budget.to_string();
+        let out = cli(
+            dir.path(),
+            &[
+                "context",
+                "--query",
+                "scale a rectangle and draw it",
+                "--budget",
+                &b,
+            ],
+            "",
+        );
+        assert!(out.status.success(), "{budget}: {out:?}");
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(doc["token_count"].as_u64().unwrap() as usize <= budget);
+        let bases = doc["query_context"]["base_entities"].as_array().unwrap();
+        assert!(!bases.is_empty(), "{budget}: {doc}");
+        let included: Vec<&str> = doc["entities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["isgl1_key"].as_str())
+            .collect();
+        assert!(
+            included.contains(&bases[0].as_str().unwrap()),
+            "{budget}: {doc}"
+        );
+    }
 }

@@ -1,0 +1,196 @@
+//! The word signals: BM25 of the query's weighted terms over each
+//! entity's text (`code_word`) and over each file's whole source
+//! (`code_file_word`). The posting lists are read directly, so a score
+//! sums over the query's terms (CozoDB's own `~` operator keeps the best
+//! word of an OR instead) and the query never passes through a query
+//! language: its words are bound as `$words`.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+
+use super::query::WeightedTerm;
+use crate::store::rows::{decode_rows, query_rows, Bytes, RowError, Str};
+use crate::store::value::str_list;
+use crate::store::{queries, Params, Store, StoreError};
+use crate::support::packed::unpack_text;
+use crate::support::words::{decode_postings, Posting};
+
+query_rows! {
+    /// `queries/search_postings.cozo` and `queries/search_file_postings.cozo`.
+    PostingsRow = "search_postings" {
+        key { word: Str<'a>, block: i64 }
+        value { postings: Bytes<'a> }
+    }
+}
+
+/// BM25 parameters (the usual ones).
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// A term in more than this share of the texts says nothing about where
+/// a change belongs (`value`, `new`, `use` in a large tree): it is not read.
+const MAX_DF_SHARE: f64 = 0.25;
+
+/// One entity's word score, and which terms (indexes into the query's
+/// terms) its text holds.
+#[derive(Debug, Default, Clone)]
+pub struct EntityWords {
+    pub score: f64,
+    pub terms: Vec<usize>,
+}
+
+/// BM25 of every entity whose text holds a query term, each term's share
+/// times its weight in the query.
+pub fn entity_scores(
+    store: &Store,
+    graph: &str,
+    terms: &[WeightedTerm],
+    entities: f64,
+) -> Result<FxHashMap<String, EntityWords>, StoreError> {
+    let raw = read_postings(store, queries::SEARCH_POSTINGS, graph, terms)?;
+    let rows = decode_rows::<PostingsRow>(&raw)?;
+    let lists = unpacked(&rows, "code_word")?;
+    let postings = whole_lists(&lists, "code_word")?;
+    let mut lens: FxHashMap<&str, i64> = FxHashMap::default();
+    for p in postings.iter().flat_map(|(_, ps)| ps) {
+        lens.insert(p.id, p.len);
+    }
+    if lens.is_empty() {
+        return Ok(FxHashMap::default());
+    }
+    let n = entities.max(lens.len() as f64);
+    // The mean length of the texts that matched stands in for the mean of
+    // all (reading every length would cost a scan per query).
+    let avg = (lens.values().sum::<i64>() as f64 / lens.len() as f64).max(1.0);
+    let index = term_index(terms);
+    let mut found: FxHashMap<&str, EntityWords> = FxHashMap::default();
+    found.reserve(lens.len());
+    for (word, entries) in &postings {
+        let d = entries.len() as f64;
+        if d > MAX_DF_SHARE * n && n > 100.0 {
+            continue;
+        }
+        let Some(&i) = index.get(word) else {
+            continue;
+        };
+        let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
+        for p in entries {
+            let tf = p.tf as f64;
+            let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
+            let c = found.entry(p.id).or_default();
+            c.score += idf * tf * (K1 + 1.0) / (tf + norm);
+            c.terms.push(i);
+        }
+    }
+    Ok(found
+        .into_iter()
+        .map(|(id, mut c)| {
+            c.terms.sort_unstable();
+            (id.to_string(), c)
+        })
+        .collect())
+}
+
+/// Each file's word score: the BM25 of the query over every file's whole
+/// source (`code_file_word`, schema 16: identifiers, comments, strings —
+/// the words a bug report uses for what a file does, which its entities'
+/// names and doc summaries may not hold). Lengths are not normalised
+/// (`b = 0`): the stored lists hold no file length, so an edit rewrites
+/// only the lists of the words whose count it changed.
+pub fn file_scores(
+    store: &Store,
+    graph: &str,
+    terms: &[WeightedTerm],
+    files: f64,
+) -> Result<FxHashMap<String, f64>, StoreError> {
+    let raw = read_postings(store, queries::SEARCH_FILE_POSTINGS, graph, terms)?;
+    let rows = decode_rows::<PostingsRow>(&raw)?;
+    let lists = unpacked(&rows, "code_file_word")?;
+    let index = term_index(terms);
+    let mut score: FxHashMap<&str, f64> = FxHashMap::default();
+    for (word, entries) in whole_lists(&lists, "code_file_word")? {
+        let d = entries.len() as f64;
+        let n = files.max(d);
+        let Some(&i) = index.get(word) else {
+            continue;
+        };
+        let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
+        for p in entries {
+            let tf = p.tf as f64;
+            *score.entry(p.id).or_default() += idf * tf * (K1 + 1.0) / (tf + K1);
+        }
+    }
+    Ok(score.into_iter().map(|(f, s)| (f.to_string(), s)).collect())
+}
+
+fn term_index(terms: &[WeightedTerm]) -> FxHashMap<&str, usize> {
+    terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.term.stem.as_str(), i))
+        .collect()
+}
+
+fn read_postings(
+    store: &Store,
+    query: &'static str,
+    graph: &str,
+    terms: &[WeightedTerm],
+) -> Result<cozo::NamedRows, StoreError> {
+    let words: Vec<&str> = terms.iter().map(|t| t.term.stem.as_str()).collect();
+    store.read(
+        query,
+        Params::new()
+            .with("graph", graph)
+            .with("words", str_list(words)),
+    )
+}
+
+/// A stored block of a word's list: the word, the block, its text.
+type Block<'r> = (&'r str, i64, Cow<'r, str>);
+
+/// The blocks of `rows` as text (schema 19 stores them compressed).
+fn unpacked<'r>(rows: &'r [PostingsRow<'r>], relation: &str) -> Result<Vec<Block<'r>>, StoreError> {
+    rows.iter()
+        .map(|r| match unpack_text(&r.postings) {
+            Some(list) => Ok((r.word.as_ref(), r.block, list)),
+            None => Err(malformed(relation, &r.word)),
+        })
+        .collect()
+}
+
+fn malformed(relation: &str, word: &str) -> StoreError {
+    RowError {
+        relation: relation.into(),
+        column: "postings".into(),
+        expected: "a posting list".into(),
+        found: format!("a malformed list for '{word}'"),
+    }
+    .into()
+}
+
+/// Each word's whole posting list, in word order (so that a score sums
+/// its words in one order), from the blocks it is stored in (schema 17).
+fn whole_lists<'r>(
+    blocks: &'r [Block<'r>],
+    relation: &str,
+) -> Result<Vec<(&'r str, Vec<Posting<'r>>)>, StoreError> {
+    let mut by_word: BTreeMap<&str, Vec<(i64, &str)>> = BTreeMap::new();
+    for (word, block, list) in blocks {
+        by_word
+            .entry(word)
+            .or_default()
+            .push((*block, list.as_ref()));
+    }
+    let mut out = Vec::with_capacity(by_word.len());
+    for (word, mut blocks) in by_word {
+        blocks.sort_unstable_by_key(|(block, _)| *block);
+        let mut entries = Vec::new();
+        for (_, list) in blocks {
+            entries.extend(decode_postings(list).ok_or_else(|| malformed(relation, word))?);
+        }
+        out.push((word, entries));
+    }
+    Ok(out)
+}

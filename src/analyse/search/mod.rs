@@ -1,0 +1,623 @@
+//! Ranked text search: the entities a free-text query (a bug report, a
+//! commit message, a question) is most likely about.
+//!
+//! The query is first read the way a maintainer reads it ([`query`]):
+//! weighted terms (title and code count more, template headings and the
+//! reporter's environment less), the identifiers it names as code, the
+//! file locations it quotes. Then six signals, each from the store:
+//!
+//! 1. **Entity words** ([`lexical`]): BM25 of the weighted terms over
+//!    every entity's text (name, owner, doc comment, signature head; a
+//!    file's module entity also its path).
+//! 2. **Locations** ([`locate`]): a quoted `src/x.rs:12:5` names that
+//!    file and the entity at that line, a panic's first.
+//! 3. **Graph** ([`graph`]): the best hits pass a share of their score one
+//!    hop along their edges; an entity the query names as code passes more,
+//!    to every user.
+//! 4. **Files**: entities are summed up per file (the best plus a share of
+//!    the rest, plus the file's path words), and BM25 over each file's
+//!    whole source (identifiers, comments, strings) is mixed in half and
+//!    half.
+//! 5. **History**: files that changed together with the best files gain
+//!    part of their score.
+//! 6. **Test prior**: a report is fixed in the code, not in its tests:
+//!    test code ranks lower.
+//!
+//! The list is ordered by each entity's own score times its file's, with
+//! the entities after the first of a file decaying, so the first hits name
+//! different places. All weights are fixed constants, the same for every
+//! repository; docs/search.md gives them and what each adds.
+
+mod graph;
+mod lexical;
+mod locate;
+pub mod query;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use super::select::EntityBrief;
+use crate::store::rows::{decode_first, decode_rows, query_rows, Str};
+use crate::store::value::str_list;
+use crate::store::{queries, Params, Store, StoreError};
+use crate::support::words::has_words;
+use query::Reading;
+
+query_rows! {
+    /// `queries/search_entities.cozo`.
+    HitRow = "search_entities" {
+        key { id: Str<'a> }
+        value {
+            kind: Str<'a>,
+            name: Str<'a>,
+            file: Str<'a>,
+            start_line: i64,
+            end_line: i64,
+            head: Str<'a>,
+        }
+    }
+    /// `queries/search_file_modules.cozo`.
+    FileModuleRow = "search_file_modules" {
+        key { id: Str<'a> }
+        value {
+            kind: Str<'a>,
+            file: Str<'a>,
+            is_test: bool,
+            fan_in: i64,
+            start_line: i64,
+        }
+    }
+    /// `queries/search_size.cozo`.
+    SizeRow = "search_size" {
+        key { graph: Str<'a> }
+        value { entities: i64, files: i64 }
+    }
+}
+
+/// How many lexical hits seed the graph spread.
+const SEEDS: usize = 60;
+/// Share of a seed's score a neighbour receives (times the edge weight).
+const SPREAD: f64 = 0.35;
+/// Entities considered for the list after the spread.
+const CANDIDATES: usize = 400;
+/// Test code is rarely where a change belongs; it still ranks, lower.
+const TEST_FACTOR: f64 = 0.5;
+/// A file's score: its best entity plus this share of the next ones'.
+const FILE_REST: f64 = 0.3;
+/// How many entities after the best count towards a file's score.
+const FILE_DEPTH: usize = 4;
+/// Files considered for the history boost, and its share.
+const HISTORY_FILES: usize = 10;
+const HISTORY: f64 = 0.4;
+/// Weight of a file's path match (the lexical score of its module entity,
+/// whose text holds the path) in the file's score: a query naming a
+/// component (`serde_derive: …`, `the lexer …`) means that component's
+/// files, however few of their entities' own words it uses.
+const PATH: f64 = 2.0;
+/// An entity the query names as code (`generics_with_de_lifetime`) passes
+/// this share of the usual spread to each neighbour, undivided by its
+/// degree: a change to it reaches every user (a rename, a new argument).
+const NAMED: f64 = 3.0;
+/// Each further entity of a file counts this much less in the order.
+const SAME_FILE_DECAY: f64 = 0.7;
+/// Share of the file-level word score (BM25 over each file's whole source,
+/// `code_file_word`) in a file's score, the rest being the entity-based
+/// score above; each is first divided by its best file's, and both count
+/// alike.
+const FILE_WORDS: f64 = 0.5;
+/// Files none of whose entities is a candidate are listed (by their
+/// module entity) when their source's words alone rank them among this
+/// many first files: a first page of files.
+const WORD_FILES: usize = 10;
+/// A quoted location's file gains this much (times the location's weight,
+/// 1 for the first) on a scale where the best file scores 1.
+const LOCATION: f64 = 0.6;
+/// A module's file gains this share of the score of a best file whose
+/// module it contains (a crate root, a directory's module file): a change
+/// to a module often changes what its parent declares or re-exports.
+const PARENT: f64 = 0.0;
+/// In the order of the list, the entity's own score counts this much and
+/// its file's the rest.
+const ENTITY_MIX: f64 = 0.25;
+/// The entity at a quoted line scores this share of the best word hit
+/// (times the location's weight).
+const LOCATED_ENTITY: f64 = 1.0;
+
+/// What a search looks at and returns.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub limit: usize,
+    /// Only entities of this kind.
+    pub kind: Option<String>,
+    /// Only entities in this file, or under this directory.
+    pub file: Option<String>,
+    /// Give every hit its signals ([`Why::signals`]).
+    pub explain: bool,
+}
+
+/// Why a hit ranked.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Why {
+    /// Query words found in the entity's own text, as written in the query.
+    pub terms: Vec<String>,
+    /// For an entity found through the graph: `[lexical hit, relationship,
+    /// this entity]`, the relationship read along the edge's direction
+    /// (`calls` from the hit, or `<-calls` when this entity calls it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<[String; 3]>,
+    /// For a file raised by history: the file it changed together with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cochanged_with: Option<String>,
+    /// For an entity or a file the query quotes: the location as quoted
+    /// (`src/x.rs:12`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// Each signal's part of the score, with `--explain`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signals: Option<Signals>,
+}
+
+/// The signals behind a hit's score: the entity's own (divided by the best
+/// entity's) and its file's (each on a scale where the best file's is 1).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Signals {
+    /// The entity's word score.
+    pub words: f64,
+    /// What the entity received through the graph.
+    pub graph: f64,
+    /// The file's score from its entities (words, graph, path).
+    pub file_entities: f64,
+    /// The file's whole-source word score.
+    pub file_text: f64,
+    /// What the file gained from history.
+    pub history: f64,
+    /// What the file gained from a quoted location.
+    pub location: f64,
+    /// The factor of the test prior (1 for code that is not a test).
+    pub test_prior: f64,
+}
+
+impl Why {
+    /// The reasons in one short line: matched terms, then the signals that
+    /// are not words (`via calls run`, `cochanged a.rs`, `at src/x.rs:12`).
+    pub fn line(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.terms.is_empty() {
+            parts.push(self.terms.join(" "));
+        }
+        if let Some([from, rel, _]) = &self.path {
+            parts.push(format!("via {rel} {from}"));
+        }
+        if let Some(l) = &self.location {
+            parts.push(format!("at {l}"));
+        }
+        if let Some(f) = &self.cochanged_with {
+            parts.push(format!("cochanged {f}"));
+        }
+        if parts.is_empty() {
+            parts.push("file text".to_string());
+        }
+        parts.join("; ")
+    }
+}
+
+/// One ranked entity.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Hit {
+    pub key: String,
+    pub kind: String,
+    pub name: String,
+    pub file: String,
+    pub start_line: i64,
+    pub end_line: i64,
+    pub signature: String,
+    pub score: f64,
+    pub why: Why,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("the query has no words to search for (letters or digits)")]
+    NoWords,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Per candidate entity while ranking.
+#[derive(Default, Clone)]
+pub(crate) struct Cand {
+    lexical: f64,
+    spread: f64,
+    terms: Vec<usize>,
+    path: Option<[String; 3]>,
+    location: Option<String>,
+}
+
+/// A file's parts of its score, kept for `--explain`.
+#[derive(Default, Clone, Copy)]
+struct FileParts {
+    entities: f64,
+    text: f64,
+    history: f64,
+    location: f64,
+    is_test: bool,
+}
+
+/// The entities of `graph` ranked for `query`, best first. An empty list
+/// when no word of the query is in the index (only stop words, or words
+/// the code never uses); [`SearchError::NoWords`] when it has no words.
+pub fn search(
+    store: &Store,
+    graph: &str,
+    query: &str,
+    opts: &Options,
+) -> Result<Vec<Hit>, SearchError> {
+    if !has_words(query) {
+        return Err(SearchError::NoWords);
+    }
+    let reading = query::read(query);
+    if reading.terms.is_empty() && reading.locations.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(rank(store, graph, &reading, opts)?)
+}
+
+fn rank(
+    store: &Store,
+    graph: &str,
+    reading: &Reading,
+    opts: &Options,
+) -> Result<Vec<Hit>, StoreError> {
+    let terms = &reading.terms;
+    let counts = store.read(queries::SEARCH_SIZE, Params::new().with("graph", graph))?;
+    let size = decode_first::<SizeRow>(&counts)?;
+    let (n_entities, n_files) = size
+        .map(|c| (c.entities as f64, c.files as f64))
+        .unwrap_or((0.0, 0.0));
+    let mut cands: FxHashMap<String, Cand> =
+        lexical::entity_scores(store, graph, terms, n_entities)?
+            .into_iter()
+            .map(|(k, w)| {
+                let c = Cand {
+                    lexical: w.score,
+                    terms: w.terms,
+                    ..Cand::default()
+                };
+                (k, c)
+            })
+            .collect();
+    let located = locate::locate(store, graph, &reading.locations)?;
+    let top_lexical = cands.values().map(|c| c.lexical).fold(1.0, f64::max);
+    for (id, w, quoted) in &located.entities {
+        let c = cands.entry(id.clone()).or_default();
+        c.lexical += LOCATED_ENTITY * top_lexical * w;
+        c.location.get_or_insert_with(|| quoted.clone());
+    }
+    // No entity's own text may hold the query's words while some file's
+    // source does: the file-level words below still find those files.
+    if !cands.is_empty() {
+        let named = graph::named_entities(&reading.identifiers, &cands);
+        graph::spread(store, graph, &mut cands, &named)?;
+    }
+
+    // The strongest candidates, with what ranking needs of them (kind,
+    // file, test flag: one `code_usage` row each).
+    let mut ranked: Vec<(&String, f64)> = cands
+        .iter()
+        .map(|(k, c)| (k, c.lexical + c.spread))
+        .collect();
+    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    ranked.truncate(CANDIDATES);
+    let keys: Vec<&str> = ranked.iter().map(|(k, _)| k.as_str()).collect();
+    let rows = store.read(
+        queries::ENTITY_BRIEF,
+        Params::new()
+            .with("graph", graph)
+            .with("keys", str_list(keys)),
+    )?;
+    let briefs = decode_rows::<EntityBrief>(&rows)?;
+    let info: FxHashMap<&str, &EntityBrief> = briefs.iter().map(|r| (r.id.as_ref(), r)).collect();
+    let words = lexical::file_scores(store, graph, terms, n_files)?;
+    let mut scored: Vec<(&EntityBrief, f64)> = ranked
+        .iter()
+        .filter_map(|(k, s)| {
+            let r = info.get(k.as_str())?;
+            Some((*r, if r.is_test { s * TEST_FACTOR } else { *s }))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+
+    // Files: the best entity plus a share of the next ones.
+    let mut per_file: FxHashMap<&str, Vec<f64>> = FxHashMap::default();
+    let mut parts: FxHashMap<String, FileParts> = FxHashMap::default();
+    for &(r, s) in &scored {
+        per_file.entry(r.file.as_ref()).or_default().push(s);
+        let p = parts.entry(r.file.to_string()).or_insert(FileParts {
+            is_test: true,
+            ..FileParts::default()
+        });
+        p.is_test &= r.is_test;
+    }
+    // A file's module entity holds its path: a query naming a component
+    // names its files.
+    let mut path_score: FxHashMap<&str, f64> = FxHashMap::default();
+    for &(r, _) in &scored {
+        if r.kind == "module" {
+            let l = cands.get(r.id.as_ref()).map_or(0.0, |c| c.lexical);
+            let e = path_score.entry(r.file.as_ref()).or_insert(0.0);
+            *e = e.max(l);
+        }
+    }
+    let mut file_score: FxHashMap<&str, f64> = per_file
+        .iter()
+        .map(|(f, ss)| {
+            let rest: f64 = ss.iter().skip(1).take(FILE_DEPTH).sum();
+            let p = path_score.get(f).copied().unwrap_or(0.0);
+            (*f, ss[0] + FILE_REST * rest + PATH * p)
+        })
+        .collect();
+    // The files whose source matches well enough to rank among the first
+    // `WORD_FILES` files, though none of their entities is a candidate,
+    // and the files a location names, are listed by their own module
+    // entity (the first in the file).
+    let top_file = file_score.values().cloned().fold(0.0, f64::max).max(1e-9);
+    let top_words = words.values().cloned().fold(0.0, f64::max).max(1e-9);
+    let mut mixed: Vec<f64> = file_score
+        .iter()
+        .map(|(f, s)| {
+            let w = words.get(*f).copied().unwrap_or(0.0);
+            (1.0 - FILE_WORDS) * s / top_file + FILE_WORDS * w / top_words
+        })
+        .collect();
+    mixed.sort_by(|a, b| b.total_cmp(a));
+    let bar = mixed.get(WORD_FILES - 1).copied().unwrap_or(0.0);
+    let mut more: Vec<(&str, f64)> = words
+        .iter()
+        .filter(|(f, w)| !file_score.contains_key(f.as_str()) && FILE_WORDS * *w / top_words > bar)
+        .map(|(f, s)| (f.as_str(), *s))
+        .collect();
+    more.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    more.truncate(WORD_FILES);
+    for f in located.files.keys() {
+        if !file_score.contains_key(f.as_str()) && !more.iter().any(|(m, _)| m == f) {
+            more.push((f.as_str(), 0.0));
+        }
+    }
+    let module_rows = if more.is_empty() {
+        None
+    } else {
+        Some(
+            store.read(
+                queries::SEARCH_FILE_MODULES,
+                Params::new()
+                    .with("graph", graph)
+                    .with("files", str_list(more.iter().map(|(f, _)| *f))),
+            )?,
+        )
+    };
+    let found = match &module_rows {
+        Some(rows) => decode_rows::<FileModuleRow>(rows)?,
+        None => Vec::new(),
+    };
+    let mut first: FxHashMap<&str, &FileModuleRow> = FxHashMap::default();
+    for r in &found {
+        let e = first.entry(r.file.as_ref()).or_insert(r);
+        if (r.start_line, r.id.as_ref()) < (e.start_line, e.id.as_ref()) {
+            *e = r;
+        }
+    }
+    let mut modules: Vec<EntityBrief> = first
+        .into_values()
+        .map(|r| EntityBrief {
+            id: r.id.clone(),
+            kind: r.kind.clone(),
+            file: r.file.clone(),
+            is_test: r.is_test,
+            fan_in: r.fan_in,
+            _row: std::marker::PhantomData,
+        })
+        .collect();
+    modules.sort_by(|a, b| a.id.cmp(&b.id));
+    for b in &modules {
+        scored.push((b, 0.0));
+        file_score.insert(b.file.as_ref(), 0.0);
+        parts.insert(
+            b.file.to_string(),
+            FileParts {
+                is_test: b.is_test,
+                ..FileParts::default()
+            },
+        );
+    }
+
+    let cochanged = graph::history(store, graph, &mut file_score)?;
+    let mut module_of: FxHashMap<&str, &str> = FxHashMap::default();
+    for &(r, _) in &scored {
+        if r.kind == "module" {
+            let e = module_of.entry(r.file.as_ref()).or_insert(r.id.as_ref());
+            if r.id.len() < e.len() {
+                *e = r.id.as_ref();
+            }
+        }
+    }
+    let parent_gain = graph::parents(store, graph, &module_of, &file_score, PARENT)?;
+    for (f, g) in &parent_gain {
+        if let Some(s) = file_score.get_mut(f.as_str()) {
+            *s += g;
+        }
+    }
+    for (f, (_, b)) in &cochanged {
+        parts.entry(f.clone()).or_default().history = *b;
+    }
+    fuse(&words, &mut file_score, &mut parts);
+    for (f, s) in file_score.iter_mut() {
+        let p = parts.entry(f.to_string()).or_default();
+        if let Some((w, _)) = located.files.get(*f) {
+            p.location = LOCATION * w;
+            *s += p.location;
+        }
+        if p.is_test {
+            *s *= TEST_FACTOR;
+        }
+    }
+
+    // Entities in order of their own score times their file's, each further
+    // entity of a file a little less.
+    let top_file = file_score.values().cloned().fold(0.0, f64::max).max(1e-9);
+    let top_entity = scored.first().map(|x| x.1).unwrap_or(0.0).max(1e-9);
+    let mut seen: FxHashMap<&str, i32> = FxHashMap::default();
+    let mut order: Vec<(&EntityBrief, f64)> = scored
+        .iter()
+        .map(|(r, s)| {
+            let n = seen.entry(r.file.as_ref()).or_insert(0);
+            let decay = SAME_FILE_DECAY.powi(*n);
+            *n += 1;
+            let f = file_score.get(r.file.as_ref()).copied().unwrap_or(0.0) / top_file;
+            (
+                *r,
+                (ENTITY_MIX * s / top_entity + (1.0 - ENTITY_MIX) * f) * decay,
+            )
+        })
+        .collect();
+    order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+    let chosen: Vec<(&EntityBrief, f64)> = order
+        .into_iter()
+        .filter(|(r, _)| keep(r, opts))
+        .take(if opts.limit == 0 {
+            usize::MAX
+        } else {
+            opts.limit
+        })
+        .collect();
+
+    // What a hit shows, for the hits only.
+    let keys: Vec<&str> = chosen.iter().map(|(r, _)| r.id.as_ref()).collect();
+    let rows = store.read(
+        queries::SEARCH_ENTITIES,
+        Params::new()
+            .with("graph", graph)
+            .with("keys", str_list(keys)),
+    )?;
+    let shown = decode_rows::<HitRow>(&rows)?;
+    let shown: FxHashMap<&str, &HitRow> = shown.iter().map(|r| (r.id.as_ref(), r)).collect();
+    let mut hits = Vec::new();
+    let no_cand = Cand::default();
+    for (b, score) in chosen {
+        let Some(r) = shown.get(b.id.as_ref()) else {
+            continue;
+        };
+        let c = cands.get(b.id.as_ref()).unwrap_or(&no_cand);
+        let fp = parts.get(r.file.as_ref()).copied().unwrap_or_default();
+        let signals = opts.explain.then(|| Signals {
+            words: round(c.lexical / top_lexical),
+            graph: round(c.spread / top_lexical),
+            file_entities: round(fp.entities),
+            file_text: round(fp.text),
+            history: round(fp.history),
+            location: round(fp.location),
+            test_prior: if b.is_test || fp.is_test {
+                TEST_FACTOR
+            } else {
+                1.0
+            },
+        });
+        hits.push(Hit {
+            key: r.id.to_string(),
+            kind: r.kind.to_string(),
+            name: r.name.to_string(),
+            file: r.file.to_string(),
+            start_line: r.start_line,
+            end_line: r.end_line,
+            signature: r.head.to_string(),
+            score: round(score),
+            why: Why {
+                terms: c
+                    .terms
+                    .iter()
+                    .map(|&i| terms[i].term.surface.clone())
+                    .collect(),
+                path: c.path.clone(),
+                cochanged_with: cochanged.get(r.file.as_ref()).map(|(f, _)| f.to_string()),
+                location: c
+                    .location
+                    .clone()
+                    .or_else(|| located.files.get(r.file.as_ref()).map(|(_, q)| q.clone())),
+                signals,
+            },
+        });
+    }
+    Ok(hits)
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Mix each file's word score into its score, both divided by their best
+/// file's: a file ranks by what its entities say and what its whole source
+/// says alike.
+fn fuse(
+    words: &FxHashMap<String, f64>,
+    file_score: &mut FxHashMap<&str, f64>,
+    parts: &mut FxHashMap<String, FileParts>,
+) {
+    let top_words = words.values().cloned().fold(0.0, f64::max);
+    let top_file = file_score.values().cloned().fold(0.0, f64::max);
+    for (f, s) in file_score.iter_mut() {
+        let w = words.get(*f).copied().unwrap_or(0.0);
+        let own = if top_file > 0.0 { *s / top_file } else { 0.0 };
+        let text = if top_words > 0.0 { w / top_words } else { 0.0 };
+        let p = parts.entry(f.to_string()).or_default();
+        if top_words <= 0.0 {
+            p.entities = own;
+            p.history = if top_file > 0.0 {
+                p.history / top_file
+            } else {
+                0.0
+            };
+            *s = own;
+            continue;
+        }
+        p.history = if top_file > 0.0 {
+            (1.0 - FILE_WORDS) * p.history / top_file
+        } else {
+            0.0
+        };
+        p.entities = (1.0 - FILE_WORDS) * own - p.history;
+        p.text = FILE_WORDS * text;
+        *s = p.entities + p.text;
+    }
+}
+/// How many hits of a query are offered as a context's base entities
+/// (the fitter keeps as many as fit the budget's share for them, best
+/// first).
+pub const QUERY_BASE: usize = 10;
+
+/// The base entities of a context asked for by free text: the best
+/// [`QUERY_BASE`] hits, best first.
+pub fn query_base(store: &Store, graph: &str, query: &str) -> Result<Vec<String>, SearchError> {
+    let opts = Options {
+        limit: QUERY_BASE,
+        ..Options::default()
+    };
+    Ok(search(store, graph, query, &opts)?
+        .into_iter()
+        .map(|h| h.key)
+        .collect())
+}
+
+fn keep(r: &EntityBrief, opts: &Options) -> bool {
+    if let Some(kind) = &opts.kind {
+        if r.kind != kind.as_str() {
+            return false;
+        }
+    }
+    if let Some(file) = &opts.file {
+        let file = file.trim_end_matches('/');
+        let f: &str = r.file.as_ref();
+        if f != file && !f.starts_with(&format!("{file}/")) {
+            return false;
+        }
+    }
+    true
+}
