@@ -116,7 +116,11 @@ pub(super) fn check_hops(hops: u32) -> Result<()> {
 impl BaseArgs {
     /// Whether no base was named at all.
     pub(super) fn is_empty(&self) -> bool {
-        self.keys.is_empty() && self.file.is_none() && self.name.is_none() && self.query.is_none() && self.query_file.is_none()
+        self.keys.is_empty()
+            && self.file.is_none()
+            && self.name.is_none()
+            && self.query.is_none()
+            && self.query_file.is_none()
     }
 
     /// The base named: KEY..., `--file`, `--name` or `--query` (the best

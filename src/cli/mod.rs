@@ -363,14 +363,13 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Cycles { json, diagram } => {
             analyse::cycles(&open_existing(&global)?, &global.graph, json, &diagram)
         }
-            export::jsonl(&store, &global.graph)
+        Command::Status { json } => status::status(&global, json),
+        Command::Export { jsonl: _ } => {
             let store = open_existing(&global)?;
             warn_stale(&bring_current(&global, &store)?);
-        Command::Completions { shell } => completions::print(shell),
-        Command::Cycles { json } => analyse::cycles(&open_existing(&global)?, &global.graph, json),
-        Command::Export { jsonl: _ } => {
-        Command::Status { json } => status::status(&global, json),
+            export::jsonl(&store, &global.graph)
         }
+        Command::Completions { shell } => completions::print(shell),
         Command::Canvas(cmd) => canvas::run(&global, cmd),
         Command::Graph(c) => ontology::graph(&global, c),
         Command::Capture(a) => ontology::capture(&global, a),

@@ -121,6 +121,13 @@ pub fn base_title(base: &BaseSpec) -> String {
         BaseSpec::Keys(keys) => format!("context of {}", keys.join(", ")),
         BaseSpec::File(f) => format!("context of {f}"),
         BaseSpec::Name(n) => format!("context of the entities named {n}"),
+        BaseSpec::Ranked(keys) => match keys.as_slice() {
+            [] => "context of a search".to_string(),
+            [first] => format!("context of the search hit {first}"),
+            [first, rest @ ..] => {
+                format!("context of the search hits {first} and {} more", rest.len())
+            }
+        },
     }
 }
 
