@@ -21,11 +21,9 @@ use std::time::Instant;
 
 use graphctx::capture::session::{self, SessionUpdate};
 use graphctx::capture::{self, CaptureOptions, Mode};
-use graphctx::ontology::format_e;
 use graphctx::ontology::io::{self, Format};
-use graphctx::ontology::store::{load_graph, OntoTx};
-use graphctx::ontology::{NodeType, OntoEdge, OntoNode, Position, RelType};
-use graphctx::store::{Batch, Store};
+use graphctx::ontology::store::load_graph;
+use graphctx::store::Store;
 use graphctx::support::tokens::{Encoding, TokenCounter};
 
 mod common;
