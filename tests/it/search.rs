@@ -469,23 +469,9 @@ stack backtrace:\n\
              at ./src/geometry/mod.rs:41:9\n\
 ```\n";
 
+/// `graphctx ARGS` in `dir` with `stdin` on its standard input.
 fn cli(dir: &std::path::Path, args: &[&str], stdin: &str) -> std::process::Output {
-    use std::io::Write;
-    let mut child = Command::new(BIN)
-        .current_dir(dir)
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    common::graphctx(dir, args, Some(stdin))
 }
 
 #[test]
