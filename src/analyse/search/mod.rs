@@ -112,10 +112,6 @@ const WORD_FILES: usize = 10;
 /// A quoted location's file gains this much (times the location's weight,
 /// 1 for the first) on a scale where the best file scores 1.
 const LOCATION: f64 = 0.6;
-/// A module's file gains this share of the score of a best file whose
-/// module it contains (a crate root, a directory's module file): a change
-/// to a module often changes what its parent declares or re-exports.
-const PARENT: f64 = 0.0;
 /// In the order of the list, the entity's own score counts this much and
 /// its file's the rest.
 const ENTITY_MIX: f64 = 0.25;
@@ -431,21 +427,6 @@ fn rank(
     }
 
     let cochanged = graph::history(store, graph, &mut file_score)?;
-    let mut module_of: FxHashMap<&str, &str> = FxHashMap::default();
-    for &(r, _) in &scored {
-        if r.kind == "module" {
-            let e = module_of.entry(r.file.as_ref()).or_insert(r.id.as_ref());
-            if r.id.len() < e.len() {
-                *e = r.id.as_ref();
-            }
-        }
-    }
-    let parent_gain = graph::parents(store, graph, &module_of, &file_score, PARENT)?;
-    for (f, g) in &parent_gain {
-        if let Some(s) = file_score.get_mut(f.as_str()) {
-            *s += g;
-        }
-    }
     for (f, (_, b)) in &cochanged {
         parts.entry(f.clone()).or_default().history = *b;
     }
