@@ -22,14 +22,7 @@ apt_install() {
 
 apt_install nvim neovim
 
-if ! [ -x /usr/bin/chromium ]; then
-    echo "installing chromium (apt-get)"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get install -y -qq chromium >/dev/null 2>&1; then
-        apt-get update -qq >/dev/null
-        apt-get install -y -qq chromium >/dev/null
-    fi
-fi
+apt_install chromium chromium
 
 # The SDK version the client script was written against.
 MCP_SDK_VERSION=2.3.0
