@@ -16,10 +16,10 @@ use std::path::Path;
 use graphctx::analyse::relevance::Strategy;
 use graphctx::analyse::select::BaseSpec;
 use graphctx::emit::diagram::code::{context_graph, max_nodes};
-use graphctx::emit::diagram::ontology::ontology_graph;
 use graphctx::emit::diagram::DiagramGraph;
 use graphctx::emit::view;
 use graphctx::index::{index_repository, IndexOptions};
+use graphctx::ontology::diagram::ontology_graph;
 use graphctx::ontology::store::load_graph;
 use graphctx::store::Store;
 

@@ -10,8 +10,8 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use graphctx::capture::session::{self, Layout, SessionUpdate};
 use graphctx::capture::{self, CaptureOptions, Mode};
-use graphctx::emit::diagram::ontology::ontology_graph;
 use graphctx::emit::diagram::DiagramFormat;
+use graphctx::ontology::diagram::ontology_graph;
 use graphctx::ontology::io::{self, Format};
 use graphctx::ontology::store::{load_graph, OntoTx};
 use graphctx::ontology::{NodeType, RelType};

@@ -10,8 +10,9 @@ use clap::Args;
 
 use graphctx::analyse::relevance::Strategy;
 use graphctx::emit;
-use graphctx::emit::diagram::{ontology::ontology_graph, DiagramGraph};
+use graphctx::emit::diagram::DiagramGraph;
 use graphctx::index::CODE_GRAPH;
+use graphctx::ontology::diagram::ontology_graph;
 use graphctx::ontology::store::load_graph;
 use graphctx::store::{Location, Store, STORE_DIR};
 

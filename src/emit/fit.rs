@@ -870,10 +870,10 @@ mod tests {
 
     #[test]
     fn a_derived_base_larger_than_its_share_keeps_its_first_entity() {
-        // Two search hits of 150 tokens each under a 25 % share of 200:
-        // the first stays, the second goes.
+        // Two search hits of 150 tokens each (at any detail) under a 25 %
+        // share of 200: the first stays, the second goes.
         let hit = FitItem {
-            tokens: [150, 150, 150, 10],
+            tokens: [150, 150, 150, 150],
             tier: 1,
             class: 1,
             base: true,

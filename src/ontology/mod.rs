@@ -17,6 +17,7 @@
 //!   invariants hold for every writer);
 //! - [`semantic`]: semantic ID syntax.
 
+pub mod diagram;
 pub mod format_e;
 pub mod io;
 pub mod sanitize;

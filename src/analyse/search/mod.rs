@@ -282,18 +282,21 @@ fn rank(
                 (k, c)
             })
             .collect();
-    let located = locate::locate(store, graph, &reading.locations)?;
     let top_lexical = cands.values().map(|c| c.lexical).fold(1.0, f64::max);
-    for (id, w, quoted) in &located.entities {
-        let c = cands.entry(id.clone()).or_default();
-        c.lexical += LOCATED_ENTITY * top_lexical * w;
-        c.location.get_or_insert_with(|| quoted.clone());
-    }
     // No entity's own text may hold the query's words while some file's
     // source does: the file-level words below still find those files.
     if !cands.is_empty() {
         let named = graph::named_entities(&reading.identifiers, &cands);
         graph::spread(store, graph, &mut cands, &named)?;
+    }
+    // The entity at a quoted line is where the report says it failed: it
+    // ranks by that, after the spread (what it touches is found by words
+    // and names, not by where a backtrace passed).
+    let located = locate::locate(store, graph, &reading.locations)?;
+    for (id, w, quoted) in &located.entities {
+        let c = cands.entry(id.clone()).or_default();
+        c.lexical += LOCATED_ENTITY * top_lexical * w;
+        c.location.get_or_insert_with(|| quoted.clone());
     }
 
     // The strongest candidates, with what ranking needs of them (kind,

