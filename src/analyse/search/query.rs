@@ -133,14 +133,19 @@ struct Accumulator {
     reading: Reading,
     /// Per term, in order of first appearance: the summed weight.
     sums: Vec<(Term, f64)>,
+    /// Where each stem is in `sums` (a 64 KB report has thousands).
+    place: rustc_hash::FxHashMap<String, usize>,
 }
 
 impl Accumulator {
     fn words(&mut self, text: &str, weight: f64) {
         for term in query_words(text) {
-            match self.sums.iter_mut().find(|(t, _)| t.stem == term.stem) {
-                Some((_, w)) => *w += weight,
-                None => self.sums.push((term, weight)),
+            match self.place.get(&term.stem) {
+                Some(&i) => self.sums[i].1 += weight,
+                None => {
+                    self.place.insert(term.stem.clone(), self.sums.len());
+                    self.sums.push((term, weight));
+                }
             }
         }
     }
@@ -417,10 +422,12 @@ fn locations(line: &str, out: &mut Vec<Location>) {
             )
     }) {
         let token = raw.replace('\\', "/");
-        let Some(at) = token.find(".rs") else {
+        // A source file of any language: a name, a dot and a short
+        // extension of letters; only files of the graph match later.
+        let Some(end) = source_path_end(&token) else {
             continue;
         };
-        let (path, rest) = token.split_at(at + 3);
+        let (path, rest) = token.split_at(end);
         let path = path.rsplit("/blob/").next().unwrap_or(path);
         // `/blob/<rev>/path`: drop the revision.
         let path = if token.contains("/blob/") {
@@ -454,6 +461,28 @@ fn locations(line: &str, out: &mut Vec<Location>) {
             out.push(loc);
         }
     }
+}
+
+/// Where a path to a source file ends in `token` (`src/x.rs` of
+/// `src/x.rs:12:5`): after the first `.ext` (1 to 6 ASCII letters or
+/// digits, starting with a letter) that is followed by the end, `:` or `#`.
+fn source_path_end(token: &str) -> Option<usize> {
+    let bytes = token.as_bytes();
+    for (dot, _) in token.match_indices('.') {
+        let ext = bytes[dot + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric())
+            .count();
+        let end = dot + 1 + ext;
+        if (1..=6).contains(&ext)
+            && bytes[dot + 1].is_ascii_alphabetic()
+            && dot > 0
+            && matches!(bytes.get(end), None | Some(b':') | Some(b'#'))
+        {
+            return Some(end);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
