@@ -24,7 +24,7 @@ use common::{copy_crates, crate_names_from_args, ms, percentile, stats};
 
 fn main() {
     // As the binary does (src/main.rs): before any parser exists.
-    graphctx::index::rust::parser_memory::parsers_use_mimalloc();
+    graphctx::index::parser_memory::parsers_use_mimalloc();
     let work = tempfile::tempdir().unwrap();
     let used = copy_crates(&crate_names_from_args(), work.path());
     let db = tempfile::tempdir().unwrap();

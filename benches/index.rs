@@ -336,7 +336,7 @@ fn used_pub_fn(files: &[walk::SourceFile], sources: &[String]) -> Option<(PathBu
 
 fn main() {
     // As the binary does (src/main.rs): before any parser exists.
-    graphctx::index::rust::parser_memory::parsers_use_mimalloc();
+    graphctx::index::parser_memory::parsers_use_mimalloc();
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| a != "--bench")

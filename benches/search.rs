@@ -38,7 +38,7 @@ fn first_sentence(doc: &str) -> Option<String> {
 
 fn main() {
     // As the binary does (src/main.rs): before any parser exists.
-    graphctx::index::rust::parser_memory::parsers_use_mimalloc();
+    graphctx::index::parser_memory::parsers_use_mimalloc();
     let db = tempfile::tempdir().unwrap();
     let kept = std::env::var_os("GRAPHCTX_BENCH_DB").map(std::path::PathBuf::from);
     let reuse = kept.as_ref().is_some_and(|p| p.is_file());

@@ -54,7 +54,7 @@ fn uri(p: &Path) -> String {
 
 fn main() {
     // As the binary does (src/main.rs): before any parser exists.
-    graphctx::index::rust::parser_memory::parsers_use_mimalloc();
+    graphctx::index::parser_memory::parsers_use_mimalloc();
     let work = tempfile::tempdir().unwrap();
     let root = work.path().canonicalize().unwrap();
     let names = crate_names_from_args();

@@ -123,7 +123,7 @@ fn bench_tree(label: &str, root: &Path, pairs: usize) {
 
 fn main() {
     // As the binary does (src/main.rs): before any parser exists.
-    graphctx::index::rust::parser_memory::parsers_use_mimalloc();
+    graphctx::index::parser_memory::parsers_use_mimalloc();
     let mut args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| a != "--bench")

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 pub mod rel;
 pub use rel::Rel;
 
-/// What kind of Rust item an entity is. The string forms are stable and are
+/// What kind of item an entity is (Rust's kinds so far; a language adds
+/// its own). The string forms are stable and are
 /// what the store, the CLI (`--kind`) and the emitted context use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -186,6 +187,13 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// Which of the index's languages a file or entity is in: its place in
+/// the registry (`index::languages`), which gives its name. Held in
+/// memory only: a stored extract is read back by its language, which
+/// stamps it again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LanguageId(pub u8);
+
 /// One item found in a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entity {
@@ -220,6 +228,9 @@ pub struct Entity {
     /// Key of the containing entity (module, impl or trait); `None` only for
     /// a file's module entity.
     pub parent: Option<std::sync::Arc<str>>,
+    /// The language of its file.
+    #[serde(skip)]
+    pub language: LanguageId,
 }
 
 /// What a reference means, which decides the namespace it resolves in and
@@ -345,6 +356,9 @@ pub struct FileExtract {
     /// module path, so an extract is reused only while this is still the
     /// file's place.
     pub context: FileContext,
+    /// The language that made it (and reads its stored form).
+    #[serde(skip)]
+    pub language: LanguageId,
 }
 
 /// `mod name;` — a module whose body is another file.

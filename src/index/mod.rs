@@ -1,12 +1,21 @@
 //! Indexing: walk → hash → parse changed files → extract → resolve → store.
 //!
-//! Language-specific work lives in [`rust`]; the pipeline, the walk, the
-//! co-change history and the usage summaries are about files and edges.
+//! Language-specific work lives in a folder per language ([`rust`]),
+//! behind [`lang::Language`] and found through [`languages`]; the
+//! pipeline, the walk, the co-change history, the text index and the
+//! usage summaries are about files, extracts and links.
 mod file_edges;
 mod fresh;
+pub mod held_trees;
 pub mod history;
 pub mod keys;
+pub mod lang;
+pub mod languages;
+pub mod links;
+pub mod names;
+pub mod parser_memory;
 pub mod pipeline;
+pub mod polyglot;
 pub mod rust;
 mod state;
 pub mod text;

@@ -1,6 +1,7 @@
 //! `graphctx index`: bring a repository's code graph up to date.
 //!
-//! 1. walk (gitignore-aware) and hash every `.rs` file with blake3;
+//! 1. walk (gitignore-aware) and hash every file a language claims with
+//!    blake3;
 //! 2. parse new or changed files in parallel, one tree-sitter parser per
 //!    rayon thread, extracting everything from that one tree;
 //! 3. stage the entities and words of the changed files: they follow from
@@ -8,7 +9,8 @@
 //!    next step runs;
 //! 4. resolve the references of the files the change can reach — the
 //!    edited files, the files that mention a name whose meaning changed,
-//!    or all ([`super::rust::resolve`]) — against every file's interface;
+//!    or all ([`super::lang::Language::resolve_files`]) — against every
+//!    file's interface;
 //! 5. write the difference — edges of files whose resolved links changed,
 //!    usage around them, deletions — in one transaction (a database being
 //!    built lands its rows a chunk at a time and is moved into place
@@ -28,10 +30,11 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::rust::held_trees::HeldTrees;
-use super::rust::resolve::{self, FileLinks, ResidentTable};
-use super::rust::RustExtractor;
-use super::rust::{interface, names};
+use super::held_trees::HeldTrees;
+use super::lang::Stored;
+use super::links::{FileLinks, HeldRefs, RefsApart};
+use super::names;
+use super::polyglot::{self, lang_of, Extractors, Tables};
 use super::state::{
     load_bodies, load_file_states, load_file_stats, load_interfaces, load_named_paths, load_names,
     read_counts, record_stats, stat_vouches, CodeCounts, FileStat, StatFiles, StoredFile,
@@ -144,7 +147,7 @@ enum Outcome {
         /// Its stored form (interface and other references, compressed),
         /// made on the parsing thread. The extract keeps only its
         /// interface's references: the others are held in this form.
-        stored: interface::Stored,
+        stored: Stored,
         /// The names the whole extract mentions, encoded ([`names`]).
         names: Vec<u8>,
         note: Option<String>,
@@ -179,8 +182,8 @@ pub struct InterfaceCache {
     /// [`InterfaceCache::with_symbol_table`]).
     keep_table: bool,
     /// Built from the interfaces as they were at `seq` or before: every
-    /// run since then changed no interface (see [`ResidentTable`]).
-    table: Option<ResidentTable>,
+    /// run since then changed no interface (see [`Tables`]).
+    table: Option<Tables>,
     /// The stored file rows and stat rows (kept with the symbol table):
     /// a run reads neither from the store.
     files: Option<ResidentFiles>,
@@ -202,7 +205,7 @@ pub struct Warmed {
     graph: String,
     seq: i64,
     interfaces: BTreeMap<String, (FileContext, FileExtract)>,
-    table: ResidentTable,
+    table: Tables,
     names: HeldNames,
 }
 
@@ -217,7 +220,7 @@ impl Warmed {
                 .into_iter()
                 .map(|(path, ex)| (path, (ex.context.clone(), ex)))
                 .collect();
-        let mut table = ResidentTable::build(interfaces.values().cloned().collect());
+        let mut table = Tables::build(interfaces.values().cloned().collect());
         table.prepare_edits();
         // And what the first interface edit reads to find who sees it.
         let names = HeldNames::load(store, graph, &interfaces)?;
@@ -271,7 +274,7 @@ impl HeldNames {
             mentioned: load_names(store, graph)?,
             facts: interfaces
                 .par_iter()
-                .map(|(path, (_, ex))| (path.clone(), names::spread_facts(ex)))
+                .map(|(path, (_, ex))| (path.clone(), lang_of(ex).spread_facts(ex)))
                 .collect(),
             reach: names::NameReach::default(),
         };
@@ -536,7 +539,7 @@ pub fn index_repository_cached(
     // the context settled for it (by this run's module order, or where
     // the last run in this process settled it: its keys hold the module
     // path, and when no `mod` declaration moved that is where it is).
-    let parse_one = |extractor: &mut RustExtractor,
+    let parse_one = |extractors: &mut Extractors,
                      file: &SourceFile,
                      settled: Option<&FileContext>|
      -> (Outcome, bool) {
@@ -562,7 +565,7 @@ pub fn index_repository_cached(
                 _ => file,
             };
             let o = examine(
-                extractor,
+                extractors,
                 file,
                 stored.get(path),
                 opts.max_file_bytes,
@@ -582,7 +585,7 @@ pub fn index_repository_cached(
             let parsed = walked
                 .files
                 .par_iter()
-                .map_init(RustExtractor::new, |x, file| parse_one(x, file, None))
+                .map_init(Extractors::default, |x, file| parse_one(x, file, None))
                 .unzip();
             (parsed, 0)
         };
@@ -700,7 +703,7 @@ pub fn index_repository_cached(
         // the stored ones of the files parsed now, to see what changed.
         let mut old_interfaces: BTreeMap<String, FileExtract> = BTreeMap::new();
         let mut reparse: Vec<&SourceFile> = Vec::new();
-        let mut resident: Option<ResidentTable> = None;
+        let mut resident: Option<Tables> = None;
         {
             // Taken either way: a run that fails leaves no cache behind.
             let held = std::mem::take(&mut cache.interfaces);
@@ -817,7 +820,7 @@ pub fn index_repository_cached(
         // Files given names rows only now (indexed before they were kept).
         let mut legacy_names: Vec<String> = Vec::new();
         // Only the files parsed now need resolving when none of them
-        // changed what other files can see (see `rust::interface`).
+        // changed what other files can see (see `Language::same_interface`).
         let narrow = usage_current
             && !reparsed_any
             && deleted.is_empty()
@@ -826,7 +829,7 @@ pub fn index_repository_cached(
             && replaced.iter().all(|p| {
                 let now = extracts.get(p).map(|(_, e)| e);
                 let before = old_interfaces.get(p);
-                matches!((now, before), (Some(n), Some(b)) if interface::same_interface(n, b))
+                matches!((now, before), (Some(n), Some(b)) if lang_of(n).same_interface(n, b))
             });
         // Some interface changed, within what names can bound: the files
         // that mention a touched name are resolved with the edited ones.
@@ -870,7 +873,8 @@ pub fn index_repository_cached(
                 let path = &file.ctx.path;
                 match (loaded_bodies.remove(path), extracts.remove(path)) {
                     (Some(body), Some((ctx, iface))) => {
-                        extracts.insert(path.clone(), (ctx, interface::join(iface, body)));
+                        let whole = lang_of(&iface).join(iface, body);
+                        extracts.insert(path.clone(), (ctx, whole));
                     }
                     (None, Some(_)) => missing.push(file),
                     _ => {}
@@ -981,17 +985,17 @@ pub fn index_repository_cached(
             None => !narrow || replaced.contains(p),
         };
         // Those of the files parsed now are held packed since the parse.
-        let mut apart: resolve::RefsApart = extracts
+        let mut apart: RefsApart = extracts
             .par_iter_mut()
             .filter(|(p, _)| resolving(p) && !bodies.contains_key(*p))
             .filter_map(|(p, (_, ex))| {
-                let body = interface::take_apart(ex);
-                (!body.is_empty()).then(|| (p.clone(), resolve::HeldRefs::Refs(body)))
+                let body = lang_of(ex).take_apart(ex);
+                (!body.is_empty()).then(|| (p.clone(), HeldRefs::Refs(body)))
             })
             .collect();
         for (p, body) in std::mem::take(&mut bodies) {
             if resolving(&p) && extracts.contains_key(&p) {
-                apart.insert(p, resolve::HeldRefs::Packed(body));
+                apart.insert(p, HeldRefs::Packed(body));
             }
         }
         let inputs: Vec<(&FileContext, &FileExtract)> =
@@ -1007,16 +1011,16 @@ pub fn index_repository_cached(
                     let now = replaced
                         .iter()
                         .filter_map(|p| extracts.get(p))
-                        .map(|(ctx, ex)| (ctx.clone(), interface::interface_copy(ex)))
+                        .map(|(ctx, ex)| (ctx.clone(), lang_of(ex).interface_copy(ex)))
                         .collect();
-                    last.update(|p| replaced.contains(p), now)
+                    last.update(&|p| replaced.contains(p), now)
                 }
                 _ => {
                     let copies = extracts
                         .values()
-                        .map(|(ctx, ex)| (ctx.clone(), interface::interface_copy(ex)))
+                        .map(|(ctx, ex)| (ctx.clone(), lang_of(ex).interface_copy(ex)))
                         .collect();
-                    ResidentTable::build(copies)
+                    Tables::build(copies)
                 }
             });
         }
@@ -1034,10 +1038,11 @@ pub fn index_repository_cached(
                 .iter()
                 .filter_map(|p| {
                     let (_, ex) = extracts.get(p)?;
-                    let apart = apart.get(p).map(resolve::HeldRefs::to_refs);
+                    let lang = lang_of(ex);
+                    let apart = apart.get(p).map(|h| h.to_refs(|b| lang.decode_body(b)));
                     Some((
                         p.clone(),
-                        names::mentioned_with(ex, apart.as_deref().unwrap_or(&[])),
+                        lang.mentioned_with(ex, apart.as_deref().unwrap_or(&[])),
                     ))
                 })
                 .collect(),
@@ -1048,7 +1053,7 @@ pub fn index_repository_cached(
                 table.resolve_files(&picked(&resolving), apart)
             }
             (Some(table), _) => table.resolve_files(&inputs, apart),
-            (None, _) => resolve::resolve_files(&inputs, resolving, apart),
+            (None, _) => polyglot::resolve_files(&inputs, &resolving, apart),
         };
         let digests: BTreeMap<String, String> = links
             .par_iter()
@@ -1170,7 +1175,7 @@ pub fn index_repository_cached(
                     match extracts.get(path) {
                         Some((_, ex)) => {
                             let mentioned = mentioned_now.remove(path).unwrap_or_default();
-                            held.set(path, mentioned, names::spread_facts(ex));
+                            held.set(path, mentioned, lang_of(ex).spread_facts(ex));
                         }
                         None => held.remove(path),
                     }
@@ -1181,12 +1186,12 @@ pub fn index_repository_cached(
         }
         cache.graph = graph.to_string();
         for (_, ex) in extracts.values_mut() {
-            interface::keep_interface(ex);
+            lang_of(ex).keep_interface(ex);
         }
         if cache.keep_table {
             cache.table = resident.or_else(|| {
                 let copies = extracts.values().cloned().collect();
-                Some(ResidentTable::build(copies))
+                Some(Tables::build(copies))
             });
         }
         cache.interfaces = extracts;
@@ -1270,7 +1275,7 @@ fn scope_of_change(
         let (Some(before), Some((_, now))) = (old_interfaces.get(path), extracts.get(path)) else {
             return Ok(None);
         };
-        match names::changed(before, now) {
+        match lang_of(now).changed_names(before, now) {
             Some(t) => touched.extend(t),
             None => return Ok(None),
         }
@@ -1291,7 +1296,7 @@ fn scope_of_change(
     let edited: Vec<names::SpreadFacts> = replaced
         .iter()
         .filter_map(|p| extracts.get(p))
-        .map(|(_, ex)| names::spread_facts(ex))
+        .map(|(_, ex)| lang_of(ex).spread_facts(ex))
         .collect();
     let replaced_paths: Vec<&str> = replaced.iter().map(String::as_str).collect();
     held.reach.spread(&mut touched, &replaced_paths, &edited);
@@ -1400,24 +1405,24 @@ impl Drop for Phases {
     }
 }
 
-/// Changes whenever the extractor or the `FileExtract` format changes, so
-/// every file of an index written by an older graphctx is parsed again
-/// instead of being resolved from a stale extract.
-pub const EXTRACT_VERSION: &str = "graphctx-extract-6";
-
-/// What a file's stored hash and stat row were computed under: the
-/// extract version and the workspace's targets. A stat row made under
-/// another version vouches for nothing, so a new graphctx parses again.
+/// What a file's stored hash and stat row were computed under: every
+/// language's extract version and layout (see [`super::polyglot::Layouts::key`]).
+/// A stat row made under another version vouches for nothing, so a new
+/// graphctx parses again.
 fn layout_key(walked: &walk::WalkResult) -> String {
-    format!("{EXTRACT_VERSION}/{}", walked.layout.digest())
+    walked.layout.key()
 }
 
-/// The stored hash of a file: blake3 over the extract version, the
-/// workspace's targets (a file may belong to another crate when they
-/// change) and the bytes.
-fn content_hash(bytes: &[u8], layout_digest: &str) -> String {
+/// The stored hash of a file: blake3 over its language's extract
+/// version, the layout key (a file may belong to another crate when the
+/// targets change) and the bytes.
+fn content_hash(file: &SourceFile, bytes: &[u8], layout_digest: &str) -> String {
     let mut h = blake3::Hasher::new();
-    h.update(EXTRACT_VERSION.as_bytes());
+    h.update(
+        super::languages::get(file.lang)
+            .extract_version()
+            .as_bytes(),
+    );
     h.update(&[0]);
     h.update(layout_digest.as_bytes());
     h.update(&[0]);
@@ -1427,7 +1432,7 @@ fn content_hash(bytes: &[u8], layout_digest: &str) -> String {
 
 /// Read, hash and (if changed) parse one file. Never panics on content.
 fn examine(
-    extractor: &mut RustExtractor,
+    extractors: &mut Extractors,
     file: &SourceFile,
     stored: Option<&StoredFile>,
     max_bytes: u64,
@@ -1450,7 +1455,7 @@ fn examine(
     if bytes.len() as u64 > max_bytes {
         return Outcome::Skipped(format!("larger than the {max_bytes}-byte limit"));
     }
-    let hash = content_hash(&bytes, layout_digest);
+    let hash = content_hash(file, &bytes, layout_digest);
     if let Some(s) = stored {
         if s.hash == hash && s.status != "skipped" {
             return Outcome::Unchanged;
@@ -1473,6 +1478,7 @@ fn examine(
     // made on the other core while the extract, and then the other form,
     // are (a quarter of a large file's parse each; a first index has
     // every core busy with files, and these are simply queued).
+    let extractor = extractors.of(file.lang);
     let (extract, words) = rayon::join(
         || {
             Box::new(match trees {
@@ -1483,14 +1489,15 @@ fn examine(
         || with_words.then(|| super::text::FileWords::of(&file.ctx.path, &text)),
     );
     let mut extract = extract;
+    let lang = lang_of(&extract);
     let (stored, names) = rayon::join(
-        || interface::encode(&extract),
-        || names::encode(&names::mentioned(&extract)),
+        || lang.encode(&extract),
+        || names::encode(&lang.mentioned(&extract)),
     );
     // The other references are read again only when the file is resolved,
     // from `stored.body`: held decoded until then, they were a fifth of a
     // large tree's memory.
-    drop(interface::take_apart(&mut extract));
+    drop(lang.take_apart(&mut extract));
     Outcome::Parsed {
         hash,
         extract,
@@ -1521,7 +1528,7 @@ fn examine(
 /// same). The result is the same whatever order the threads ran in;
 /// how many files were parsed again is returned with it.
 ///
-/// [`Layout::reached_contexts`]: super::rust::layout::Layout::reached_contexts
+/// [`Layout::reached_contexts`]: super::lang::Layout::reached_contexts
 fn parse_in_module_order(
     walked: &walk::WalkResult,
     parse_one: &ParseOne<'_>,
@@ -1566,11 +1573,12 @@ fn parse_in_module_order(
     // The contexts the declarations give, walked in their order; every
     // file not parsed in its own is parsed again (or, never reached, in
     // its guessed context).
-    let settled = walked.layout.reached_contexts(&paths, |p| {
-        match index_of.get(p).and_then(|&i| done[i].as_ref()) {
-            Some((Outcome::Parsed { extract, .. }, _)) => Some(&extract.mods[..]),
-            _ => None,
-        }
+    let settled = walked.layout.reached_contexts(&paths, &|p| match index_of
+        .get(p)
+        .and_then(|&i| done[i].as_ref())
+    {
+        Some((Outcome::Parsed { extract, .. }, _)) => Some(&extract.mods[..]),
+        _ => None,
     });
     let again: Vec<(usize, Option<FileContext>)> = walked
         .files
@@ -1603,7 +1611,7 @@ struct ModuleTreeParse<'w> {
     claimed: Vec<AtomicBool>,
     /// Set once, by the parse that claimed the file.
     done: Vec<OnceLock<ParsedIn>>,
-    extractors: Mutex<Vec<RustExtractor>>,
+    extractors: Mutex<Vec<Extractors>>,
 }
 
 impl<'w> ModuleTreeParse<'w> {
@@ -1622,11 +1630,15 @@ impl<'w> ModuleTreeParse<'w> {
             .unwrap_or_else(|e| e.into_inner())
             .push(extractor);
         if let (Outcome::Parsed { extract, .. }, _) = &outcome {
-            let file = self.walked.files[i].ctx.path.as_str();
-            let children =
-                self.walked
-                    .layout
-                    .child_contexts(file, mod_rs, &ctx, &extract.mods, self.paths);
+            let file = &self.walked.files[i];
+            let children = self.walked.layout.child_contexts(
+                file.lang,
+                &file.ctx.path,
+                mod_rs,
+                &ctx,
+                &extract.mods,
+                self.paths,
+            );
             for (child, child_mod_rs, child_ctx) in children {
                 let Some(&j) = self.index_of.get(child.as_str()) else {
                     continue;
@@ -1651,7 +1663,7 @@ fn parse_level(
 ) {
     let parsed: Vec<(usize, (Outcome, bool))> = level
         .par_iter()
-        .map_init(RustExtractor::new, |x, (i, ctx)| {
+        .map_init(Extractors::default, |x, (i, ctx)| {
             (*i, parse_one(x, &walked.files[*i], ctx.as_ref()))
         })
         .collect();
@@ -1663,7 +1675,7 @@ fn parse_level(
 /// How [`index_repository_cached`] parses one file, in the context given
 /// when one is settled for it.
 type ParseOne<'a> =
-    dyn Fn(&mut RustExtractor, &SourceFile, Option<&FileContext>) -> (Outcome, bool) + Sync + 'a;
+    dyn Fn(&mut Extractors, &SourceFile, Option<&FileContext>) -> (Outcome, bool) + Sync + 'a;
 
 /// `ok` or `partial`, and why, for a file's row.
 fn parse_status(extract: &FileExtract, note: Option<&str>) -> (&'static str, String) {
@@ -1704,7 +1716,7 @@ fn settle_contexts<'w>(
     let paths: BTreeSet<String> = s.extracts.keys().cloned().collect();
     let contexts = walked
         .layout
-        .contexts(&paths, |p| s.extracts.get(p).map(|(_, e)| &e.mods[..]));
+        .contexts(&paths, &|p| s.extracts.get(p).map(|(_, e)| &e.mods[..]));
     let by_path: BTreeMap<&str, &SourceFile> = walked
         .files
         .iter()
@@ -1733,7 +1745,7 @@ fn settle_contexts<'w>(
     for chunk in moved.chunks(SETTLE_CHUNK) {
         let outcomes: Vec<Outcome> = chunk
             .par_iter()
-            .map_init(RustExtractor::new, |x, f| {
+            .map_init(Extractors::default, |x, f| {
                 examine(x, f, None, max_bytes, layout_digest, false, None)
             })
             .collect();
@@ -1779,7 +1791,7 @@ fn reparse_files<'f>(
     batch: &mut Batch,
 ) -> Vec<(&'f SourceFile, FileExtract, Vec<u8>)> {
     let mut out = Vec::new();
-    let mut extractor = RustExtractor::new();
+    let mut extractors = Extractors::default();
     for &file in files {
         if let Outcome::Parsed {
             extract,
@@ -1787,7 +1799,7 @@ fn reparse_files<'f>(
             names,
             ..
         } = examine(
-            &mut extractor,
+            &mut extractors,
             file,
             None,
             opts.max_file_bytes,
@@ -1822,7 +1834,7 @@ pub fn stale_files(store: &Store, root: &Path, graph: &str) -> Result<Vec<String
                 || known.is_some_and(|s| {
                     s.status == "skipped"
                         || std::fs::read(&file.abs_path)
-                            .is_ok_and(|b| content_hash(&b, &layout_digest) == s.hash)
+                            .is_ok_and(|b| content_hash(file, &b, &layout_digest) == s.hash)
                 });
             (!fresh).then(|| file.ctx.path.clone())
         })

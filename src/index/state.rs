@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
 
-use super::rust::{interface, names};
 use super::walk::SourceFile;
+use super::{languages, names};
 use crate::model::FileExtract;
 use crate::store::rows::{
     check_headers, decode_first, decode_rows, query_rows, CodeFileStatRow, StoredRow, Str,
@@ -229,7 +229,9 @@ pub(super) fn load_interfaces(
     graph: &str,
 ) -> Result<BTreeMap<String, FileExtract>, StoreError> {
     let rows = store.read(queries::INTERFACES, Params::new().with("graph", graph))?;
-    decode_blobs(&rows, interface::decode_interface)
+    decode_blobs(&rows, |path, data| {
+        languages::of_file(path)?.decode_interface(data)
+    })
 }
 
 /// The names every file of `graph` mentions (see [`names`]), by path.
@@ -238,7 +240,7 @@ pub(super) fn load_names(
     graph: &str,
 ) -> Result<BTreeMap<String, Vec<names::Name>>, StoreError> {
     let rows = store.read(queries::NAMES_ALL, Params::new().with("graph", graph))?;
-    decode_blobs(&rows, names::decode)
+    decode_blobs(&rows, |_, data| names::decode(data))
 }
 
 /// The files of `graph` whose mentioned names are stored.
@@ -265,7 +267,9 @@ pub(super) fn load_bodies(
             .with("graph", graph)
             .with("paths", str_list(paths.iter().copied())),
     )?;
-    decode_blobs(&rows, interface::decode_body)
+    decode_blobs(&rows, |path, data| {
+        languages::of_file(path)?.decode_body(data)
+    })
 }
 
 /// A graph's stored totals (`code_stats`).
@@ -291,14 +295,14 @@ pub(super) fn read_counts(store: &Store, graph: &str) -> Result<Option<CodeCount
 /// read is left out (its file is parsed again).
 pub(super) fn decode_blobs<T: Send>(
     rows: &cozo::NamedRows,
-    decode: impl Fn(&[u8]) -> Option<T> + Sync,
+    decode: impl Fn(&str, &[u8]) -> Option<T> + Sync,
 ) -> Result<BTreeMap<String, T>, StoreError> {
     check_headers::<BlobRow>(rows)?;
     rows.rows
         .par_iter()
         .map(|r| {
             let row = BlobRow::decode(r)?;
-            Ok(decode(&row.data).map(|v| (row.path.into_owned(), v)))
+            Ok(decode(&row.path, &row.data).map(|v| (row.path.into_owned(), v)))
         })
         .filter_map(Result::transpose)
         .collect()

@@ -35,7 +35,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::rust::resolve::FileLinks;
+use super::links::FileLinks;
 use crate::model::rel::name::{CALLS, CONTAINS, TESTS};
 use crate::model::rel::DEPENDENCY_RELS;
 use crate::store::rows::{decode_first, decode_rows, query_rows, CodeUsageRow, Str};

@@ -1,27 +1,31 @@
-//! Finding the files to index and where each sits in its crate.
+//! Finding the files to index and where each sits in its package.
 //!
 //! The walk honours `.gitignore`, `.ignore` and git's exclude files (also
 //! outside a git checkout), skips hidden directories and graphctx's own
 //! store, and follows symlinks so that a loop is reported instead of
-//! silently ignored. The manifests found on the way give the
-//! [`Layout`]; each file starts with the context its path suggests
-//! ([`Layout::guess`]), which the pipeline corrects once the `mod`
-//! declarations of every file are known.
+//! silently ignored. A file is indexed when a language claims its name
+//! ([`languages::of_file`]); the manifests each language reads, found on
+//! the way, give the [`Layouts`]; each file starts with the context its
+//! path suggests ([`Layouts::guess`]), which the pipeline corrects once
+//! the declarations of every file (Rust's `mod`) are known.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::rust::layout::Layout;
-use crate::model::FileContext;
+use super::languages;
+use super::polyglot::Layouts;
+use crate::model::{FileContext, LanguageId};
 use crate::store::STORE_DIR;
 
-/// A Rust source file found by the walk.
+/// A source file found by the walk.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     pub abs_path: PathBuf,
     pub ctx: FileContext,
+    /// The language that claims it.
+    pub lang: LanguageId,
     /// Size in bytes from the directory entry's metadata.
     pub bytes: u64,
     /// Modification time (nanoseconds since the Unix epoch; 0 when the
@@ -42,11 +46,11 @@ pub struct WalkResult {
     /// Sorted by path.
     pub files: Vec<SourceFile>,
     pub issues: Vec<WalkIssue>,
-    /// The packages and their targets.
-    pub layout: Layout,
+    /// The packages and their targets, per language.
+    pub layout: Layouts,
 }
 
-/// Walk `root` for `.rs` files.
+/// Walk `root` for the files a language claims.
 pub fn walk(root: &Path) -> WalkResult {
     walk_noting(root, |_| {})
 }
@@ -54,8 +58,10 @@ pub fn walk(root: &Path) -> WalkResult {
 /// [`walk`] that shows `seen_dir` every directory it enters, before it
 /// reads the directory.
 fn walk_noting(root: &Path, mut seen_dir: impl FnMut(&Path)) -> WalkResult {
-    let mut rust_files: Vec<(String, PathBuf, u64, i64)> = Vec::new();
-    let mut manifests: BTreeMap<String, String> = BTreeMap::new(); // manifest dir → text
+    let langs = languages::all();
+    let mut sources: Vec<(String, PathBuf, u64, i64, LanguageId)> = Vec::new();
+    // Per language: manifest dir → text.
+    let mut manifests: Vec<BTreeMap<String, String>> = vec![BTreeMap::new(); langs.len()];
     let mut issues = Vec::new();
 
     let walker = walker(root).build();
@@ -82,29 +88,38 @@ fn walk_noting(root: &Path, mut seen_dir: impl FnMut(&Path)) -> WalkResult {
             continue;
         };
         let name = entry.file_name().to_string_lossy();
-        if name == "Cargo.toml" {
+        let readers: Vec<usize> = (0..langs.len())
+            .filter(|&i| langs[i].manifests().contains(&name.as_ref()))
+            .collect();
+        if !readers.is_empty() {
             if let Ok(text) = std::fs::read_to_string(abs) {
                 let dir = rel
                     .rsplit_once('/')
                     .map(|(d, _)| d)
                     .unwrap_or("")
                     .to_string();
-                manifests.insert(dir, text);
+                for i in readers {
+                    manifests[i].insert(dir.clone(), text.clone());
+                }
             }
-        } else if name.ends_with(".rs") {
+        } else if let Some(lang) = languages::of_file(&name) {
             let meta = entry.metadata().ok();
             let bytes = meta.as_ref().map_or(0, |m| m.len());
             let mtime_ns = meta.and_then(|m| m.modified().ok()).map_or(0, unix_nanos);
-            rust_files.push((rel, abs.to_path_buf(), bytes, mtime_ns));
+            sources.push((rel, abs.to_path_buf(), bytes, mtime_ns, lang.id()));
         }
     }
 
-    let paths: BTreeSet<String> = rust_files.iter().map(|(rel, ..)| rel.clone()).collect();
-    let layout = Layout::new(&manifests, &paths);
-    let mut files: Vec<SourceFile> = rust_files
+    let mut paths: Vec<BTreeSet<String>> = vec![BTreeSet::new(); langs.len()];
+    for (rel, .., lang) in &sources {
+        paths[usize::from(lang.0)].insert(rel.clone());
+    }
+    let layout = Layouts::new(&manifests, &paths);
+    let mut files: Vec<SourceFile> = sources
         .into_iter()
-        .map(|(rel, abs_path, bytes, mtime_ns)| SourceFile {
-            ctx: layout.guess(&rel),
+        .map(|(rel, abs_path, bytes, mtime_ns, lang)| SourceFile {
+            ctx: layout.guess(lang, &rel),
+            lang,
             abs_path,
             bytes,
             mtime_ns,
@@ -126,8 +141,13 @@ fn walk_noting(root: &Path, mut seen_dir: impl FnMut(&Path)) -> WalkResult {
 const SETTLE_NS: i64 = 2_000_000_000;
 
 /// The names in a directory that decide what a walk finds there or
-/// below it: ignore files and manifests.
-const CONTROL_FILES: [&str; 3] = [".gitignore", ".ignore", "Cargo.toml"];
+/// below it: ignore files and every language's manifests.
+fn control_files() -> impl Iterator<Item = &'static str> {
+    let manifests = languages::all().iter().flat_map(|l| l.manifests());
+    [".gitignore", ".ignore"]
+        .into_iter()
+        .chain(manifests.copied())
+}
 
 /// A walk kept by a long-lived process (a server) so that the next run
 /// learns what changed on disk from `stat` calls instead of walking the
@@ -233,7 +253,7 @@ impl WalkSnapshot {
         let mut controls: Vec<Stamp> = Vec::new();
         for d in &dirs {
             // One that appears later changes the directory's names.
-            for name in CONTROL_FILES {
+            for name in control_files() {
                 if d.names.iter().any(|n| n == name) {
                     controls.push(stamp(d.path.join(name)));
                 }
@@ -448,31 +468,6 @@ fn describe_walk_error(err: &ignore::Error) -> String {
     }
 }
 
-/// The `name` of a manifest's `[package]` table, if it has one.
-pub fn package_name(manifest: &str) -> Option<String> {
-    let mut in_package = false;
-    for line in manifest.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            in_package = line == "[package]";
-            continue;
-        }
-        if !in_package {
-            continue;
-        }
-        if let Some(rest) = line.strip_prefix("name") {
-            let rest = rest.trim_start();
-            if let Some(value) = rest.strip_prefix('=') {
-                let v = value.trim().trim_matches(|c| c == '"' || c == '\'');
-                if !v.is_empty() {
-                    return Some(v.to_string());
-                }
-            }
-        }
-    }
-    None
-}
-
 /// A time as nanoseconds since the Unix epoch (0 before it or past i64).
 pub fn unix_nanos(t: std::time::SystemTime) -> i64 {
     t.duration_since(std::time::UNIX_EPOCH)
@@ -484,61 +479,6 @@ pub fn unix_nanos(t: std::time::SystemTime) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ctx(rel: &str) -> FileContext {
-        let files: BTreeSet<String> = [
-            "src/lib.rs",
-            "src/main.rs",
-            "src/a/mod.rs",
-            "src/a/b.rs",
-            "src/bin/tool/main.rs",
-            "crates/core/src/x.rs",
-            "tests/it.rs",
-            "tests/common/mod.rs",
-            "build.rs",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let mut m = BTreeMap::new();
-        m.insert(String::new(), "[package]\nname = \"my-app\"\n".to_string());
-        m.insert(
-            "crates/core".to_string(),
-            "[package]\nname = \"app-core\"\n".to_string(),
-        );
-        Layout::new(&m, &files).guess(rel)
-    }
-
-    #[test]
-    fn modules_follow_the_cargo_layout() {
-        assert_eq!(ctx("src/lib.rs").module_path, Vec::<String>::new());
-        assert_eq!(ctx("src/main.rs").module_path, Vec::<String>::new());
-        assert_eq!(ctx("src/a/mod.rs").module_path, vec!["a"]);
-        assert_eq!(ctx("src/a/b.rs").module_path, vec!["a", "b"]);
-        // A binary is a crate of its own.
-        let bin = ctx("src/bin/tool/main.rs");
-        assert_eq!(bin.crate_name, "tool");
-        assert!(bin.module_path.is_empty());
-        let c = ctx("crates/core/src/x.rs");
-        assert_eq!(c.crate_name, "app_core");
-        assert_eq!(c.module_path, vec!["x"]);
-        let t = ctx("tests/it.rs");
-        assert_eq!(t.crate_name, "it");
-        assert!(t.is_test_file);
-        assert!(t.module_path.is_empty());
-        assert_eq!(ctx("tests/common/mod.rs").crate_name, "common");
-        assert_eq!(ctx("build.rs").crate_name, "build_script_build");
-        // Resolution knows a library by its name, any other target by its
-        // root: the binary named as the library is another crate.
-        assert_eq!(ctx("src/lib.rs").crate_id, "my_app");
-        assert_eq!(ctx("src/a/b.rs").crate_id, "my_app");
-        assert_eq!(ctx("src/main.rs").crate_name, "my_app");
-        assert_eq!(ctx("src/main.rs").crate_id, "src/main.rs");
-        assert_eq!(ctx("build.rs").crate_id, "build.rs");
-        // A file of a test target no declaration reached is of that
-        // target, not of a library named like it.
-        assert_eq!(ctx("tests/common/mod.rs").crate_id, "tests/common/main.rs");
-    }
 
     /// A tree whose files and directories were last changed long ago, as
     /// a server's tree is between saves.
@@ -684,12 +624,5 @@ mod tests {
             change(tree.path());
             assert!(snap.recheck(tree.path()).is_none(), "{what}");
         }
-    }
-
-    #[test]
-    fn package_names_come_from_the_package_table() {
-        let m = "[workspace]\nmembers = []\n[package]\nname = \"serde-json\"\nversion = \"1\"\n";
-        assert_eq!(package_name(m).as_deref(), Some("serde-json"));
-        assert_eq!(package_name("[workspace]\nname = \"x\"\n"), None);
     }
 }

@@ -7,12 +7,12 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::file_edges;
-use super::rust::interface::{self, same_entity_facts};
-use super::rust::names;
-use super::rust::resolve::FileLinks;
+use super::lang::Stored;
+use super::links::FileLinks;
 use super::state::StoredFile;
 use super::usage;
 use super::walk::SourceFile;
+use super::{languages, names};
 use crate::model::rel::name::TESTS;
 use crate::model::{Entity, FileContext, FileExtract};
 use crate::store::rows::{
@@ -62,18 +62,18 @@ query_rows! {
 }
 
 /// Store an extract: its interface and its other references apart (see
-/// [`interface`]), so a run that resolves only edited files reads the
+/// [`super::lang::Language::encode`]), so a run that resolves only edited files reads the
 /// interfaces of the rest and nothing else, and the names it mentions.
-/// `stored` is [`interface::encode`] of the whole extract, `names`
+/// `stored` is the language's encoding of the whole extract, `names`
 /// [`names::encode`] of what it mentions.
 pub(super) fn put_extract(
     batch: &mut Batch,
     graph: &str,
     path: &str,
-    stored: interface::Stored,
+    stored: Stored,
     names: Vec<u8>,
 ) {
-    let interface::Stored { iface, body } = stored;
+    let Stored { iface, body } = stored;
     batch.put_row(CodeInterfaceRow {
         graph: graph.into(),
         path: path.into(),
@@ -96,7 +96,7 @@ pub(super) fn put_names(batch: &mut Batch, graph: &str, path: &str, extract: &Fi
     batch.put_row(CodeNamesRow {
         graph: graph.into(),
         path: path.into(),
-        names: names::encode(&names::mentioned(extract)).into(),
+        names: names::encode(&languages::get(extract.language).mentioned(extract)).into(),
     });
 }
 
@@ -382,6 +382,7 @@ pub(super) fn write_entities(
         let Some((ctx, ex)) = extracts.get(path) else {
             continue;
         };
+        let lang = languages::get(ex.language);
         for e in &ex.entities {
             if keys_now.insert(e.key.as_ref()) {
                 written.entities_delta += 1;
@@ -399,7 +400,7 @@ pub(super) fn write_entities(
                     let same_node = o.kind == e.kind && o.name == e.name && o.doc == e.doc;
                     let same_but_lines = *crate_name == ctx.crate_name.as_str()
                         && o.file == e.file
-                        && same_entity_facts(o, e);
+                        && lang.same_entity_facts(o, e);
                     let same_lines = (o.start_line, o.end_line) == (e.start_line, e.end_line);
                     let change = EntityChange {
                         node: !same_node,
@@ -553,7 +554,7 @@ pub(super) fn write_links(
         for r in refs.as_array().into_iter().flatten() {
             delta.unresolved -= 1;
             let text = r.get(1).and_then(|t| t.as_str()).unwrap_or_default();
-            if text.contains(crate::index::rust::resolve::AMBIGUOUS_MARK) {
+            if text.contains(super::links::AMBIGUOUS_MARK) {
                 delta.ambiguous -= 1;
             }
         }
@@ -613,10 +614,7 @@ pub(super) fn write_links(
             // of entities it could have meant.
             let text = match candidates {
                 0 | 1 => text.clone(),
-                n => format!(
-                    "{text} {}{n} candidates)",
-                    crate::index::rust::resolve::AMBIGUOUS_MARK
-                ),
+                n => format!("{text} {}{n} candidates)", super::links::AMBIGUOUS_MARK),
             };
             per_src
                 .entry(*src)

@@ -45,8 +45,8 @@ use std::time::Duration;
 
 use crate::emit::ContextError;
 use crate::graph::EntityRow;
-use crate::index::rust::held_trees::{self, HeldTrees};
-use crate::index::rust::RustExtractor;
+use crate::index::held_trees::{self, HeldTrees};
+use crate::index::languages;
 use crate::index::{
     index_repository, index_repository_cached, IndexError, IndexOptions, IndexSummary,
     InterfaceCache, Warmed,
@@ -235,9 +235,9 @@ impl Workspace {
     /// [`HeldTrees`]). Parses it now (the caller runs this off the request
     /// path).
     pub fn hold_tree(&self, rel: &str) {
-        if !rel.ends_with(".rs") {
+        let Some(lang) = languages::of_file(rel) else {
             return;
-        }
+        };
         self.trees.want(rel);
         // Opened again: the tree held is current (runs replace it).
         if self.trees.holds(rel) {
@@ -247,7 +247,7 @@ impl Workspace {
         // A file too large to hold is parsed by the runs as any other.
         let fits = std::fs::metadata(&path).is_ok_and(|m| m.len() <= held_trees::MAX_BYTES as u64);
         if let (true, Ok(text)) = (fits, std::fs::read_to_string(&path)) {
-            self.trees.parse_now(&mut RustExtractor::new(), rel, &text);
+            self.trees.parse_now(&mut *lang.extractor(), rel, &text);
         }
     }
 

@@ -24,7 +24,7 @@ use std::ffi::{c_int, c_long};
 
 extern "C" {
     /// mimalloc's option setter (the library the binary links for its
-    /// allocator and the parsers', see `index::rust::parser_memory`).
+    /// allocator and the parsers', see `index::parser_memory`).
     fn mi_option_set(option: c_int, value: c_long);
 }
 

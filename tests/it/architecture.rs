@@ -1,9 +1,14 @@
-//! The layering invariant of ARCHITECTURE.md, checked on the source: a
-//! top-level module of the library uses only modules of lower layers.
+//! The import rules of ARCHITECTURE.md, checked on the source:
 //!
-//! Every `crate::<module>` path in a module's code (comments, strings and
-//! character literals skipped) counts as a use, whether in a `use`
-//! declaration or inline.
+//! - a top-level module of the library uses only modules of lower layers:
+//!   every `crate::<module>` path in a module's code (comments, strings
+//!   and character literals skipped) counts as a use, whether in a `use`
+//!   declaration or inline;
+//! - no file outside a language's folder (`src/index/<language>/`) names
+//!   that language's module, but the registry (`src/index/languages.rs`)
+//!   and the `mod` declaration in `src/index/mod.rs`: the pipeline, the
+//!   store, analysis, emitting, the servers, the CLI and `main.rs` talk to
+//!   languages through `index::lang::Language` and the registry.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -282,4 +287,94 @@ fn the_scanner_sees_code_and_skips_text() {
         used_modules(&code),
         vec!["store", "index", "analyse", "model"]
     );
+}
+
+/// The language folders: the directories of `src/index` whose module
+/// implements the `Language` trait.
+fn language_modules(index: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(index).unwrap() {
+        let path = entry.unwrap().path();
+        let Ok(text) = std::fs::read_to_string(path.join("mod.rs")) else {
+            continue;
+        };
+        if code_only(&text).contains("Language for ") {
+            found.push(path.file_name().unwrap().to_str().unwrap().to_string());
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Where `code` names the identifier `name` (a whole word), by line.
+fn mentions(code: &str, name: &str) -> Vec<usize> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut lines = Vec::new();
+    for (i, line) in code.lines().enumerate() {
+        let mut rest = line;
+        let mut offset = 0;
+        while let Some(k) = rest.find(name) {
+            let at = offset + k;
+            let before = line[..at].chars().last();
+            let after = line[at + name.len()..].chars().next();
+            if !before.is_some_and(is_ident) && !after.is_some_and(is_ident) {
+                lines.push(i + 1);
+                break;
+            }
+            offset = at + name.len();
+            rest = &line[offset..];
+        }
+    }
+    lines
+}
+
+#[test]
+fn only_the_registry_names_a_language() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let index = src.join("index");
+    let languages = language_modules(&index);
+    assert!(
+        languages.contains(&"rust".to_string()),
+        "the Rust language module implements Language: {languages:?}"
+    );
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut violations = Vec::new();
+    for file in files {
+        let rel = file.strip_prefix(&src).unwrap().to_path_buf();
+        let in_language = languages
+            .iter()
+            .any(|l| rel.starts_with(Path::new("index").join(l)));
+        if in_language || rel == Path::new("index/languages.rs") {
+            continue;
+        }
+        let code = code_only(&std::fs::read_to_string(&file).unwrap());
+        for lang in &languages {
+            // The folder is declared where its parent declares modules.
+            let code = match rel == Path::new("index/mod.rs") {
+                true => code.replace(&format!("pub mod {lang};"), ""),
+                false => code.clone(),
+            };
+            for line in mentions(&code, lang) {
+                violations.push(format!("{}:{line} names {lang}", rel.display()));
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "files outside a language's folder naming it (go through index::languages and \
+         index::lang::Language; see ARCHITECTURE.md, \"Import rules\"):\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn the_word_scanner_finds_path_segments_only() {
+    let code = code_only(
+        "use super::rust::resolve; // rust\n\
+         let s = \"crate::index::rust\"; let t = tree_sitter_rust::LANGUAGE;\n\
+         use super::{links, rust};\n\
+         fn rust_files() {}",
+    );
+    assert_eq!(mentions(&code, "rust"), vec![1, 3]);
 }

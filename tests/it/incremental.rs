@@ -309,7 +309,7 @@ proptest! {
         // And the syntax tree of every file there at the start, as a
         // server holds the files open in an editor: those parse
         // incrementally from the second run on.
-        let trees = std::sync::Arc::new(graphctx::index::rust::held_trees::HeldTrees::default());
+        let trees = std::sync::Arc::new(graphctx::index::held_trees::HeldTrees::default());
         for f in rust_files(tree.path()) {
             let rel = f.strip_prefix(tree.path()).unwrap().to_string_lossy().replace('\\', "/");
             trees.want(&rel);

@@ -66,6 +66,7 @@ pub fn interface_copy(extract: &FileExtract) -> FileExtract {
         uses: extract.uses.clone(),
         mods: extract.mods.clone(),
         context: extract.context.clone(),
+        language: extract.language,
     }
 }
 
@@ -126,10 +127,7 @@ struct InterfaceView<'a> {
 /// and reference, so a file's blobs shrink about tenfold (the registry
 /// tree's 486 MB of stored extracts to about 50 MB), and decompressing
 /// costs less than decoding.
-pub struct Stored {
-    pub iface: Vec<u8>,
-    pub body: Vec<u8>,
-}
+pub use crate::index::lang::Stored;
 
 /// The stored forms of an extract: its interface and its other
 /// references.
@@ -156,6 +154,10 @@ pub fn encode(extract: &FileExtract) -> Stored {
 /// file is then parsed again).
 pub fn decode_interface(bytes: &[u8]) -> Option<FileExtract> {
     let mut extract: FileExtract = rmp_serde::from_slice(&unpack(bytes)?).ok()?;
+    extract.language = super::ID;
+    for e in &mut extract.entities {
+        e.language = super::ID;
+    }
     share_paths(&mut extract.entities);
     Some(extract)
 }
@@ -243,8 +245,10 @@ pub(crate) fn same_entity_facts(a: &Entity, b: &Entity) -> bool {
         owner,
         trait_name,
         parent,
+        language,
     } = a;
     *key == b.key
+        && *language == b.language
         && *kind == b.kind
         && *name == b.name
         && *visibility == b.visibility

@@ -82,7 +82,7 @@ fn parse_manifest(text: &str) -> Option<Manifest> {
         // An unreadable manifest still names its package as far as a
         // line scan can tell; its targets are the discovered ones.
         Err(_) => {
-            return crate::index::walk::package_name(text).map(|name| Manifest {
+            return package_name(text).map(|name| Manifest {
                 name,
                 auto: [true; 4],
                 ..Manifest::default()
@@ -559,9 +559,96 @@ fn module_path_of(under_src: &str) -> Vec<String> {
     path
 }
 
+/// The `name` of a manifest's `[package]` table, if it has one.
+pub fn package_name(manifest: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+            continue;
+        }
+        if !in_package {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("name") {
+            let rest = rest.trim_start();
+            if let Some(value) = rest.strip_prefix('=') {
+                let v = value.trim().trim_matches(|c| c == '"' || c == '\'');
+                if !v.is_empty() {
+                    return Some(v.to_string());
+                }
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn ctx(rel: &str) -> FileContext {
+        let files: BTreeSet<String> = [
+            "src/lib.rs",
+            "src/main.rs",
+            "src/a/mod.rs",
+            "src/a/b.rs",
+            "src/bin/tool/main.rs",
+            "crates/core/src/x.rs",
+            "tests/it.rs",
+            "tests/common/mod.rs",
+            "build.rs",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut m = BTreeMap::new();
+        m.insert(String::new(), "[package]\nname = \"my-app\"\n".to_string());
+        m.insert(
+            "crates/core".to_string(),
+            "[package]\nname = \"app-core\"\n".to_string(),
+        );
+        Layout::new(&m, &files).guess(rel)
+    }
+
+    #[test]
+    fn modules_follow_the_cargo_layout() {
+        assert_eq!(ctx("src/lib.rs").module_path, Vec::<String>::new());
+        assert_eq!(ctx("src/main.rs").module_path, Vec::<String>::new());
+        assert_eq!(ctx("src/a/mod.rs").module_path, vec!["a"]);
+        assert_eq!(ctx("src/a/b.rs").module_path, vec!["a", "b"]);
+        // A binary is a crate of its own.
+        let bin = ctx("src/bin/tool/main.rs");
+        assert_eq!(bin.crate_name, "tool");
+        assert!(bin.module_path.is_empty());
+        let c = ctx("crates/core/src/x.rs");
+        assert_eq!(c.crate_name, "app_core");
+        assert_eq!(c.module_path, vec!["x"]);
+        let t = ctx("tests/it.rs");
+        assert_eq!(t.crate_name, "it");
+        assert!(t.is_test_file);
+        assert!(t.module_path.is_empty());
+        assert_eq!(ctx("tests/common/mod.rs").crate_name, "common");
+        assert_eq!(ctx("build.rs").crate_name, "build_script_build");
+        // Resolution knows a library by its name, any other target by its
+        // root: the binary named as the library is another crate.
+        assert_eq!(ctx("src/lib.rs").crate_id, "my_app");
+        assert_eq!(ctx("src/a/b.rs").crate_id, "my_app");
+        assert_eq!(ctx("src/main.rs").crate_name, "my_app");
+        assert_eq!(ctx("src/main.rs").crate_id, "src/main.rs");
+        assert_eq!(ctx("build.rs").crate_id, "build.rs");
+        // A file of a test target no declaration reached is of that
+        // target, not of a library named like it.
+        assert_eq!(ctx("tests/common/mod.rs").crate_id, "tests/common/main.rs");
+    }
+
+    #[test]
+    fn package_names_come_from_the_package_table() {
+        let m = "[workspace]\nmembers = []\n[package]\nname = \"serde-json\"\nversion = \"1\"\n";
+        assert_eq!(package_name(m).as_deref(), Some("serde-json"));
+        assert_eq!(package_name("[workspace]\nname = \"x\"\n"), None);
+    }
 
     fn set(paths: &[&str]) -> BTreeSet<String> {
         paths.iter().map(|s| s.to_string()).collect()

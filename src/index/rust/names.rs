@@ -34,21 +34,7 @@ use crate::model::{Entity, EntityKind, FileExtract, RawRef, Recv, Signature, Use
 
 use super::interface::{is_interface_ref, same_entity_facts};
 
-mod reach;
-pub use reach::NameReach;
-
-/// A hashed identifier.
-pub type Name = u32;
-
-/// FNV-1a: stable across processes and versions (the hashes are stored).
-fn hash(ident: &str) -> Name {
-    let mut h: u32 = 0x811c_9dc5;
-    for b in ident.as_bytes() {
-        h ^= u32::from(*b);
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    h
-}
+use crate::index::names::{hash, Name, NameReach, SpreadFacts};
 
 /// Every identifier in `text` (`Vec<Option<T>>` gives `Vec`, `Option`, `T`).
 fn idents(text: &str) -> impl Iterator<Item = &str> {
@@ -138,24 +124,6 @@ pub fn mentioned_with(extract: &FileExtract, apart: &[RawRef]) -> Vec<Name> {
     let mut v: Vec<Name> = out.into_iter().collect();
     v.sort_unstable();
     v
-}
-
-/// [`mentioned`] as stored: little-endian `u32`s.
-pub fn encode(names: &[Name]) -> Vec<u8> {
-    names.iter().flat_map(|n| n.to_le_bytes()).collect()
-}
-
-/// The stored form read back; `None` for bytes of another shape.
-pub fn decode(bytes: &[u8]) -> Option<Vec<Name>> {
-    if !bytes.len().is_multiple_of(4) {
-        return None;
-    }
-    Some(
-        bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect(),
-    )
 }
 
 /// Whether a file that mentions `names` (sorted) can see a touched name.
@@ -255,16 +223,6 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
         }
     }
     Some(touched)
-}
-
-/// What one file's interface tells [`spread`]: each entity's name with
-/// the names its declared types mention, and each `use` that binds a name
-/// other than the one it imports. A server keeps these per file, so that
-/// spreading an edit's names does not read every signature again.
-#[derive(Debug, Clone, Default)]
-pub struct SpreadFacts {
-    typed: Vec<(Name, Vec<Name>)>,
-    bindings: Vec<(Name, Name)>,
 }
 
 /// The [`SpreadFacts`] of a file's interface.
@@ -435,7 +393,10 @@ mod tests {
         let x = extract("src/a.rs", &["a"], "pub fn f(v: Vec<Thing>) { v.len(); }\n");
         let m = mentioned(&x);
         assert!(m.contains(&hash("Thing")) && m.contains(&hash("len")));
-        assert_eq!(decode(&encode(&m)).unwrap(), m);
-        assert!(decode(&[1, 2, 3]).is_none());
+        assert_eq!(
+            crate::index::names::decode(&crate::index::names::encode(&m)).unwrap(),
+            m
+        );
+        assert!(crate::index::names::decode(&[1, 2, 3]).is_none());
     }
 }

@@ -40,158 +40,8 @@ use crate::model::{
 /// Relationship names stored in `edge.rel`.
 pub use crate::model::rel::name as rel;
 
-/// Starts the note on an ambiguous unresolved reference's text:
-/// `.fmt() (ambiguous: 2 candidates)`.
-pub const AMBIGUOUS_MARK: &str = "(ambiguous: ";
-
-/// Edges and unresolved references produced by the references of one file,
-/// each sorted by key. Keys are borrowed from the extracts, which outlive
-/// the links: resolving a large repository makes hundreds of thousands of
-/// these, held until every row they make is written. Built by a
-/// [`LinksBuilder`] and sealed into slices: the registry tree's 1.4 M edges
-/// and 0.6 M unresolved references took about 45 MB more as search trees.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct FileLinks<'a> {
-    /// `(src, rel, dst)` and the number of references that produced it.
-    pub edges: Box<[EdgeLink<'a>]>,
-    /// `(src, rel, text)` and (first line, count, candidates): candidates
-    /// is 0 when nothing matched and the number of equally good matches
-    /// when the scope rules could not pick one.
-    pub unresolved: Box<[UnresolvedLink<'a>]>,
-}
-
-/// An edge of [`FileLinks`]: `(src, rel, dst)` and its weight.
-pub type EdgeLink<'a> = ((&'a str, &'static str, &'a str), u32);
-
-/// An unresolved reference of [`FileLinks`]: `(src, rel, text)` and
-/// (first line, count, candidates).
-pub type UnresolvedLink<'a> = ((&'a str, &'static str, String), (u32, u32, u32));
-
-/// The links of one file while its references are resolved: the same
-/// edge or text met again adds to its count.
-#[derive(Default)]
-pub(crate) struct LinksBuilder<'a> {
-    edges: BTreeMap<(&'a str, &'static str, &'a str), u32>,
-    unresolved: BTreeMap<(&'a str, &'static str, String), (u32, u32, u32)>,
-}
-
-impl<'a> LinksBuilder<'a> {
-    fn edge(&mut self, src: &'a str, rel: &'static str, dst: &'a str) {
-        *self.edges.entry((src, rel, dst)).or_insert(0) += 1;
-    }
-
-    fn unresolved(&mut self, src: &'a str, rel: &'static str, text: String, line: u32) {
-        self.ambiguous(src, rel, text, line, 0);
-    }
-
-    fn ambiguous(&mut self, src: &'a str, rel: &'static str, text: String, line: u32, n: u32) {
-        let e = self
-            .unresolved
-            .entry((src, rel, text))
-            .or_insert((line, 0, n));
-        e.0 = e.0.min(line);
-        e.1 += 1;
-        e.2 = e.2.max(n);
-    }
-
-    /// The links, in key order.
-    fn seal(self) -> FileLinks<'a> {
-        FileLinks {
-            edges: self.edges.into_iter().collect(),
-            unresolved: self.unresolved.into_iter().collect(),
-        }
-    }
-}
-
-impl<'a> FileLinks<'a> {
-    /// The edges' `(src, rel, dst)`, in order.
-    pub fn edge_keys(&self) -> impl Iterator<Item = &(&'a str, &'static str, &'a str)> {
-        self.edges.iter().map(|(k, _)| k)
-    }
-
-    /// The unresolved references' `(src, rel, text)`, in order.
-    pub fn unresolved_keys(&self) -> impl Iterator<Item = &(&'a str, &'static str, String)> {
-        self.unresolved.iter().map(|(k, _)| k)
-    }
-
-    /// How many unresolved references had more than one candidate.
-    pub fn ambiguous_count(&self) -> usize {
-        self.unresolved.iter().filter(|(_, u)| u.2 > 1).count()
-    }
-
-    /// A fingerprint of the links, to skip rewriting unchanged ones.
-    pub fn digest(&self) -> String {
-        let mut h = blake3::Hasher::new();
-        for ((s, r, d), w) in &self.edges {
-            for part in [*s, r, *d, &w.to_string()] {
-                h.update(part.as_bytes());
-                h.update(&[0]);
-            }
-            h.update(&[1]);
-        }
-        h.update(&[2]);
-        for ((s, r, t), (l, c, n)) in &self.unresolved {
-            for part in [
-                *s,
-                r,
-                t.as_str(),
-                &l.to_string(),
-                &c.to_string(),
-                &n.to_string(),
-            ] {
-                h.update(part.as_bytes());
-                h.update(&[0]);
-            }
-            h.update(&[1]);
-        }
-        h.finalize().to_hex()[..32].to_string()
-    }
-}
-
-/// References held apart from their extracts, by file path: those the
-/// symbol table does not read (see [`super::interface::split`]). The links
-/// resolved from them borrow nothing of them, so resolution takes them and
-/// drops each file's as soon as that file is resolved — on a large tree
-/// they are a quarter of what the extracts hold, and held to the end of
-/// resolution they were its peak of memory — while the links live on to
-/// be written.
-pub type RefsApart = BTreeMap<String, HeldRefs>;
-
-/// A file's references held apart: as read, or in their stored form
-/// ([`super::interface::Stored::body`]), which a first index keeps from
-/// the parse instead of the references themselves (on a large tree a
-/// tenth of their size in memory) and decodes when the file is resolved.
-#[derive(Debug, Clone)]
-pub enum HeldRefs {
-    Refs(Vec<RawRef>),
-    Packed(Vec<u8>),
-}
-
-impl HeldRefs {
-    /// The references, decoded when packed.
-    pub fn into_refs(self) -> Vec<RawRef> {
-        match self {
-            HeldRefs::Refs(refs) => refs,
-            HeldRefs::Packed(bytes) => Self::unpacked(&bytes),
-        }
-    }
-
-    /// The references, copied or decoded.
-    pub fn to_refs(&self) -> Vec<RawRef> {
-        match self {
-            HeldRefs::Refs(refs) => refs.clone(),
-            HeldRefs::Packed(bytes) => Self::unpacked(bytes),
-        }
-    }
-
-    /// The packed form is made by this process from references it holds,
-    /// so it reads back.
-    fn unpacked(bytes: &[u8]) -> Vec<RawRef> {
-        let refs = super::interface::decode_body(bytes);
-        debug_assert!(refs.is_some(), "a packed body this process made reads back");
-        refs.unwrap_or_default()
-    }
-}
+use crate::index::links::LinksBuilder;
+pub use crate::index::links::{FileLinks, HeldRefs, RefsApart};
 
 /// Resolve the references of every file. The result has an entry for each
 /// input file (possibly empty).
@@ -233,7 +83,9 @@ fn resolve_against<'a>(
         .collect();
     work.into_par_iter()
         .map(|(ctx, extract, held_apart)| {
-            let held_apart = held_apart.map(HeldRefs::into_refs).unwrap_or_default();
+            let held_apart = held_apart
+                .map(|h| h.into_refs(super::interface::decode_body))
+                .unwrap_or_default();
             let links = resolve_one(table, ctx, extract, held_apart);
             (extract.path.clone(), links)
         })

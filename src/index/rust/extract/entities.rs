@@ -38,6 +38,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             owner: None,
             trait_name: None,
             parent: Some(self.entities[cx.parent as usize].key.clone()),
+            language: crate::index::rust::ID,
         }
     }
 

@@ -52,6 +52,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             uses: exact(self.uses),
             mods: self.mod_decls,
             context: self.ctx.clone(),
+            language: crate::index::rust::ID,
         }
     }
 
@@ -89,6 +90,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             owner: None,
             trait_name: None,
             parent: None,
+            language: crate::index::rust::ID,
         });
         self.mods.push(ModInfo {
             path: ctx.module_path.as_slice().into(),

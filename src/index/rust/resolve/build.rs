@@ -68,6 +68,7 @@ pub(super) fn hole() -> &'static Entity {
         owner: None,
         trait_name: None,
         parent: None,
+        language: crate::index::rust::ID,
     })
 }
 

@@ -2,7 +2,7 @@
 //! scope of edit after edit (a server): from a name to the names it
 //! touches and to the files that mention it.
 //!
-//! Spreading touched names ([`super::spread`]) and finding the files that
+//! Spreading touched names (a language's `spread`) and finding the files that
 //! mention them used to read every file's facts and names on every edit,
 //! several times over until nothing more was touched: tens of
 //! milliseconds on a tree of ten thousand files, for an edit whose reach
@@ -344,22 +344,17 @@ mod tests {
     /// stale), and once it is made again.
     #[test]
     fn answers_as_a_scan_of_every_file_over_real_code() {
-        use crate::index::rust::RustExtractor;
-        use crate::index::walk;
+        use crate::index::{languages, walk};
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut extractor = RustExtractor::new();
         let mut files: Vec<(String, Vec<Name>, SpreadFacts)> = walk::walk(root)
             .files
             .into_iter()
             .filter(|f| f.ctx.path.starts_with("src/"))
             .map(|f| {
                 let text = std::fs::read_to_string(&f.abs_path).unwrap();
-                let ex = extractor.extract(&f.ctx, &text);
-                (
-                    f.ctx.path,
-                    super::super::mentioned(&ex),
-                    super::super::spread_facts(&ex),
-                )
+                let lang = languages::get(f.lang);
+                let ex = lang.extractor().extract(&f.ctx, &text);
+                (f.ctx.path, lang.mentioned(&ex), lang.spread_facts(&ex))
             })
             .collect();
         files.sort_by(|a, b| a.0.cmp(&b.0));

@@ -19,7 +19,7 @@ use std::sync::Mutex;
 
 use tree_sitter::{InputEdit, Point, Tree};
 
-use super::extract::RustExtractor;
+use super::lang::Extractor;
 use crate::model::{FileContext, FileExtract};
 
 /// Most text held, over all files (the trees take several times more).
@@ -78,10 +78,10 @@ impl HeldTrees {
 
     /// Extract `text`, the file at `ctx.path`: incrementally from its held
     /// tree when there is one, and holding the new tree when the file is
-    /// wanted. The same extract as [`RustExtractor::extract`] either way.
+    /// wanted. The same extract as [`Extractor::extract`] either way.
     pub fn extract(
         &self,
-        extractor: &mut RustExtractor,
+        extractor: &mut dyn Extractor,
         ctx: &FileContext,
         text: &str,
     ) -> FileExtract {
@@ -124,7 +124,7 @@ impl HeldTrees {
 
     /// Parse the file at `path` holding `text` now, if it is wanted and no
     /// tree of it is held.
-    pub fn parse_now(&self, extractor: &mut RustExtractor, path: &str, text: &str) {
+    pub fn parse_now(&self, extractor: &mut dyn Extractor, path: &str, text: &str) {
         if !matches!(self.lock().files.get(path), Some(None)) {
             return;
         }
@@ -212,6 +212,13 @@ fn point_at(text: &[u8], offset: usize) -> Point {
 mod tests {
     use super::*;
 
+    /// These tests edit Rust sources.
+    fn rust_extractor() -> Box<dyn Extractor> {
+        crate::index::languages::of_file("a.rs")
+            .expect("a language claims .rs")
+            .extractor()
+    }
+
     fn ctx(path: &str) -> FileContext {
         FileContext {
             path: path.into(),
@@ -231,12 +238,12 @@ mod tests {
             "src/index/rust/extract/mod.rs",
             "tests/fixtures/shapes/src/geometry/point.rs",
         ];
-        let mut x = RustExtractor::new();
-        let mut fresh = RustExtractor::new();
+        let mut x = rust_extractor();
+        let mut fresh = rust_extractor();
         // Fixed sequences of pseudo-random splices (the sources they splice
         // change with the project, so several sequences each run).
         for run in 0..6u64 {
-            splices_extract_as_fresh(&files, run, &mut x, &mut fresh);
+            splices_extract_as_fresh(&files, run, &mut *x, &mut *fresh);
         }
     }
 
@@ -245,8 +252,8 @@ mod tests {
     fn splices_extract_as_fresh(
         files: &[&str],
         run: u64,
-        x: &mut RustExtractor,
-        fresh: &mut RustExtractor,
+        x: &mut dyn Extractor,
+        fresh: &mut dyn Extractor,
     ) {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let held = HeldTrees::default();
@@ -299,21 +306,22 @@ mod tests {
 
     #[test]
     fn only_wanted_files_are_held_and_within_the_byte_limit() {
-        let mut x = RustExtractor::new();
+        let mut x = rust_extractor();
+        let x = &mut *x;
         let held = HeldTrees::default();
         let small = "fn a() {}\n".to_string();
-        held.extract(&mut x, &ctx("a.rs"), &small);
+        held.extract(x, &ctx("a.rs"), &small);
         assert!(!held.holds("a.rs"));
         held.want("a.rs");
-        held.extract(&mut x, &ctx("a.rs"), &small);
+        held.extract(x, &ctx("a.rs"), &small);
         assert!(held.holds("a.rs"));
         assert_eq!(held.bytes(), small.len());
         // Two large files do not fit together: the older goes.
         let large = "fn b() {}\n".repeat(MAX_BYTES / 10 / 2 + 1);
         held.want("b.rs");
         held.want("c.rs");
-        held.extract(&mut x, &ctx("b.rs"), &large);
-        held.extract(&mut x, &ctx("c.rs"), &large);
+        held.extract(x, &ctx("b.rs"), &large);
+        held.extract(x, &ctx("c.rs"), &large);
         assert!(held.holds("c.rs") && !held.holds("b.rs"));
         assert!(held.bytes() <= MAX_BYTES);
         assert!(held.wants("b.rs"));

@@ -1,0 +1,197 @@
+//! The seam between the index and the languages it reads.
+//!
+//! A language plugs in by implementing [`Language`] and being listed in
+//! [`super::languages`]: it says which files it claims and where each sits
+//! in its packages ([`Layout`]), turns one file into a [`FileExtract`]
+//! ([`Extractor`]), splits an extract into the interface other files'
+//! resolution reads and the rest (and stores both), names what an
+//! interface edit touches, and resolves references against a symbol table
+//! of every file's interface ([`SymbolTable`]). The pipeline — walk, hash,
+//! diff, incremental bookkeeping, write, usage, text — handles files,
+//! extracts and [`FileLinks`] through this trait and never looks inside a
+//! language's folder.
+//!
+//! A file belongs to the first language of the registry that claims its
+//! name; resolution runs per language over that language's files.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashSet as HashSet;
+use tree_sitter::Tree;
+
+use super::links::{FileLinks, RefsApart};
+use super::names::{Name, SpreadFacts};
+use crate::model::{Entity, FileContext, FileExtract, LanguageId, ModDecl, RawRef};
+
+/// One language the index reads. Implementations are unit structs listed
+/// once in [`super::languages`]; every method is a pure function of its
+/// arguments, so a full and an incremental run agree.
+pub trait Language: Send + Sync + 'static {
+    /// Its name (`rust`), as entities carry it ([`Entity::language`]).
+    fn name(&self) -> &'static str;
+    /// Its place in the registry, stamped on its entities.
+    fn id(&self) -> LanguageId;
+    /// Changes whenever its extractor or its stored extract format
+    /// changes, so every file of an index written by an older graphctx is
+    /// parsed again instead of being resolved from a stale extract.
+    fn extract_version(&self) -> &'static str;
+
+    /// Whether a file of this name is one of its sources.
+    fn claims(&self, file_name: &str) -> bool;
+    /// The names of the manifests that decide its layout (`Cargo.toml`):
+    /// the walk hands their texts to [`Language::layout`], and a change
+    /// to one means a new walk.
+    fn manifests(&self) -> &'static [&'static str];
+    /// The packages of a tree: `manifests` maps a manifest's directory
+    /// to its text, `files` holds the repository-relative paths of the
+    /// sources it claims.
+    fn layout(
+        &self,
+        manifests: &BTreeMap<String, String>,
+        files: &BTreeSet<String>,
+    ) -> Box<dyn Layout>;
+
+    /// An extractor; one per thread, reused across files.
+    fn extractor(&self) -> Box<dyn Extractor>;
+
+    /// The stored forms of an extract: its interface and its other
+    /// references.
+    fn encode(&self, extract: &FileExtract) -> Stored;
+    /// A stored interface; `None` for a blob this version cannot read
+    /// (the file is then parsed again).
+    fn decode_interface(&self, bytes: &[u8]) -> Option<FileExtract>;
+    /// A file's stored other references; `None` as for
+    /// [`Language::decode_interface`].
+    fn decode_body(&self, bytes: &[u8]) -> Option<Vec<RawRef>>;
+    /// The extract keeps its interface references; the others are
+    /// returned, in order.
+    fn take_apart(&self, extract: &mut FileExtract) -> Vec<RawRef>;
+    /// The whole extract again from its interface and other references.
+    fn join(&self, interface: FileExtract, body: Vec<RawRef>) -> FileExtract;
+    /// A copy of the interface part of an extract.
+    fn interface_copy(&self, extract: &FileExtract) -> FileExtract;
+    /// Drop the references that are not the interface's.
+    fn keep_interface(&self, extract: &mut FileExtract);
+    /// Whether two extracts show other files the same: if so, no other
+    /// file's links can differ.
+    fn same_interface(&self, a: &FileExtract, b: &FileExtract) -> bool;
+    /// Whether two versions of an entity are the same to the symbol
+    /// table and the usage rows (lines and docs aside).
+    fn same_entity_facts(&self, a: &Entity, b: &Entity) -> bool;
+
+    /// The names a whole extract mentions (sorted): what its resolution
+    /// can look up ([`super::names`]).
+    fn mentioned(&self, extract: &FileExtract) -> Vec<Name>;
+    /// [`Language::mentioned`] of an interface and the references held
+    /// apart from it.
+    fn mentioned_with(&self, extract: &FileExtract, apart: &[RawRef]) -> Vec<Name>;
+    /// The names an edit of one file's interface touches; `None` when the
+    /// change reaches further than names can bound (every file of the
+    /// language is resolved then).
+    fn changed_names(&self, before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name>>;
+    /// What a file's interface tells the spreading of touched names.
+    fn spread_facts(&self, extract: &FileExtract) -> SpreadFacts;
+
+    /// Resolve the references of the files `wanted` picks against a
+    /// symbol table of all `files` (its files only). The picked ones are
+    /// whole extracts, or interfaces whose other references `apart`
+    /// holds.
+    fn resolve_files<'a>(
+        &self,
+        files: &[(&'a FileContext, &'a FileExtract)],
+        wanted: &dyn Fn(&str) -> bool,
+        apart: RefsApart,
+    ) -> BTreeMap<String, FileLinks<'a>>;
+    /// A symbol table a long-lived process keeps between runs, built from
+    /// these interfaces (whole extracts are fine too).
+    fn symbol_table(&self, files: Vec<(FileContext, FileExtract)>) -> Box<dyn SymbolTable>;
+}
+
+impl std::fmt::Debug for dyn Language {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The stored forms of an extract (`code_interface`, `code_extract`), as
+/// its language encodes them.
+pub struct Stored {
+    pub iface: Vec<u8>,
+    pub body: Vec<u8>,
+}
+
+/// Turns one file's text into its extract, from nothing but its context
+/// and text.
+pub trait Extractor: Send {
+    /// Parse `source` once and extract everything from that one tree.
+    fn extract(&mut self, ctx: &FileContext, source: &str) -> FileExtract;
+    /// Parse `source`, reusing `old` (the tree of the text before, edited
+    /// to where the text changed) when given (see [`super::held_trees`]).
+    fn parse(&mut self, source: &str, old: Option<&Tree>) -> Option<Tree>;
+    /// Extract everything from `tree`, the parse of `source`.
+    fn extract_tree(&mut self, ctx: &FileContext, source: &str, tree: &Tree) -> FileExtract;
+}
+
+/// Where each of a language's files sits in its packages. A file's place
+/// may follow from other files' declarations (Rust's `mod`): the pipeline
+/// parses from the roots down the declarations, and settles every place
+/// once every file's declarations are known.
+pub trait Layout: Send + Sync {
+    /// A digest of the packages: when it changes, files may sit elsewhere,
+    /// so every file is extracted again.
+    fn digest(&self) -> String;
+    /// The context a file's path suggests.
+    fn guess(&self, rel: &str) -> FileContext;
+    /// The context of every file in `files`: reached from a root through
+    /// declarations (`decls_of` gives a file's), else guessed.
+    fn contexts<'m>(
+        &self,
+        files: &BTreeSet<String>,
+        decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+    ) -> BTreeMap<String, FileContext>;
+    /// The contexts of the files reached from a root through
+    /// declarations; a file whose declarations `decls_of` does not know
+    /// yet ends its branch.
+    fn reached_contexts<'m>(
+        &self,
+        files: &BTreeSet<String>,
+        decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+    ) -> BTreeMap<String, FileContext>;
+    /// The roots among `files`, each once, in its context (a root is
+    /// "mod-rs": its children live beside it).
+    fn root_contexts(&self, files: &BTreeSet<String>) -> Vec<(String, FileContext)>;
+    /// The files among `files` that the declarations `decls` of `file` (in
+    /// context `parent`, "mod-rs" or not) load, in declaration order, each
+    /// with whether it is "mod-rs" and its context.
+    fn child_contexts(
+        &self,
+        file: &str,
+        mod_rs: bool,
+        parent: &FileContext,
+        decls: &[ModDecl],
+        files: &BTreeSet<String>,
+    ) -> Vec<(String, bool, FileContext)>;
+}
+
+/// A symbol table kept by a long-lived process between index runs (see
+/// [`Language::symbol_table`]): right for as long as every file's
+/// interface stays what it was.
+pub trait SymbolTable: Send + Sync {
+    /// Resolve `files` (whole extracts of files whose interfaces the
+    /// table holds, or interfaces whose other references `apart` holds)
+    /// against the table.
+    fn resolve_files<'s>(
+        &'s self,
+        files: &[(&'s FileContext, &'s FileExtract)],
+        apart: RefsApart,
+    ) -> BTreeMap<String, FileLinks<'s>>;
+    /// The table with the files `changed` names taken out and `now`
+    /// (their interfaces, for those that still exist) put in.
+    fn update(
+        self: Box<Self>,
+        changed: &dyn Fn(&str) -> bool,
+        now: Vec<(FileContext, FileExtract)>,
+    ) -> Box<dyn SymbolTable>;
+    /// Make the indexes an edit's update reads.
+    fn prepare_edits(&mut self);
+}
