@@ -39,13 +39,13 @@ fn one_language() -> bool {
     languages::all().len() == 1
 }
 
+/// A file in its context, with its extract.
+type ContextExtract<'a> = (&'a FileContext, &'a FileExtract);
+
 /// The files of each language among `files`, in registry order.
 fn by_language<'a>(
-    files: &[(&'a FileContext, &'a FileExtract)],
-) -> Vec<(
-    &'static dyn Language,
-    Vec<(&'a FileContext, &'a FileExtract)>,
-)> {
+    files: &[ContextExtract<'a>],
+) -> Vec<(&'static dyn Language, Vec<ContextExtract<'a>>)> {
     languages::all()
         .iter()
         .map(|&lang| {
