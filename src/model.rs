@@ -359,6 +359,13 @@ pub struct FileExtract {
     /// The language that made it (and reads its stored form).
     #[serde(skip)]
     pub language: LanguageId,
+    /// What its entities' bodies say in words rather than code — string
+    /// literals and comments, as written — for the text index: (index
+    /// into `entities`, text), at most one entry per entity, in entity
+    /// order. Made by a parse and never stored: the text index reads it
+    /// from the files parsed in the same run (see `index::text`).
+    #[serde(skip)]
+    pub texts: Vec<(u32, String)>,
 }
 
 /// `mod name;` — a module whose body is another file.

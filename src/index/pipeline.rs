@@ -918,9 +918,6 @@ pub fn index_repository_cached(
             text_current || usage_current,
         )?;
         land_early(store, &mut batch, &mut phases, "diff")?;
-        // The text index follows entities whose words may have changed,
-        // not every entity whose lines moved.
-        let touched = written.content_changed;
         // Usage rows follow the entities whose facts changed and the
         // endpoints of changed edges, not every entity whose lines moved.
         let mut usage_touched = written.facts_changed;
@@ -935,7 +932,7 @@ pub fn index_repository_cached(
                 graph,
                 &mut batch,
                 &extracts,
-                text_current.then_some((&touched, &text_files)),
+                text_current.then_some(&text_files),
             )?;
             land_early(store, &mut batch, &mut phases, "diff")?;
             // Files: the words of those parsed now (of every file when the
@@ -1410,7 +1407,9 @@ impl Drop for Phases {
 /// A stat row made under another version vouches for nothing, so a new
 /// graphctx parses again.
 fn layout_key(walked: &walk::WalkResult) -> String {
-    walked.layout.key()
+    // The text index reads entities' words from parses (see
+    // `text::TEXT_VERSION`): a new text version parses every file again.
+    format!("{} text {}", walked.layout.key(), super::text::TEXT_VERSION)
 }
 
 /// The stored hash of a file: blake3 over its language's extract

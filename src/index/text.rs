@@ -45,7 +45,12 @@ use crate::support::words::{
 /// 6: posting lists compressed (schema 19).
 /// 7: the entities' word lists a file at a time, `code_entity_texts`
 /// (schema 20).
-pub const TEXT_VERSION: i64 = 7;
+/// 8: an entity's words include its body's string literals and comments.
+///
+/// The entity words come from parses only (see [`FileExtract::texts`]), so
+/// the version is part of every stored file hash: a graph of another
+/// version has every file parsed again by its next run.
+pub const TEXT_VERSION: i64 = 8;
 
 query_rows! {
     /// `queries/entity_texts_of.cozo`.
@@ -93,30 +98,33 @@ struct Words {
     list: String,
 }
 
-/// Stage the text rows of the entities in `touched` (their keys: appeared,
-/// changed or gone; and the files that held or hold them — re-parsed,
-/// skipped or deleted), or of every entity when `None`.
+/// Stage the text rows of the entities of `files` (re-parsed, skipped or
+/// deleted: every entity that appeared, changed or went is in one), or of
+/// every entity when `None`. `extracts` holds the files parsed now as
+/// parsed (with their [`FileExtract::texts`]).
 pub fn write(
     store: &Store,
     graph: &str,
     batch: &mut Batch,
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
-    touched: Option<(&BTreeSet<String>, &BTreeSet<String>)>,
+    files: Option<&BTreeSet<String>>,
 ) -> Result<(), StoreError> {
-    let Some((touched, files)) = touched else {
+    let Some(files) = files else {
         // Tokenising and stemming is the costly part of a full rewrite:
         // it runs on every core.
         let entities = extracts
             .iter()
-            .flat_map(|(path, (_, ex))| ex.entities.iter().map(move |e| (path.as_str(), e)))
+            .flat_map(|(path, (_, ex))| {
+                with_texts(ex).map(move |(e, body)| (path.as_str(), e, body))
+            })
             .collect();
         return write_all(store, graph, batch, entities);
     };
-    if touched.is_empty() {
+    if files.is_empty() {
         return Ok(());
     }
     // Stored word lists of the files concerned: a key names its file, so
-    // no other file holds a touched entity.
+    // no other file holds one of their entities.
     let rows = store.read(
         queries::ENTITY_TEXTS_OF,
         Params::new()
@@ -135,21 +143,18 @@ pub fn write(
     }
     let no_texts = BTreeMap::new();
     let stored_of = |file: &str| before.get(file).unwrap_or(&no_texts);
-    // The words now of the touched entities (and of any entity whose list
-    // is not stored, which a complete index never lacks).
-    let entities: Vec<&Entity> = files
+    // The words now of every entity of the files parsed now: a body's
+    // literals and comments are words too, and a parse is the only place
+    // they are read from (`FileExtract::texts`). Unchanged ones keep their
+    // stored lists below.
+    let entities: Vec<(&Entity, &str)> = files
         .iter()
-        .filter_map(|p| extracts.get(p).map(|(_, ex)| (p, ex)))
-        .flat_map(|(p, ex)| {
-            let stored = stored_of(p);
-            ex.entities
-                .iter()
-                .filter(move |e| touched.contains(&*e.key) || !stored.contains_key(&*e.key))
-        })
+        .filter_map(|p| extracts.get(p))
+        .flat_map(|(_, ex)| with_texts(ex))
         .collect();
     let now: BTreeMap<&str, Words> = entities
         .par_iter()
-        .map(|e| (e.key.as_ref(), entity_words(e)))
+        .map(|(e, body)| (e.key.as_ref(), entity_words(e, body)))
         .collect();
 
     // Entities whose words are as stored (a body edit moves lines, not
@@ -255,9 +260,22 @@ fn decode_texts(bytes: &[u8]) -> Option<Vec<(String, String)>> {
     }
 }
 
+/// Each entity of an extract with the text of its body's literals and
+/// comments (empty for one without, and for a stored interface).
+fn with_texts(ex: &FileExtract) -> impl Iterator<Item = (&Entity, &str)> {
+    let mut texts = ex.texts.iter().peekable();
+    ex.entities.iter().enumerate().map(move |(i, e)| {
+        while texts.next_if(|(at, _)| (*at as usize) < i).is_some() {}
+        match texts.next_if(|(at, _)| *at as usize == i) {
+            Some((_, t)) => (e, t.as_str()),
+            None => (e, ""),
+        }
+    })
+}
+
 /// An entity's words now: (word, tf) in word order, and the text's length.
-fn entity_words(e: &Entity) -> Words {
-    let (words, len) = index_words(&search_text(e));
+fn entity_words(e: &Entity, body: &str) -> Words {
+    let (words, len) = index_words(&search_text(e, body));
     let list = word_list(&words);
     Words { words, len, list }
 }
@@ -275,7 +293,7 @@ fn write_all(
     store: &Store,
     graph: &str,
     batch: &mut Batch,
-    entities: Vec<(&str, &Entity)>,
+    entities: Vec<(&str, &Entity, &str)>,
 ) -> Result<(), StoreError> {
     // A database being built holds no rows from before this run (and a
     // read would wait for every row handed to it to land first).
@@ -292,22 +310,25 @@ fn write_all(
     });
     // In id order, so every list is too (of entities sharing a key, the
     // last one's words).
-    let by_key: BTreeMap<&str, (&str, &Entity)> = entities
+    let by_key: BTreeMap<&str, (&str, &Entity, &str)> = entities
         .into_iter()
-        .map(|(file, e)| (e.key.as_ref(), (file, e)))
+        .map(|(file, e, body)| (e.key.as_ref(), (file, e, body)))
         .collect();
-    let entities: Vec<(&str, &Entity)> = by_key.into_values().collect();
+    let entities: Vec<(&str, &Entity, &str)> = by_key.into_values().collect();
     let mut left: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
-    for (file, _) in &entities {
+    for (file, _, _) in &entities {
         *left.entry(file).or_default() += 1;
     }
     let mut pending: rustc_hash::FxHashMap<&str, BTreeMap<&str, String>> =
         rustc_hash::FxHashMap::default();
     let mut lists: BTreeMap<String, Vec<HeldPosting>> = BTreeMap::new();
     for (at, chunk) in entities.chunks(WORDS_CHUNK).enumerate() {
-        let words: Vec<Words> = chunk.par_iter().map(|(_, e)| entity_words(e)).collect();
+        let words: Vec<Words> = chunk
+            .par_iter()
+            .map(|(_, e, body)| entity_words(e, body))
+            .collect();
         let mut complete: Vec<(&str, BTreeMap<&str, String>)> = Vec::new();
-        for (i, ((file, e), w)) in chunk.iter().zip(words).enumerate() {
+        for (i, ((file, e, _), w)) in chunk.iter().zip(words).enumerate() {
             let id = e.key.as_ref();
             for (word, tf) in w.words {
                 let posting = HeldPosting::new(at * WORDS_CHUNK + i, tf, w.len);
@@ -338,7 +359,7 @@ fn write_all(
         // Old rows' deletes were staged first: a chunk may land now.
         store.land_when_full(batch)?;
     }
-    let ids: Vec<&str> = entities.iter().map(|(_, e)| e.key.as_ref()).collect();
+    let ids: Vec<&str> = entities.iter().map(|(_, e, _)| e.key.as_ref()).collect();
     put_all_blocks(store, graph, batch, Lists::Entities, lists, &ids)
 }
 
@@ -762,8 +783,10 @@ fn rewrite_blocks(
 /// while a query naming a component (`serde_derive: …`, `the lexer …`)
 /// means the file, which search reads from the module entity. Long doc
 /// comments count with their summary: the examples below it mostly repeat
-/// other entities' names.
-pub fn search_text(e: &Entity) -> String {
+/// other entities' names. Then `body`: the string literals and comments
+/// of its body (a parse's [`FileExtract::texts`]), where the messages,
+/// flag names and explanations an issue quotes are written.
+pub fn search_text(e: &Entity, body: &str) -> String {
     let doc = &e.doc;
     let mut end = doc.len().min(MAX_DOC);
     while !doc.is_char_boundary(end) {
@@ -772,11 +795,11 @@ pub fn search_text(e: &Entity) -> String {
     let doc = &doc[..end];
     let head = &e.signature.text;
     if e.parent.is_none() {
-        return format!("{} {} {doc} {head}", e.name, e.file);
+        return format!("{} {} {doc} {head} {body}", e.name, e.file);
     }
     let owner = e.owner.as_deref().unwrap_or("");
     let tr = e.trait_name.as_deref().unwrap_or("");
-    format!("{} {owner} {tr} {doc} {head}", e.name)
+    format!("{} {owner} {tr} {doc} {head} {body}", e.name)
 }
 
 /// See [`search_text`].

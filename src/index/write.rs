@@ -121,13 +121,13 @@ impl OldEntity<'_> {
 }
 
 /// What a run changed of one entity: which of its rows to put, and
-/// whether its usage (`facts`: kind, file, test flag) and its text
-/// (`content`: more than its lines) follow.
+/// whether its usage (`facts`: kind, file, test flag) follows. (Its text
+/// rows follow its file: a body's literals are words too, see
+/// `text::write`.)
 struct EntityChange {
     node: bool,
     row: bool,
     facts: bool,
-    content: bool,
 }
 
 /// The `node` and `code_entity` rows of an entity.
@@ -196,9 +196,6 @@ pub(super) fn stored_entity_rows<'a>(
 
 /// What [`write_entities`] changed.
 pub(super) struct EntitiesWritten {
-    /// Entities that appeared, went, or changed more than their lines (the text
-    /// index reads nothing else that a line shift moves).
-    pub content_changed: BTreeSet<String>,
     /// Entities whose usage row may change: appeared, went, or
     /// changed kind, file or test flag (the facts a usage row holds
     /// besides its edges). An entity whose lines moved is not among them.
@@ -367,7 +364,6 @@ pub(super) fn write_entities(
         write_file_entities(batch, graph, path, &before, &now);
     }
     let mut written = EntitiesWritten {
-        content_changed: BTreeSet::new(),
         facts_changed: BTreeSet::new(),
         entities_delta: -(old.len() as i64),
     };
@@ -406,7 +402,6 @@ pub(super) fn write_entities(
                         node: !same_node,
                         row: !(same_but_lines && same_lines),
                         facts: (o.kind, &o.file, o.is_test) != (e.kind, &e.file, e.is_test),
-                        content: !(same_node && same_but_lines),
                     };
                     (change, None)
                 }
@@ -417,13 +412,6 @@ pub(super) fn write_entities(
                         row: rows.1 != now.1,
                         facts: (&rows.0.kind, &rows.1.file, rows.1.is_test)
                             != (&now.0.kind, &now.1.file, now.1.is_test),
-                        content: rows.0 != now.0
-                            || now.1
-                                != CodeEntityRow {
-                                    start_line: now.1.start_line,
-                                    end_line: now.1.end_line,
-                                    ..rows.1.clone()
-                                },
                     };
                     (change, Some(now))
                 }
@@ -432,7 +420,6 @@ pub(super) fn write_entities(
                         node: true,
                         row: true,
                         facts: true,
-                        content: true,
                     },
                     None,
                 ),
@@ -443,9 +430,6 @@ pub(super) fn write_entities(
             if track {
                 if change.facts {
                     written.facts_changed.insert(e.key.to_string());
-                }
-                if change.content {
-                    written.content_changed.insert(e.key.to_string());
                 }
             }
             // Each row only if it changed: lines moved by an edit above
@@ -466,8 +450,7 @@ pub(super) fn write_entities(
         batch.delete_key::<CodeEntityRow>(vec![graph.into(), key.as_str().into()]);
     }
     if track {
-        written.facts_changed.extend(old.keys().cloned());
-        written.content_changed.extend(old.into_keys());
+        written.facts_changed.extend(old.into_keys());
     }
     for path in deleted
         .iter()

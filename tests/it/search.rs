@@ -191,7 +191,8 @@ fn the_words_of_a_whole_file_find_it_and_follow_body_edits() {
     common::index(&store, dir.path());
     let hits = ranked(&store, "zorblax quuxification", 5);
     assert_eq!(hits[0].file, "src/render.rs");
-    assert_eq!(hits[0].kind, "module");
+    // The comment is in `render`'s body: its words are `render`'s.
+    assert_eq!(hits[0].key, "src/render.rs-render-render");
     let (fresh, _) = common::index_fresh(dir.path());
     assert_eq!(text_rows(&store), text_rows(&fresh));
 
@@ -209,6 +210,64 @@ fn the_words_of_a_whole_file_find_it_and_follow_body_edits() {
     std::fs::write(&render, &text).unwrap();
     common::index(&store, dir.path());
     assert!(ranked(&store, "zorblax quuxification", 5).is_empty());
+    let (fresh, _) = common::index_fresh(dir.path());
+    assert_eq!(text_rows(&store), text_rows(&fresh));
+}
+
+/// The messages an issue quotes are string literals, in the body of the
+/// entity that reports them: a panic's message finds that function, and
+/// edits of literals and comments alone (no name, doc or signature
+/// changes) keep the text index equal to a rebuild's.
+#[test]
+fn a_message_in_a_body_finds_its_function_and_follows_literal_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    let store = Store::memory().unwrap();
+    common::index(&store, dir.path());
+    let render = dir.path().join("src/render.rs");
+    let text = std::fs::read_to_string(&render).unwrap();
+    let describe = "format!(\"{r} with area {}\", r.area())";
+    assert!(text.contains(describe));
+    let with_message = text.replace(
+        describe,
+        &format!("assert!(r.width > 0.0, \"degenerate rectangle: zero width\");\n    {describe}"),
+    );
+    std::fs::write(&render, &with_message).unwrap();
+    common::index(&store, dir.path());
+    let hits = ranked(&store, "panicked: degenerate rectangle", 5);
+    assert_eq!(hits[0].key, "src/render.rs-render-describe");
+    let (fresh, _) = common::index_fresh(dir.path());
+    assert_eq!(text_rows(&store), text_rows(&fresh));
+
+    // Only the message changes: its old words go, its new ones find it.
+    let reworded = with_message.replace(
+        "degenerate rectangle: zero width",
+        "flattened quadrilateral",
+    );
+    std::fs::write(&render, &reworded).unwrap();
+    common::index(&store, dir.path());
+    assert!(ranked(&store, "degenerate", 20)
+        .iter()
+        .all(|h| h.file != "src/render.rs"));
+    assert_eq!(
+        ranked(&store, "flattened quadrilateral", 5)[0].key,
+        "src/render.rs-render-describe"
+    );
+    let (fresh, _) = common::index_fresh(dir.path());
+    assert_eq!(text_rows(&store), text_rows(&fresh));
+
+    // A comment alone, then back to the fixture.
+    let commented = reworded.replace(
+        "fn describe(",
+        "// quadrilateral folding happens here\nfn describe(",
+    );
+    std::fs::write(&render, &commented).unwrap();
+    common::index(&store, dir.path());
+    let (fresh, _) = common::index_fresh(dir.path());
+    assert_eq!(text_rows(&store), text_rows(&fresh));
+    std::fs::write(&render, &text).unwrap();
+    common::index(&store, dir.path());
+    assert!(ranked(&store, "quadrilateral", 20).is_empty());
     let (fresh, _) = common::index_fresh(dir.path());
     assert_eq!(text_rows(&store), text_rows(&fresh));
 }

@@ -67,6 +67,7 @@ pub fn interface_copy(extract: &FileExtract) -> FileExtract {
         mods: extract.mods.clone(),
         context: extract.context.clone(),
         language: extract.language,
+        texts: Vec::new(),
     }
 }
 

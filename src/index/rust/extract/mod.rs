@@ -160,6 +160,7 @@ enum K {
     Skip,
     LineComment,
     BlockComment,
+    StringLit,
     AttributeItem,
     InnerAttributeItem,
     Attribute,
@@ -274,6 +275,7 @@ impl K {
         match name {
             "line_comment" => K::LineComment,
             "block_comment" => K::BlockComment,
+            "string_literal" | "raw_string_literal" => K::StringLit,
             "attribute_item" => K::AttributeItem,
             "inner_attribute_item" => K::InnerAttributeItem,
             "attribute" => K::Attribute,
@@ -348,8 +350,6 @@ impl K {
             "type_cast_expression" => K::TypeCastExpr,
             "lifetime"
             | "label"
-            | "string_literal"
-            | "raw_string_literal"
             | "char_literal"
             | "integer_literal"
             | "float_literal"
@@ -837,6 +837,9 @@ struct Walker<'t, 'x> {
     mod_decls: Vec<ModDecl>,
     /// `Cx::local` of the item being added.
     local_fn: u32,
+    /// Per entity index, the string literals and comments of its body
+    /// (see [`FileExtract::texts`]).
+    texts: Vec<String>,
 }
 
 mod attrs;

@@ -354,6 +354,9 @@ impl<'t, 'x> Walker<'t, 'x> {
                     prev = Tok::Other;
                 }
                 _ => {
+                    if k == K::StringLit {
+                        self.note_text(cx.from, c);
+                    }
                     if prev == Tok::Ident {
                         // `Kind::A,` `x == Mode::B)`: a path that ends here.
                         self.emit_tt_value(&path, before_path, tainted, c, cx);
