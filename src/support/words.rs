@@ -285,17 +285,35 @@ pub fn decode_file_words(list: &str) -> Option<Vec<(&str, i64)>> {
 /// The postings of an entity's text: each distinct word with how often it
 /// occurs, sorted by word, and the number of words.
 pub fn index_words(text: &str) -> (Vec<(String, i64)>, i64) {
-    let mut counts: Vec<(String, i64)> = Vec::new();
+    // An entity's text holds its body's literals and comments too: a
+    // hundred words or more, so words are counted in a map (a scan per
+    // word made a long text's count quadratic) and stemmed once per
+    // thread, as a file's are.
+    let stemmer = Stemmer::create(Algorithm::English);
+    let mut counts: FxHashMap<String, i64> = FxHashMap::default();
     let mut len = 0;
-    each_word(text, |stem, _| {
-        len += 1;
-        match counts.iter_mut().find(|(w, _)| w == stem) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((stem.to_string(), 1)),
-        }
+    STEMS.with(|cell| {
+        let mut stems = cell.borrow_mut();
+        each_lower(text, |lower| {
+            len += 1;
+            if !stems.contains_key(lower) {
+                if stems.len() >= MAX_STEMS {
+                    stems.clear();
+                }
+                stems.insert(lower.to_string(), stemmer.stem(lower).into_owned());
+            }
+            let stem = &stems[lower];
+            match counts.get_mut(stem.as_str()) {
+                Some(n) => *n += 1,
+                None => {
+                    counts.insert(stem.clone(), 1);
+                }
+            }
+        });
     });
-    counts.sort_unstable();
-    (counts, len)
+    let mut out: Vec<(String, i64)> = counts.into_iter().collect();
+    out.sort_unstable();
+    (out, len)
 }
 
 /// The stored form of an entity's words (in `code_entity_texts`): each word as
