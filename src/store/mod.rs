@@ -227,12 +227,19 @@ impl Store {
     /// Open (creating if needed) without migrating: [`Store::open`] does
     /// both; tests use this to build databases as older versions left them.
     pub fn open_unmigrated(location: &Location) -> Result<Store> {
+        Store::open_probed(location, true)
+    }
+
+    /// [`Store::open_unmigrated`], with the file checked by
+    /// [`health::probe`] first unless `probe` is false (a rebuild reads
+    /// what it can of a file the check refuses).
+    fn open_probed(location: &Location, probe: bool) -> Result<Store> {
         let db = match location {
             Location::Memory => DbInstance::new("mem", "", ""),
             Location::Sqlite(path) => {
                 place::make_dir_of(path)?;
                 configure_sqlite_library();
-                if std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+                if probe && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
                     health::probe(path)?;
                 }
                 prepare_sqlite_file(path)?;

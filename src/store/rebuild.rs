@@ -73,10 +73,17 @@ pub struct Rebuilt<S> {
     pub set_aside: Option<PathBuf>,
 }
 
-/// Relations that hold only derived data of the code graph being rebuilt
+/// Relations that hold derived data of the code graph being rebuilt
 /// when their rows are its (`graph` column); every other row is kept.
 fn is_code_relation(name: &str) -> bool {
     name.starts_with("code_") || matches!(name, "node" | "edge" | "graph" | "context_cache")
+}
+
+/// Relations that hold nothing but code graphs' rows, which an index run
+/// makes again from source (`node`, `edge` and `graph` hold other graphs
+/// too).
+fn is_derived(name: &str) -> bool {
+    name.starts_with("code_") || name == "context_cache"
 }
 
 /// Rebuild the database at `path`: `build` indexes into the new database
@@ -146,6 +153,9 @@ struct OldRows {
     version: Option<i64>,
     relations: BTreeMap<String, NamedRows>,
     unreadable: Vec<(String, String)>,
+    /// Relations of code graphs only (see [`is_derived`]) that could not
+    /// be read: made again from source, not counted as lost.
+    derived_unreadable: Vec<(String, String)>,
 }
 
 /// Read what the old database holds besides the code graph (see the
@@ -160,9 +170,12 @@ fn read_old(path: &Path, opts: &Options) -> Result<OldRows> {
         version: None,
         relations: BTreeMap::new(),
         unreadable: Vec::new(),
+        derived_unreadable: Vec::new(),
     };
     let location = Location::Sqlite(path.to_path_buf());
-    let store = match Store::open_unmigrated(&location) {
+    // Unprobed: a file shorter than its header says may still have
+    // readable relations.
+    let store = match Store::open_probed(&location, false) {
         Ok(store) => store,
         Err(e) => {
             old.damaged(&e);
@@ -222,7 +235,11 @@ fn read_old(path: &Path, opts: &Options) -> Result<OldRows> {
             }
             Err(e) => {
                 old.damaged(&e);
-                old.unreadable.push((name, reason(&e)));
+                if is_derived(&name) {
+                    old.derived_unreadable.push((name, reason(&e)));
+                } else {
+                    old.unreadable.push((name, reason(&e)));
+                }
             }
         }
     }
@@ -276,6 +293,7 @@ fn write_salvage(path: &Path, old: &OldRows) -> Result<PathBuf> {
     let unreadable: serde_json::Map<String, serde_json::Value> = old
         .unreadable
         .iter()
+        .chain(&old.derived_unreadable)
         .map(|(name, why)| (name.clone(), serde_json::Value::from(why.as_str())))
         .collect();
     let condition = match &old.condition {

@@ -48,7 +48,10 @@ fn assert_clear_failure(out: &Output, db: &Path, what: &str) -> String {
     let err = stderr(out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains(&db.display().to_string()), "names the file: {err}");
+    assert!(
+        err.contains(&db.display().to_string()),
+        "names the file: {err}"
+    );
     assert!(err.contains(what), "says {what:?}: {err}");
     fix_command(&err)
 }
@@ -56,7 +59,9 @@ fn assert_clear_failure(out: &Output, db: &Path, what: &str) -> String {
 /// The command quoted in backticks in an error, whose arguments after
 /// `graphctx` have no spaces here.
 fn fix_command(err: &str) -> String {
-    let start = err.find("`graphctx ").unwrap_or_else(|| panic!("no fix command: {err}"));
+    let start = err
+        .find("`graphctx ")
+        .unwrap_or_else(|| panic!("no fix command: {err}"));
     let rest = &err[start + 1..];
     rest[..rest.find('`').unwrap()].to_string()
 }
@@ -97,20 +102,37 @@ fn add_other_graphs(repo: &Path, db: &Path) -> Vec<String> {
     run_ok(
         repo,
         &[
-            "--graph", "cargo", "session", "set", "--session", "s1", "--zoom", "0.8",
-            "--select", "ManageFleet.UC.001",
+            "--graph",
+            "cargo",
+            "session",
+            "set",
+            "--session",
+            "s1",
+            "--zoom",
+            "0.8",
+            "--select",
+            "ManageFleet.UC.001",
         ],
     );
     let canvas = fixture("canvas/seed/conversations/ml.canvas");
     run_ok(
         repo,
-        &["canvas", "import", canvas.to_str().unwrap(), "--graph", "talk"],
+        &[
+            "canvas",
+            "import",
+            canvas.to_str().unwrap(),
+            "--graph",
+            "talk",
+        ],
     );
     {
         let store = Store::open(&Location::Sqlite(db.to_path_buf())).unwrap();
         let mut batch = Batch::new();
         let messages = [
-            ("user".to_string(), "add a cache in front of the API".to_string()),
+            (
+                "user".to_string(),
+                "add a cache in front of the API".to_string(),
+            ),
             ("assistant".to_string(), "added node Cache".to_string()),
         ];
         graphctx::flow::history::queue(&mut batch, "talk", 0, &messages);
@@ -205,10 +227,13 @@ fn a_garbage_file_is_refused_clearly_and_the_rebuild_says_nothing_could_be_saved
 fn last_leaf_page(db: &Path) -> (u64, u64) {
     let conn = sqlite::Connection::open(db).unwrap();
     let mut root = 0u64;
-    conn.iterate("SELECT rootpage FROM sqlite_master WHERE name = 'cozo'", |row| {
-        root = row[0].1.unwrap().parse().unwrap();
-        true
-    })
+    conn.iterate(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'cozo'",
+        |row| {
+            root = row[0].1.unwrap().parse().unwrap();
+            true
+        },
+    )
     .unwrap();
     drop(conn);
     let bytes = std::fs::read(db).unwrap();
@@ -241,7 +266,11 @@ fn a_damaged_page_is_never_a_panic_and_the_rebuild_saves_what_survived() {
         let copy = repo.path().join("damaged.db");
         std::fs::copy(&db, &copy).unwrap();
         overwrite_page(&copy, page_size, page);
-        for args in [&["entities"][..], &["search", "scale"], &["export", "--jsonl"]] {
+        for args in [
+            &["entities"][..],
+            &["search", "scale"],
+            &["export", "--jsonl"],
+        ] {
             let mut all = vec!["--db", copy.to_str().unwrap()];
             all.extend_from_slice(args);
             let out = graphctx(repo.path(), &all, None);
@@ -271,8 +300,13 @@ fn a_damaged_page_is_never_a_panic_and_the_rebuild_saves_what_survived() {
         "{}",
         relations["onto_node"]
     );
-    assert!(relations["flow_message"].to_string().contains("add a cache"));
-    assert!(relations.get("code_entity").is_none(), "the code graph is not saved");
+    assert!(relations["flow_message"]
+        .to_string()
+        .contains("add a cache"));
+    assert!(
+        relations.get("code_entity").is_none(),
+        "the code graph is not saved"
+    );
     assert_eq!(other_graphs(repo.path()), before);
     assert_eq!(
         run_ok(repo.path(), &["entities", "--json"]),
@@ -286,7 +320,9 @@ fn overwrite_page(db: &Path, page_size: u64, page: u64) {
     use std::io::{Seek, SeekFrom, Write};
     let mut f = std::fs::OpenOptions::new().write(true).open(db).unwrap();
     f.seek(SeekFrom::Start((page - 1) * page_size)).unwrap();
-    let noise: Vec<u8> = (0..page_size).map(|i| (i * 31 % 253) as u8 ^ 0x5a).collect();
+    let noise: Vec<u8> = (0..page_size)
+        .map(|i| (i * 31 % 253) as u8 ^ 0x5a)
+        .collect();
     f.write_all(&noise).unwrap();
 }
 
@@ -397,7 +433,12 @@ fn killing_a_migration_leaves_the_old_schema_or_the_new_one_and_the_data_intact(
     let started = std::time::Instant::now();
     let out = graphctx(
         repo.path(),
-        &["--db", reference.to_str().unwrap(), "query", "?[x] := x = 1"],
+        &[
+            "--db",
+            reference.to_str().unwrap(),
+            "query",
+            "?[x] := x = 1",
+        ],
         None,
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -438,7 +479,11 @@ fn killing_a_migration_leaves_the_old_schema_or_the_new_one_and_the_data_intact(
         }
         // Opened again: migrated, and what an uninterrupted migration makes.
         let store = Store::open(&Location::Sqlite(db)).unwrap();
-        assert_eq!(crate::common::dump(&store), migrated, "after a kill at {share}");
+        assert_eq!(
+            crate::common::dump(&store),
+            migrated,
+            "after a kill at {share}"
+        );
     }
     eprintln!("kills that found the old schema: {old_seen}, the new one: {new_seen}");
 }
