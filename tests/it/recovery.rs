@@ -145,7 +145,16 @@ fn other_graphs(repo: &Path) -> Vec<String> {
     [
         &["--graph", "cargo", "graph", "export", "--format", "e"][..],
         &["--graph", "cargo", "session", "show", "--session", "s1"],
-        &["--graph", "talk", "graph", "export", "--format", "json"],
+        &[
+            "query",
+            "--json",
+            "?[id, kind, name] := *node{graph: 'talk', id, kind, name}",
+        ],
+        &[
+            "query",
+            "--json",
+            "?[src, rel, dst] := *edge{graph: 'talk', src, rel, dst}",
+        ],
         &["--graph", "talk", "history", "show", "--json"],
     ]
     .iter()
