@@ -7,7 +7,8 @@
 //!   pipe, as in `graphctx entities | head -1`), quietly;
 //! - 1: done, with something to look at: files skipped while indexing,
 //!   nothing to undo or redo, no applicable model answer within the
-//!   iteration limit;
+//!   iteration limit, an `index --rebuild` that could not keep all the
+//!   old database held;
 //! - 2: refused or failed: usage errors, bad input (an error object on
 //!   stdout for `context` and `apply`), storage errors.
 
@@ -45,7 +46,10 @@ fn main() -> ExitCode {
 fn exit_code(outcome: Outcome) -> u8 {
     match outcome {
         Outcome::Done => 0,
-        Outcome::FilesSkipped | Outcome::NothingToRevert | Outcome::NotAnswered => 1,
+        Outcome::FilesSkipped
+        | Outcome::NothingToRevert
+        | Outcome::NotAnswered
+        | Outcome::NotAllKept => 1,
         Outcome::Refused => 2,
     }
 }

@@ -21,6 +21,7 @@ mod look;
 mod ontology;
 mod operations;
 mod output;
+mod rebuild;
 mod search;
 mod serve;
 mod status;
@@ -78,6 +79,16 @@ pub enum Command {
         /// Do not read co-change history from git.
         #[arg(long)]
         no_history: bool,
+        /// Make the code graph anew in a new database file swapped in whole,
+        /// keeping ontology graphs, canvas sessions, flows and conversations
+        /// (a damaged file's readable part is saved to a salvage JSON first).
+        #[arg(long)]
+        rebuild: bool,
+        /// With --rebuild: confirm rebuilding a database of a newer
+        /// graphctx's schema for this version (its contents are saved to a
+        /// salvage JSON and the old file is kept aside first).
+        #[arg(long, requires = "rebuild")]
+        allow_downgrade: bool,
     },
     /// List entities with their keys.
     Entities {
@@ -242,6 +253,10 @@ pub enum Outcome {
     /// The request was refused with an error object on stdout (a context
     /// or operations error); nothing was changed.
     Refused,
+    /// `index --rebuild` wrote the new database, but some of what the old
+    /// one held could not be kept (named on stderr; what could be read is
+    /// in the salvage file).
+    NotAllKept,
 }
 
 pub fn run(cli: Cli) -> Result<Outcome> {
@@ -253,6 +268,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             max_file_size,
             no_wait,
             no_history,
+            rebuild,
+            allow_downgrade,
         } => {
             let root = match path {
                 Some(p) => p,
@@ -278,6 +295,9 @@ pub fn run(cli: Cli) -> Result<Outcome> {
                 history: !no_history,
                 ..IndexOptions::default()
             };
+            if rebuild {
+                return rebuild::run(&location, &root, &opts, allow_downgrade, json);
+            }
             let summary = index::index_location(&location, &root, &opts)?;
             output::print_index_summary(&summary, json)?;
             Ok(if summary.files_skipped > 0 {

@@ -42,10 +42,7 @@ fn open_lock_file_named(db: &Path, suffix: &str) -> Result<(File, PathBuf), Stor
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| StoreError::Io {
-            path: path.display().to_string(),
-            source: e,
-        })?;
+        .map_err(|e| super::health::access_io(&path.display().to_string(), e))?;
     Ok((file, path))
 }
 

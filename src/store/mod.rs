@@ -8,10 +8,12 @@
 //! leaves either the old or the new state, never half of a batch.
 
 mod direct;
+pub mod health;
 mod lander;
 pub mod lock;
 pub mod place;
 pub mod queries;
+pub mod rebuild;
 pub mod rows;
 pub mod runs;
 pub mod schema;
@@ -43,16 +45,49 @@ pub enum StoreError {
     #[error("cannot open database {path}: {message}")]
     Open { path: String, message: String },
     #[error(
-        "database {path} has schema version {found}, newer than the {supported} this graphctx \
-         understands; upgrade graphctx or index into a new database"
+        "database {path} has schema version {found}, written by a newer graphctx (this one \
+         understands up to {supported}); use that graphctx, or run `{} --allow-downgrade` to \
+         rebuild it for this one (what it holds besides the code graph is saved to a salvage \
+         file beside it first, and kept where this version can read it)",
+        health::rebuild_command(.path)
     )]
     NewerSchema {
         path: String,
         found: i64,
         supported: i64,
     },
+    /// `index --rebuild` of a newer database without `--allow-downgrade`.
+    #[error(
+        "refusing to rebuild {path}: it has schema version {found}, written by a newer graphctx \
+         (this one understands up to {supported}), and this version may not be able to keep all \
+         it holds; use the newer graphctx, or confirm with `{} --allow-downgrade` (everything \
+         it holds is saved to a salvage file beside it first, and the old file is kept aside)",
+        health::rebuild_command(.path)
+    )]
+    Downgrade {
+        path: String,
+        found: i64,
+        supported: i64,
+    },
     #[error("query failed: {0}")]
     Query(String),
+    /// The file is not a database graphctx can read: truncated, damaged,
+    /// not SQLite (see [`health`]).
+    #[error(
+        "database {path} cannot be read: {what}; run `{}` to rebuild the code graph (what can \
+         still be read of its ontology graphs, canvas sessions and conversations is saved to a \
+         salvage file beside it and kept)",
+        health::rebuild_command(.path)
+    )]
+    Damaged { path: String, what: String },
+    /// The file or its directory cannot be used as it is: permissions, a
+    /// full disk (see [`health`]).
+    #[error("database {path} cannot be used: {what}; {fix}")]
+    Access {
+        path: String,
+        what: String,
+        fix: String,
+    },
     #[error("write rejected: the script modifies the database; pass --write to allow it")]
     ReadOnly,
     #[error("{0}")]
@@ -192,19 +227,26 @@ impl Store {
     /// Open (creating if needed) without migrating: [`Store::open`] does
     /// both; tests use this to build databases as older versions left them.
     pub fn open_unmigrated(location: &Location) -> Result<Store> {
+        Store::open_probed(location, true)
+    }
+
+    /// [`Store::open_unmigrated`], with the file checked by
+    /// [`health::probe`] first unless `probe` is false (a rebuild reads
+    /// what it can of a file the check refuses).
+    fn open_probed(location: &Location, probe: bool) -> Result<Store> {
         let db = match location {
             Location::Memory => DbInstance::new("mem", "", ""),
             Location::Sqlite(path) => {
                 place::make_dir_of(path)?;
                 configure_sqlite_library();
+                if probe && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+                    health::probe(path)?;
+                }
                 prepare_sqlite_file(path)?;
-                DbInstance::new("sqlite", path, "")
+                health::guard(path, || DbInstance::new("sqlite", path, ""))?
             }
         }
-        .map_err(|e| StoreError::Open {
-            path: location.display(),
-            message: e.to_string(),
-        })?;
+        .map_err(|e| open_error(&location.display(), &e.to_string()))?;
         Ok(Store {
             db,
             location: location.clone(),
@@ -358,14 +400,13 @@ impl Store {
             ScriptMutability::Immutable => lock::CommitLock::read(&self.location),
             ScriptMutability::Mutable => lock::CommitLock::write(&self.location)?,
         };
-        self.db
-            .run_script(script, params.into_map(), m)
+        self.guard(|| self.db.run_script(script, params.into_map(), m))?
             .map_err(|e| {
                 let msg = format!("{e:?}");
                 if m == ScriptMutability::Immutable && is_write_rejection(&msg) {
                     StoreError::ReadOnly
                 } else {
-                    StoreError::Query(format!("{e}{}", help_of(&msg)))
+                    self.failure(&format!("{e}{}", help_of(&msg)))
                 }
             })
     }
@@ -435,7 +476,29 @@ impl Store {
 
     /// Land `batch` in one transaction, each relation's rows in key order.
     fn import(&self, batch: Batch) -> Result<()> {
-        import_in_order(&self.db, in_landing_order(batch))
+        let relations = in_landing_order(batch);
+        self.guard(|| import_in_order(&self.db, relations))?
+            .map_err(|e| match e {
+                StoreError::Query(text) => self.failure(&text),
+                other => other,
+            })
+    }
+
+    /// Run `call` into CozoDB, a panic of it an error (see [`health`]).
+    fn guard<T>(&self, call: impl FnOnce() -> T) -> Result<T> {
+        match &self.location {
+            Location::Sqlite(path) => health::guard(path, call),
+            Location::Memory => health::guard(Path::new("mem"), call),
+        }
+    }
+
+    /// The error a failed script or import with `text` is: about the file
+    /// (damage, access) when SQLite's code says so (see [`health`]).
+    fn failure(&self, text: &str) -> StoreError {
+        match &self.location {
+            Location::Sqlite(_) => health::classify(&self.location.display(), text),
+            Location::Memory => StoreError::Query(text.to_string()),
+        }
     }
 
     /// Land what `batch` holds so far when no reader can see this
@@ -535,13 +598,14 @@ impl Store {
     /// The graph's seq and source, read under the caller's commit lock.
     fn seq_and_source(&self, graph: &str) -> Result<(i64, Option<String>)> {
         let rows = self
-            .db
-            .run_script(
-                queries::GRAPH_SEQ,
-                Params::new().with("graph", graph).into_map(),
-                ScriptMutability::Immutable,
-            )
-            .map_err(|e| StoreError::Query(e.to_string()))?;
+            .guard(|| {
+                self.db.run_script(
+                    queries::GRAPH_SEQ,
+                    Params::new().with("graph", graph).into_map(),
+                    ScriptMutability::Immutable,
+                )
+            })?
+            .map_err(|e| self.failure(&e.to_string()))?;
         Ok(match rows::decode_first::<rows::GraphSeq>(&rows)? {
             None => (0, None),
             Some(row) => (row.seq, Some(row.source.into_owned())),
@@ -570,9 +634,8 @@ impl Store {
         self.settle_landing()?;
         let _commit = lock::CommitLock::read(&self.location);
         let exported = self
-            .db
-            .export_relations([relation].into_iter())
-            .map_err(|e| StoreError::Query(e.to_string()))?;
+            .guard(|| self.db.export_relations([relation].into_iter()))?
+            .map_err(|e| self.failure(&e.to_string()))?;
         let mut rows = exported
             .into_values()
             .next()
@@ -710,10 +773,7 @@ unsafe extern "C" fn size_connection_cache(
 /// large index transaction spills to the log instead of rewriting pages.
 /// A new file gets CozoDB's table in key order first ([`KEY_VALUE_TABLE`]).
 fn prepare_sqlite_file(path: &Path) -> Result<()> {
-    let err = |e: sqlite::Error| StoreError::Open {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
+    let err = |e: sqlite::Error| open_error(&path.display().to_string(), &e.to_string());
     if !std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
         create_key_value_table(path)?;
     }
@@ -747,10 +807,7 @@ const KEY_VALUE_TABLE: &str =
 /// Make CozoDB's table in the new database file at `path` (see
 /// [`KEY_VALUE_TABLE`]).
 fn create_key_value_table(path: &Path) -> Result<()> {
-    let err = |e: sqlite::Error| StoreError::Open {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
+    let err = |e: sqlite::Error| open_error(&path.display().to_string(), &e.to_string());
     let conn = sqlite::Connection::open(path).map_err(err)?;
     conn.execute(PAGE_SIZE_PRAGMA).map_err(err)?;
     conn.execute(KEY_VALUE_TABLE).map_err(err)
@@ -776,6 +833,15 @@ fn sidecar(path: &Path, suffix: &str) -> PathBuf {
 /// Where the database for `path` is built (see [`Store::create_building`]).
 pub fn building_path(path: &Path) -> PathBuf {
     sidecar(path, BUILDING_SUFFIX)
+}
+
+/// The error opening the database at `path` failed with: about the file
+/// when SQLite's code says so (see [`health`]), else [`StoreError::Open`].
+fn open_error(path: &str, message: &str) -> StoreError {
+    health::known_failure(path, message).unwrap_or_else(|| StoreError::Open {
+        path: path.to_string(),
+        message: message.to_string(),
+    })
 }
 
 fn is_write_rejection(debug: &str) -> bool {

@@ -28,10 +28,8 @@ pub(crate) fn make_dir_of(path: &Path) -> Result<(), StoreError> {
     let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
         return Ok(());
     };
-    std::fs::create_dir_all(dir).map_err(|e| StoreError::Io {
-        path: dir.display().to_string(),
-        source: e,
-    })?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| super::health::access_io(&dir.display().to_string(), e))?;
     if dir.file_name().is_some_and(|n| n == STORE_DIR) {
         write_gitignore(dir);
     }

@@ -131,7 +131,11 @@ pub fn migrate_to(store: &Store, target: i64) -> Result<()> {
                 &full,
                 Params::new().with("version", version).with("name", name),
             )
-            .map_err(|e| StoreError::Query(format!("migration {version} ({name}) failed: {e}")))?;
+            .map_err(|e| match e {
+                // About the file, not the script: said as it is.
+                StoreError::Damaged { .. } | StoreError::Access { .. } | StoreError::Busy(_) => e,
+                e => StoreError::Query(format!("migration {version} ({name}) failed: {e}")),
+            })?;
     }
     Ok(())
 }
