@@ -427,10 +427,8 @@ pub(super) fn write_entities(
             if !change.node && !change.row {
                 continue;
             }
-            if track {
-                if change.facts {
-                    written.facts_changed.insert(e.key.to_string());
-                }
+            if track && change.facts {
+                written.facts_changed.insert(e.key.to_string());
             }
             // Each row only if it changed: lines moved by an edit above
             // an entity change its entity row, not its node.
