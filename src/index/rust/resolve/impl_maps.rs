@@ -438,10 +438,14 @@ fn take_members(assoc: &mut Assoc<'_>, owner: EntId, members: &[(EntId, &str, En
     }
 }
 
-/// Put `id` into an id-ordered list.
+/// Put `id` into an id-ordered list of distinct ids. A member is under
+/// its owner once however many times its impl block's part is put in:
+/// an edit that re-derives every part after parts were put in place must
+/// not list a method twice (the table built from scratch lists it once).
 fn insert_sorted(list: &mut Vec<EntId>, id: EntId) {
-    let at = list.partition_point(|&i| i <= id);
-    list.insert(at, id);
+    if let Err(at) = list.binary_search(&id) {
+        list.insert(at, id);
+    }
 }
 
 /// Take every `id` out of the list under `name`, and the name when its
