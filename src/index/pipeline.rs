@@ -534,6 +534,12 @@ pub fn index_repository_cached(
             .collect(),
         false => BTreeSet::new(),
     };
+    // The text index reads entities' words from parses (their literals
+    // and comments are not stored, see `FileExtract::texts`): text rows
+    // of another version, or none, are written anew from every file
+    // parsed again, whatever the stored hashes say.
+    let reparse_all =
+        opts.text_index && !store.is_building() && !super::text::is_current(store, graph)?;
     let bar = phases.counted("parse", walked.files.len() as u64);
     // One file: as the stat rows or a watch vouch for it, or examined in
     // the context settled for it (by this run's module order, or where
@@ -544,7 +550,8 @@ pub fn index_repository_cached(
                      settled: Option<&FileContext>|
      -> (Outcome, bool) {
         let path = file.ctx.path.as_str();
-        let vouched = !looked_at.contains(path)
+        let vouched = !reparse_all
+            && !looked_at.contains(path)
             && match watch_vouches {
                 true => !retried.contains(path),
                 false => stat_vouches(file, stored.get(path), stats.get(path), &layout_digest),
@@ -567,7 +574,7 @@ pub fn index_repository_cached(
             let o = examine(
                 extractors,
                 file,
-                stored.get(path),
+                stored.get(path).filter(|_| !reparse_all),
                 opts.max_file_bytes,
                 &layout_digest,
                 opts.text_index,
