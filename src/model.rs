@@ -148,6 +148,10 @@ pub struct Param {
     #[serde(rename = "type")]
     pub ty: String,
     pub pattern: ParamPattern,
+    /// The default value as written (Python: `host: str | None = None`
+    /// gives `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
 }
 
 /// The interface of an entity, as seed 004's `interface_signature.signature`.
