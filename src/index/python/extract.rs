@@ -330,19 +330,16 @@ impl<'s> Walker<'s> {
                     }
                 }
             }
-            "if_statement" | "try_statement" | "with_statement"
-            | "while_statement" | "match_statement" | "block" | "else_clause"
-            | "elif_clause" | "except_clause" | "finally_clause" | "case_clause"
-            | "except_group_clause" => {
+            "block" => self.block(n, &deeper),
+            "if_statement" | "try_statement" | "with_statement" | "while_statement"
+            | "match_statement" | "else_clause" | "elif_clause" | "except_clause"
+            | "finally_clause" | "case_clause" | "except_group_clause" => {
                 let mut cur = n.walk();
                 let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
                 for k in kids {
                     match k.kind() {
                         "block" | "else_clause" | "elif_clause" | "except_clause"
-                        | "finally_clause" | "case_clause" | "except_group_clause"
-                        | "function_definition" | "class_definition" | "decorated_definition"
-                        | "expression_statement" | "if_statement" | "try_statement"
-                        | "with_statement" | "for_statement" | "while_statement" => {
+                        | "finally_clause" | "case_clause" | "except_group_clause" => {
                             self.statement(k, &deeper)
                         }
                         _ => exprs::refs_in(self, k, &deeper),
@@ -393,8 +390,11 @@ impl<'s> Walker<'s> {
                     }
                 }
                 "attribute" => {
-                    self.self_attribute(l, n, hint, cx);
-                    exprs::refs_in(self, l, cx);
+                    // `self.x = …` declares (or rebinds) the attribute: no
+                    // reference; what `x` is set on elsewhere is one.
+                    if !self.self_attribute(l, n, hint, cx) {
+                        exprs::refs_in(self, l, cx);
+                    }
                 }
                 _ => exprs::refs_in(self, l, cx),
             }
@@ -433,31 +433,43 @@ impl<'s> Walker<'s> {
 
     /// `self.x = …` in a method: the class's attribute `x`, made where
     /// first bound.
-    fn self_attribute(&mut self, target: Node<'_>, n: Node<'_>, hint: Option<String>, cx: &Cx) {
+    /// Whether `target` is `self.x`.
+    fn self_attribute(
+        &mut self,
+        target: Node<'_>,
+        n: Node<'_>,
+        hint: Option<String>,
+        cx: &Cx,
+    ) -> bool {
         let Some((class, Some((self_name, false)))) = &cx.method_of else {
-            return;
+            return false;
         };
         let (Some(obj), Some(attr)) = (
             target.child_by_field_name("object"),
             target.child_by_field_name("attribute"),
         ) else {
-            return;
+            return false;
         };
         if obj.kind() != "identifier" || self.text(obj) != self_name {
-            return;
+            return false;
         }
         let name = self.text(attr).to_string();
         if self.class_names.get(class).is_some_and(|n| n.contains(&name))
             || !self.members.entry(*class).or_default().insert(name.clone())
         {
-            return;
+            return true;
         }
+        let class_name = self.entities[*class].name.clone();
         let i = self.new_entity(*class, EntityKind::Attribute, &name, n);
         let e = &mut self.entities[i];
         // The hint is in the method's terms: `self` is the instance.
         e.signature.ty = hint.map(Into::into);
         e.signature.text = one_line(self.src.get(n.byte_range()).unwrap_or(""));
+        // Bound through `self`, not in the class body: a base class's
+        // declaration of the name is the attribute's.
+        e.signature.self_type = Some(class_name.into());
         e.is_test = cx.is_test;
+        true
     }
 
     fn class(&mut self, n: Node<'_>, decorators: &[Node<'_>], cx: &Cx<'_>) {

@@ -428,10 +428,18 @@ impl<'a> Table<'a> {
     /// A member of a class (through its bases), skipping the class itself
     /// for `super()`.
     fn class_member(&self, class: &'a Entity, name: &str, skip_self: bool, hops: u32) -> Option<&'a Entity> {
-        self.mro(class, hops)
+        let mut hits = self
+            .mro(class, hops)
             .into_iter()
             .skip(usize::from(skip_self))
-            .find_map(|c| self.child(&c.key, name))
+            .filter_map(|c| self.child(&c.key, name));
+        let first = hits.next()?;
+        // An attribute a method binds through `self` is the declaration
+        // a base class makes of it, if one does (the farthest).
+        if first.kind == EntityKind::Attribute && first.signature.self_type.is_some() {
+            return Some(hits.last().unwrap_or(first));
+        }
+        Some(first)
     }
 
     /// An attribute of a value: `passed` hears of each entity stepped
