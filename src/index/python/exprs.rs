@@ -92,6 +92,9 @@ fn recv_chain(r: &Recv) -> Option<String> {
 
 /// The receiver an entity hint describes (see the module docs).
 pub fn hint_recv(hint: &str) -> Option<Recv> {
+    if let Some(json) = hint.strip_prefix("~ ") {
+        return serde_json::from_str(json).ok();
+    }
     let Some(chain) = hint.strip_prefix("= ") else {
         return Some(Recv::Type(hint.to_string()));
     };
@@ -130,7 +133,13 @@ pub(super) fn value_hint(
         return Some(one_line(w.text(a)));
     }
     let v = value_of(w, right?, cx)?;
-    recv_chain(&v).map(|c| format!("= {c}"))
+    match (&v, recv_chain(&v)) {
+        (Recv::Type(t), None) => Some(t.clone()),
+        (_, Some(c)) => Some(format!("= {c}")),
+        // A chain through an annotated local (`req.thing`): its
+        // structure as JSON.
+        (_, None) => serde_json::to_string(&v).ok().map(|j| format!("~ {j}")),
+    }
 }
 
 /// The names a function binds locally, with their values where known:
@@ -296,18 +305,18 @@ fn scan_bindings(
                 }
                 scan_bindings(w, k, cx, own, globals, depth + 1);
             }
-            "as_pattern_target" | "named_expression" => {
-                let target = if k.kind() == "named_expression" {
-                    k.child_by_field_name("name")
-                } else {
-                    Some(k)
-                };
-                if let Some(t) = target {
-                    let mut names = Vec::new();
-                    pattern_names(w, t, &mut names);
-                    for name in names {
-                        own.entry(name).or_default().push(None);
-                    }
+            "named_expression" => {
+                if let Some(t) = k.child_by_field_name("name") {
+                    let v = k.child_by_field_name("value").and_then(|v| value_of(w, v, cx));
+                    own.entry(w.text(t).to_string()).or_default().push(v);
+                }
+                scan_bindings(w, k, cx, own, globals, depth + 1);
+            }
+            "as_pattern_target" => {
+                let mut names = Vec::new();
+                pattern_names(w, k, &mut names);
+                for name in names {
+                    own.entry(name).or_default().push(None);
                 }
                 scan_bindings(w, k, cx, own, globals, depth + 1);
             }

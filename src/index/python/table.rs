@@ -602,6 +602,11 @@ impl<'a> Table<'a> {
                 self.call(v, hops + 1)
             }
             Recv::Method(b, name) => {
+                if name == "get" {
+                    if let Some(v) = self.context_var_get(site, owner, b, hops + 1) {
+                        return Some(v);
+                    }
+                }
                 let base = self.recv(site, owner, b, hops + 1, passed)?;
                 let m = self.attr(base, name, hops + 1)?;
                 self.call(m, hops + 1)
@@ -614,6 +619,33 @@ impl<'a> Table<'a> {
             }
             _ => None,
         }
+    }
+}
+
+impl<'a> Table<'a> {
+    /// `v.get()` of a variable annotated `ContextVar[X]`: an `X` (the
+    /// one generic of the standard library that code reaches its
+    /// objects through most: flask's request and app contexts).
+    fn context_var_get(
+        &self,
+        site: Site<'a>,
+        owner: Option<&'a Entity>,
+        b: &Recv,
+        hops: u32,
+    ) -> Option<Val<'a>> {
+        let Recv::Type(t) = b else { return None };
+        let p = t.strip_prefix('=')?;
+        let segs: Vec<&str> = p.split('.').collect();
+        let v = match (segs.first(), owner) {
+            (Some(&"<self>"), Some(_)) => return None,
+            _ => self.path(site, &segs, hops + 1, &mut |_| {})?,
+        };
+        let Val::Var(e) = v else { return None };
+        let ann = e.signature.ty.as_deref()?;
+        let inner = strip_wrapper(ann, &["ContextVar", "contextvars.ContextVar"])?;
+        let file = self.file_of_entity(e)?;
+        let from = self.parent(e)?;
+        self.instance_of(Site { file, from }, inner, hops + 1)
     }
 }
 
