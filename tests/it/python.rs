@@ -10,7 +10,9 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::{assert_golden, copy_dir, dump, fixture, graphctx, index, index_fresh, stderr, stdout};
+use common::{
+    assert_golden, copy_dir, dump, fixture, graphctx, index, index_fresh, stderr, stdout,
+};
 use graphctx::graph::{self, EntityFilter};
 use graphctx::store::{Params, Store};
 
@@ -56,36 +58,97 @@ fn the_python_fixture_gives_its_golden_entities_and_edges() {
     assert_golden("python_edges.txt", &(edges.join("\n") + "\n"));
     let e = |s: &str, r: &str, d: &str| assert!(has(&edges, s, r, d), "{s} -{r}-> {d}\n{edges:#?}");
     // Inheritance, `super()`, constructors and `self` through attributes.
-    e(&format!("{M}-SpecialCart"), "implements", &format!("{M}-Cart"));
-    e(&format!("{M}-SpecialCart.__init__"), "calls", &format!("{M}-Cart.__init__"));
-    e(&format!("{M}-SpecialCart.add"), "calls", &format!("{M}-Cart.add"));
-    e(&format!("{M}-SpecialCart.add"), "calls", &format!("{M}-SpecialCart.check"));
-    e(&format!("{M}-SpecialCart.check"), "calls", &format!("{M}-Cart.total"));
-    e(&format!("{M}-Cart.add"), "calls", &format!("{M}-Item.label"));
+    e(
+        &format!("{M}-SpecialCart"),
+        "implements",
+        &format!("{M}-Cart"),
+    );
+    e(
+        &format!("{M}-SpecialCart.__init__"),
+        "calls",
+        &format!("{M}-Cart.__init__"),
+    );
+    e(
+        &format!("{M}-SpecialCart.add"),
+        "calls",
+        &format!("{M}-Cart.add"),
+    );
+    e(
+        &format!("{M}-SpecialCart.add"),
+        "calls",
+        &format!("{M}-SpecialCart.check"),
+    );
+    e(
+        &format!("{M}-SpecialCart.check"),
+        "calls",
+        &format!("{M}-Cart.total"),
+    );
+    e(
+        &format!("{M}-Cart.add"),
+        "calls",
+        &format!("{M}-Item.label"),
+    );
     e(&format!("{M}-Cart.empty"), "calls", &format!("{M}-Cart"));
-    e(&format!("{S}-Store.__init__"), "calls", &format!("{M}-SpecialCart"));
+    e(
+        &format!("{S}-Store.__init__"),
+        "calls",
+        &format!("{M}-SpecialCart"),
+    );
     e(&format!("{S}-Store.buy"), "calls", &format!("{M}-Cart.add"));
-    e(&format!("{S}-Store.buy"), "references", &format!("{S}-Store.cart"));
-    e(&format!("{S}-Store.restock"), "calls", &format!("{M}-Cart.add"));
+    e(
+        &format!("{S}-Store.buy"),
+        "references",
+        &format!("{S}-Store.cart"),
+    );
+    e(
+        &format!("{S}-Store.restock"),
+        "calls",
+        &format!("{M}-Cart.add"),
+    );
     // A return annotation through a namespace package and `Optional`.
     e(
         &format!("{S}-Store.buy"),
         "calls",
         "src/shop/ns/helpers.py-shop.ns.helpers-cheapest",
     );
-    e(&format!("{S}-Store.buy"), "calls", &format!("{M}-Item.label"));
+    e(
+        &format!("{S}-Store.buy"),
+        "calls",
+        &format!("{M}-Item.label"),
+    );
     e(&format!("{S}-open_store"), "calls", &format!("{S}-Store"));
-    e(&format!("{S}-open_store"), "uses_type", &format!("{S}-Store"));
+    e(
+        &format!("{S}-open_store"),
+        "uses_type",
+        &format!("{S}-Store"),
+    );
     // Tests reach the package through its re-exports and `__all__`.
-    e(&format!("{T}-test_buy"), "calls", &format!("{S}-open_store"));
+    e(
+        &format!("{T}-test_buy"),
+        "calls",
+        &format!("{S}-open_store"),
+    );
     e(&format!("{T}-test_buy"), "tests", &format!("{S}-Store.buy"));
-    e(&format!("{T}-TestCart.test_add"), "calls", &format!("{M}-Cart.add"));
-    e(&format!("{T}-CartCase.test_empty"), "calls", &format!("{M}-Cart.empty"));
+    e(
+        &format!("{T}-TestCart.test_add"),
+        "calls",
+        &format!("{M}-Cart.add"),
+    );
+    e(
+        &format!("{T}-CartCase.test_empty"),
+        "calls",
+        &format!("{M}-Cart.empty"),
+    );
     e("src/shop/__init__.py-shop", "imports", &format!("{M}-Cart"));
-    e("src/shop/__init__.py-shop", "contains", "src/shop/store.py-shop.store");
+    e(
+        "src/shop/__init__.py-shop",
+        "contains",
+        "src/shop/store.py-shop.store",
+    );
     // The stub stands beside its module without taking its place.
-    assert!(!edges.iter().any(|x| x.contains("-> src/shop/models.pyi")
-        && !x.starts_with("src/shop/models.pyi")));
+    assert!(!edges
+        .iter()
+        .any(|x| x.contains("-> src/shop/models.pyi") && !x.starts_with("src/shop/models.pyi")));
     // Never guessed: an unknown receiver stays unresolved, with its text.
     let unresolved = graph::unresolved_of(&store, "code", &format!("{S}-_helper")).unwrap();
     assert!(
@@ -105,13 +168,13 @@ fn the_python_fixture_gives_its_golden_entities_and_edges() {
 fn bad_python_input_is_indexed_as_far_as_it_parses() {
     let (store, summary) = index_fresh(&fixture("python"));
     assert_eq!(summary.files_skipped, 0);
-    let partial: Vec<&str> = summary
-        .partial
-        .iter()
-        .map(|n| n.path.as_str())
-        .collect();
+    let partial: Vec<&str> = summary.partial.iter().map(|n| n.path.as_str()).collect();
     for f in ["src/shop/broken.py", "src/shop/latin.py"] {
-        assert!(partial.contains(&f), "{f} not partial: {:?}", summary.partial);
+        assert!(
+            partial.contains(&f),
+            "{f} not partial: {:?}",
+            summary.partial
+        );
     }
     let keys: Vec<String> = graph::list_entities(&store, "code", &EntityFilter::default())
         .unwrap()
@@ -138,7 +201,14 @@ fn the_cli_indexes_python_and_gives_its_context() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let out = graphctx(
         dir.path(),
-        &["context", &format!("{M}-Cart"), "--format", "e", "--hops", "1"],
+        &[
+            "context",
+            &format!("{M}-Cart"),
+            "--format",
+            "e",
+            "--hops",
+            "1",
+        ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
@@ -166,20 +236,47 @@ fn incremental_python_index_equals_a_rebuild() {
     };
     let steps: Vec<Box<dyn Fn()>> = vec![
         // A body edit: the interface stays.
-        Box::new(|| edit("src/shop/store.py", &|s| s.replace("return self.cart.total", "return self.cart.total + 0"))),
+        Box::new(|| {
+            edit("src/shop/store.py", &|s| {
+                s.replace("return self.cart.total", "return self.cart.total + 0")
+            })
+        }),
         // A method added to a base class that a subclass's call now finds.
-        Box::new(|| edit("src/shop/models.py", &|s| s.replace("    @property\n    def total", "    def check(self, item) -> bool:\n        return True\n\n    @property\n    def total"))),
+        Box::new(|| {
+            edit("src/shop/models.py", &|s| {
+                s.replace("    @property\n    def total", "    def check(self, item) -> bool:\n        return True\n\n    @property\n    def total")
+            })
+        }),
         // A renamed function: its callers' references go unresolved.
-        Box::new(|| edit("src/shop/ns/helpers.py", &|s| s.replace("def cheapest", "def cheapest_of"))),
+        Box::new(|| {
+            edit("src/shop/ns/helpers.py", &|s| {
+                s.replace("def cheapest", "def cheapest_of")
+            })
+        }),
         // A re-export removed from `__all__`.
-        Box::new(|| edit("src/shop/store.py", &|s| s.replace("__all__ = [\"open_store\", \"Store\"]", "__all__ = [\"Store\"]"))),
+        Box::new(|| {
+            edit("src/shop/store.py", &|s| {
+                s.replace(
+                    "__all__ = [\"open_store\", \"Store\"]",
+                    "__all__ = [\"Store\"]",
+                )
+            })
+        }),
         // A new module, and a file deleted.
-        Box::new(|| edit("src/shop/extra.py", &|_| "from .models import Item\n\n\ndef make() -> Item:\n    return Item(\"x\")\n".into())),
+        Box::new(|| {
+            edit("src/shop/extra.py", &|_| {
+                "from .models import Item\n\n\ndef make() -> Item:\n    return Item(\"x\")\n".into()
+            })
+        }),
         Box::new(|| {
             let _ = std::fs::remove_file(root.join("src/shop/tabs.py"));
         }),
         // A syntax error in the middle of a module.
-        Box::new(|| edit("src/shop/models.py", &|s| s.replace("class SpecialCart(Cart):", "class SpecialCart(Cart:"))),
+        Box::new(|| {
+            edit("src/shop/models.py", &|s| {
+                s.replace("class SpecialCart(Cart):", "class SpecialCart(Cart:")
+            })
+        }),
     ];
     for (i, step) in steps.iter().enumerate() {
         step();
@@ -193,16 +290,48 @@ fn incremental_python_index_equals_a_rebuild() {
 fn one_index_answers_for_a_rust_crate_and_a_python_package_beside_it() {
     let dir = common::temp_package("mixed");
     let root = dir.path();
-    common::write_file(root, "src/lib.rs", "pub fn area() -> u32 { side() }\nfn side() -> u32 { 2 }\n");
+    common::write_file(
+        root,
+        "src/lib.rs",
+        "pub fn area() -> u32 { side() }\nfn side() -> u32 { 2 }\n",
+    );
     common::write_file(root, "py/pyproject.toml", "[project]\nname = \"tool\"\n");
     common::write_file(root, "py/tool/__init__.py", "from .core import run\n");
-    common::write_file(root, "py/tool/core.py", "def run():\n    return helper()\n\n\ndef helper():\n    return 1\n");
+    common::write_file(
+        root,
+        "py/tool/core.py",
+        "def run():\n    return helper()\n\n\ndef helper():\n    return 1\n",
+    );
     let (store, summary) = index_fresh(root);
     assert_eq!(summary.files_skipped, 0);
     let edges = edge_set(&store);
-    assert!(has(&edges, "src/lib.rs-crate-area", "calls", "src/lib.rs-crate-side"), "{edges:#?}");
-    assert!(has(&edges, "py/tool/core.py-tool.core-run", "calls", "py/tool/core.py-tool.core-helper"), "{edges:#?}");
-    assert!(has(&edges, "py/tool/__init__.py-tool", "imports", "py/tool/core.py-tool.core-run"), "{edges:#?}");
+    assert!(
+        has(
+            &edges,
+            "src/lib.rs-crate-area",
+            "calls",
+            "src/lib.rs-crate-side"
+        ),
+        "{edges:#?}"
+    );
+    assert!(
+        has(
+            &edges,
+            "py/tool/core.py-tool.core-run",
+            "calls",
+            "py/tool/core.py-tool.core-helper"
+        ),
+        "{edges:#?}"
+    );
+    assert!(
+        has(
+            &edges,
+            "py/tool/__init__.py-tool",
+            "imports",
+            "py/tool/core.py-tool.core-run"
+        ),
+        "{edges:#?}"
+    );
 }
 
 /// The flask dev set in `../shared` (or `$GRAPHCTX_SHARED`), measured
@@ -219,16 +348,31 @@ fn flask_dev_set_accuracy_stays_above_its_floors() {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
     let tarball = shared.join("data/flask-2ac8988.tar.gz");
-    assert!(tarball.is_file(), "the flask dev set is missing at {}", tarball.display());
+    assert!(
+        tarball.is_file(),
+        "the flask dev set is missing at {}",
+        tarball.display()
+    );
     let dir = tempfile::tempdir().unwrap();
     let ok = |c: &mut Command| {
         let out = c.output().unwrap();
-        assert!(out.status.success(), "{:?}: {}", c, String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{:?}: {}",
+            c,
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
-    ok(Command::new("tar").arg("-xzf").arg(&tarball).arg("-C").arg(dir.path()));
+    ok(Command::new("tar")
+        .arg("-xzf")
+        .arg(&tarball)
+        .arg("-C")
+        .arg(dir.path()));
     let root = dir.path().join("flask-2ac8988");
     let bin = env!("CARGO_BIN_EXE_graphctx");
-    ok(Command::new(bin).args(["index", "--json"]).current_dir(&root));
+    ok(Command::new(bin)
+        .args(["index", "--json"])
+        .current_dir(&root));
     let report = dir.path().join("flask.json");
     ok(Command::new("python3")
         .arg(shared.join("eval/edge_accuracy.py"))
@@ -256,17 +400,22 @@ fn flask_dev_set_accuracy_stays_above_its_floors() {
         .iter()
         .filter(|fp| {
             let (s, d) = (fp[0].as_str().unwrap(), fp[1].as_str().unwrap());
-            let module = s.split_once(".py-").is_some_and(|(_, rest)| !rest.contains('-'));
+            let module = s
+                .split_once(".py-")
+                .is_some_and(|(_, rest)| !rest.contains('-'));
             module || (!file(s).starts_with("src/") && file(d).starts_with("src/"))
         })
         .count() as f64;
-    let adjusted = v["precision"][0].as_f64().unwrap()
-        / (v["precision"][1].as_f64().unwrap() - artefacts);
+    let adjusted =
+        v["precision"][0].as_f64().unwrap() / (v["precision"][1].as_f64().unwrap() - artefacts);
     assert!(d >= 0.99, "definitions mapped {d:.3} below 0.99");
     assert!(r >= RECALL, "recall {r:.3} below {RECALL}");
     assert!(x >= CROSS, "cross-file recall {x:.3} below {CROSS}");
     assert!(p >= PRECISION, "precision {p:.3} below {PRECISION}");
-    assert!(adjusted >= ADJUSTED, "adjusted precision {adjusted:.3} below {ADJUSTED}");
+    assert!(
+        adjusted >= ADJUSTED,
+        "adjusted precision {adjusted:.3} below {ADJUSTED}"
+    );
 }
 
 const RECALL: f64 = 0.70;

@@ -67,9 +67,9 @@ fn value_of(w: &Walker<'_>, n: Node<'_>, cx: &Cx<'_>) -> Option<Recv> {
                 return Some(path_value("<super>"));
             }
             match value_of(w, f, cx)? {
-                Recv::Type(t) if t.starts_with('=') => Some(Recv::Call(
-                    t[1..].split('.').map(str::to_string).collect(),
-                )),
+                Recv::Type(t) if t.starts_with('=') => {
+                    Some(Recv::Call(t[1..].split('.').map(str::to_string).collect()))
+                }
                 Recv::Field(base, name) => Some(Recv::Method(base, name)),
                 _ => None,
             }
@@ -107,9 +107,7 @@ pub fn hint_recv(hint: &str) -> Option<Recv> {
         cur = Some(match (cur, called) {
             (None, false) => path_value(name),
             (None, true) => Recv::Call(vec![name.to_string()]),
-            (Some(Recv::Type(t)), false) if t.starts_with('=') => {
-                Recv::Type(format!("{t}.{name}"))
-            }
+            (Some(Recv::Type(t)), false) if t.starts_with('=') => Recv::Type(format!("{t}.{name}")),
             (Some(Recv::Type(t)), true) if t.starts_with('=') => {
                 let mut p: Vec<String> = t[1..].split('.').map(str::to_string).collect();
                 p.push(name.to_string());
@@ -191,8 +189,8 @@ pub(super) fn locals_of(
                 }
                 _ => continue,
             };
-            let first_of_method = i == 0
-                && matches!(method_of, Some((_, Some((first, _)))) if *first == name);
+            let first_of_method =
+                i == 0 && matches!(method_of, Some((_, Some((first, _)))) if *first == name);
             let value = if first_of_method {
                 let cls = matches!(method_of, Some((_, Some((_, true)))));
                 Some(path_value(if cls { "<cls>" } else { "<self>" }))
@@ -202,7 +200,27 @@ pub(super) fn locals_of(
             own.entry(name).or_default().push(value);
         }
     }
+    // Values are read in the function's own scope: a first pass finds
+    // its local names, a second reads each binding's value with them
+    // known (`result = runner.invoke()` with `runner` a parameter is not
+    // the global `runner`).
+    let params = own.clone();
     scan_bindings(w, body, cx, &mut own, &mut globals, 0);
+    let mut provisional = out.clone();
+    for (name, values) in &own {
+        let typed = params.get(name).and_then(|v| v.first().cloned().flatten());
+        provisional.names.insert(name.clone(), typed);
+    }
+    for g in &globals {
+        provisional.names.remove(g);
+    }
+    let inner = Cx {
+        locals: Some(&provisional),
+        ..cx.clone()
+    };
+    let mut own = params;
+    let mut globals: HashSet<String> = HashSet::default();
+    scan_bindings(w, body, &inner, &mut own, &mut globals, 0);
     for (name, values) in own {
         if globals.contains(&name) {
             out.names.remove(&name);
@@ -233,8 +251,14 @@ fn splat_names(w: &Walker<'_>, n: Node<'_>, own: &mut HashMap<String, Vec<Option
 fn pattern_names(w: &Walker<'_>, n: Node<'_>, out: &mut Vec<String>) {
     match n.kind() {
         "identifier" => out.push(w.text(n).to_string()),
-        "pattern_list" | "tuple_pattern" | "list_pattern" | "list_splat_pattern"
-        | "tuple" | "list" | "parenthesized_expression" | "as_pattern_target" => {
+        "pattern_list"
+        | "tuple_pattern"
+        | "list_pattern"
+        | "list_splat_pattern"
+        | "tuple"
+        | "list"
+        | "parenthesized_expression"
+        | "as_pattern_target" => {
             let mut cur = n.walk();
             for k in n.named_children(&mut cur) {
                 pattern_names(w, k, out);
@@ -259,8 +283,13 @@ fn scan_bindings(
     let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
     for k in kids {
         match k.kind() {
-            "function_definition" | "class_definition" | "decorated_definition" | "lambda"
-            | "list_comprehension" | "set_comprehension" | "dictionary_comprehension"
+            "function_definition"
+            | "class_definition"
+            | "decorated_definition"
+            | "lambda"
+            | "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
             | "generator_expression" => {}
             "global_statement" | "nonlocal_statement" => {
                 let mut c2 = k.walk();
@@ -307,7 +336,9 @@ fn scan_bindings(
             }
             "named_expression" => {
                 if let Some(t) = k.child_by_field_name("name") {
-                    let v = k.child_by_field_name("value").and_then(|v| value_of(w, v, cx));
+                    let v = k
+                        .child_by_field_name("value")
+                        .and_then(|v| value_of(w, v, cx));
                     own.entry(w.text(t).to_string()).or_default().push(v);
                 }
                 scan_bindings(w, k, cx, own, globals, depth + 1);
@@ -418,7 +449,11 @@ fn use_ref(w: &mut Walker<'_>, n: Node<'_>, called: bool, cx: &Cx<'_>) {
             if path.len() == 1 && path[0].starts_with('<') && !called {
                 return;
             }
-            let kind = if called { RefKind::Call } else { RefKind::Value };
+            let kind = if called {
+                RefKind::Call
+            } else {
+                RefKind::Value
+            };
             raw(w, kind, path, n, cx)
         }
         Some(Recv::Field(base, name)) => {
@@ -483,7 +518,10 @@ pub(super) fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>) {
                 refs_in(w, v, &deeper);
             }
         }
-        "lambda" | "list_comprehension" | "set_comprehension" | "dictionary_comprehension"
+        "lambda"
+        | "list_comprehension"
+        | "set_comprehension"
+        | "dictionary_comprehension"
         | "generator_expression" => {
             let mut names = Vec::new();
             if let Some(p) = n.child_by_field_name("parameters") {
@@ -629,7 +667,9 @@ fn collect_type_names<'t>(
         "identifier" => out.push((w.text(n).to_string(), n)),
         "attribute" => {
             let t = w.text(n);
-            if t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+            if t.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            {
                 out.push((t.to_string(), n));
             }
         }
@@ -694,7 +734,9 @@ pub(super) fn bases_refs(w: &mut Walker<'_>, b: Node<'_>, cx: &Cx<'_>) {
         match a.kind() {
             "identifier" | "attribute" => {
                 let t = w.text(a);
-                if t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                if t.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                {
                     let segs = t.split('.').map(str::to_string).collect();
                     let r = raw(w, RefKind::Implements, segs, a, cx);
                     let from = cx.from;
@@ -706,7 +748,9 @@ pub(super) fn bases_refs(w: &mut Walker<'_>, b: Node<'_>, cx: &Cx<'_>) {
                 // arguments as types.
                 if let Some(v) = a.child_by_field_name("value") {
                     let t = w.text(v);
-                    if t.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                    if t.chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+                    {
                         let segs = t.split('.').map(str::to_string).collect();
                         let r = raw(w, RefKind::Implements, segs, v, cx);
                         let from = cx.from;
@@ -714,9 +758,7 @@ pub(super) fn bases_refs(w: &mut Walker<'_>, b: Node<'_>, cx: &Cx<'_>) {
                     }
                 }
                 let mut c2 = a.walk();
-                let subs: Vec<Node<'_>> = a
-                    .children_by_field_name("subscript", &mut c2)
-                    .collect();
+                let subs: Vec<Node<'_>> = a.children_by_field_name("subscript", &mut c2).collect();
                 for s in subs {
                     annotation_refs(w, s, cx);
                 }

@@ -31,7 +31,11 @@ use crate::model::{
 };
 
 /// What makes two references of one entity the same.
-type RefKey = (crate::model::RefKind, Vec<String>, Option<crate::model::Recv>);
+type RefKey = (
+    crate::model::RefKind,
+    Vec<String>,
+    Option<crate::model::Recv>,
+);
 
 /// Longest `Signature::text`, in chars.
 const TEXT_CAP: usize = 300;
@@ -126,6 +130,11 @@ pub(super) struct Walker<'s> {
     /// Per class entity: the names its body binds, known before its
     /// methods are walked.
     class_names: HashMap<usize, HashSet<String>>,
+    /// Functions by parent and name, so a def can join the overloads or
+    /// the property it continues.
+    defs: HashMap<(usize, String), usize>,
+    /// Functions whose last def so far is an `@overload` stub.
+    open_overloads: HashSet<usize>,
     /// Names bound at module level so far: the first binding is the
     /// variable's entity.
     module_names: HashSet<String>,
@@ -146,6 +155,8 @@ impl<'s> Walker<'s> {
             keys: KeyAllocator::default(),
             members: HashMap::default(),
             class_names: HashMap::default(),
+            defs: HashMap::default(),
+            open_overloads: HashSet::default(),
             module_names: HashSet::default(),
             seen_refs: HashSet::default(),
             exports: Vec::new(),
@@ -172,7 +183,9 @@ impl<'s> Walker<'s> {
             .last()
             .cloned()
             .unwrap_or_else(|| "__init__".into());
-        let key = self.keys.allocate(format!("{}-{}", self.file, self.module_name()));
+        let key = self
+            .keys
+            .allocate(format!("{}-{}", self.file, self.module_name()));
         let end = root.map_or(1, |r| r.end_position().row as u32 + 1).max(1);
         let doc = root.and_then(|r| self.docstring(r)).unwrap_or_default();
         self.entities.push(Entity {
@@ -240,12 +253,12 @@ impl<'s> Walker<'s> {
         let key = self.child_key(parent, name);
         let p = &self.entities[parent];
         let owner = (p.kind == EntityKind::Class).then(|| p.name.clone());
-        let visibility = if name.starts_with('_') && !(name.starts_with("__") && name.ends_with("__"))
-        {
-            Visibility::Private
-        } else {
-            Visibility::Public
-        };
+        let visibility =
+            if name.starts_with('_') && !(name.starts_with("__") && name.ends_with("__")) {
+                Visibility::Private
+            } else {
+                Visibility::Public
+            };
         self.entities.push(Entity {
             key: Arc::from(key),
             kind,
@@ -331,17 +344,28 @@ impl<'s> Walker<'s> {
                 }
             }
             "block" => self.block(n, &deeper),
-            "if_statement" | "try_statement" | "with_statement" | "while_statement"
-            | "match_statement" | "else_clause" | "elif_clause" | "except_clause"
-            | "finally_clause" | "case_clause" | "except_group_clause" => {
+            "if_statement"
+            | "try_statement"
+            | "with_statement"
+            | "while_statement"
+            | "match_statement"
+            | "else_clause"
+            | "elif_clause"
+            | "except_clause"
+            | "finally_clause"
+            | "case_clause"
+            | "except_group_clause" => {
                 let mut cur = n.walk();
                 let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
                 for k in kids {
                     match k.kind() {
-                        "block" | "else_clause" | "elif_clause" | "except_clause"
-                        | "finally_clause" | "case_clause" | "except_group_clause" => {
-                            self.statement(k, &deeper)
-                        }
+                        "block"
+                        | "else_clause"
+                        | "elif_clause"
+                        | "except_clause"
+                        | "finally_clause"
+                        | "case_clause"
+                        | "except_group_clause" => self.statement(k, &deeper),
                         _ => exprs::refs_in(self, k, &deeper),
                     }
                 }
@@ -454,7 +478,10 @@ impl<'s> Walker<'s> {
             return false;
         }
         let name = self.text(attr).to_string();
-        if self.class_names.get(class).is_some_and(|n| n.contains(&name))
+        if self
+            .class_names
+            .get(class)
+            .is_some_and(|n| n.contains(&name))
             || !self.members.entry(*class).or_default().insert(name.clone())
         {
             return true;
@@ -489,9 +516,8 @@ impl<'s> Walker<'s> {
                 }
             }
         }
-        let is_test_class = name.starts_with("Test")
-            || bases.iter().any(|b| b.ends_with("TestCase"))
-            || cx.is_test;
+        let is_test_class =
+            name.starts_with("Test") || bases.iter().any(|b| b.ends_with("TestCase")) || cx.is_test;
         let body = n.child_by_field_name("body");
         let head_end = body.map_or(n.end_byte(), |b| b.start_byte());
         let doc = body.and_then(|b| self.docstring(b)).unwrap_or_default();
@@ -556,16 +582,54 @@ impl<'s> Walker<'s> {
             .map(|d| one_line(self.text(*d).trim_start_matches('@')))
             .collect();
         let in_class = cx.class.is_some_and(|c| c == cx.parent);
-        let is_property = decos
-            .iter()
-            .any(|d| matches!(d.as_str(), "property" | "cached_property" | "functools.cached_property"));
+        let is_property = decos.iter().any(|d| {
+            matches!(
+                d.as_str(),
+                "property" | "cached_property" | "functools.cached_property"
+            )
+        });
         let kind = match (in_class, is_property) {
             (true, true) => EntityKind::Property,
             (true, false) => EntityKind::Method,
             _ => EntityKind::Function,
         };
-        let i = self.new_entity(cx.parent, kind, &name, n);
-        self.note_member(cx, &name);
+        // `@overload` stubs and the implementation after them are one
+        // function, as are a property and its setter and deleter: one
+        // entity from the first def to the last.
+        let is_overload = decos
+            .iter()
+            .any(|d| d == "overload" || d.ends_with(".overload"));
+        let is_accessor = decos
+            .iter()
+            .any(|d| *d == format!("{name}.setter") || *d == format!("{name}.deleter"));
+        let merge = self
+            .defs
+            .get(&(cx.parent, name.clone()))
+            .copied()
+            .filter(|&j| {
+                self.open_overloads.contains(&j)
+                    || (is_accessor && self.entities[j].kind == EntityKind::Property)
+            });
+        let i = match merge {
+            Some(j) => {
+                self.entities[j].end_line = n.end_position().row as u32 + 1;
+                j
+            }
+            None => {
+                let i = self.new_entity(cx.parent, kind, &name, n);
+                self.defs.insert((cx.parent, name.clone()), i);
+                self.note_member(cx, &name);
+                i
+            }
+        };
+        if is_overload {
+            self.open_overloads.insert(i);
+        } else {
+            self.open_overloads.remove(&i);
+        }
+        // What a merged def adds: the implementation's signature replaces
+        // the stubs'; an accessor's is the property's own.
+        let keep_signature = merge.is_some() && (is_overload || is_accessor);
         let is_async = n.child(0).is_some_and(|c| c.kind() == "async");
         let body = n.child_by_field_name("body");
         let doc = body.and_then(|b| self.docstring(b)).unwrap_or_default();
@@ -576,7 +640,9 @@ impl<'s> Walker<'s> {
         let is_classmethod = decos.iter().any(|d| d == "classmethod");
         let is_test = cx.is_test
             || (name.starts_with("test") && (cx.parent == 0 || in_class))
-            || cx.class.is_some_and(|c| self.entities[c].is_test && in_class);
+            || cx
+                .class
+                .is_some_and(|c| self.entities[c].is_test && in_class);
         let head_end = body.map_or(n.end_byte(), |b| b.start_byte());
         let text = one_line(self.src.get(n.start_byte()..head_end).unwrap_or(""));
         let ret_text = ret.map(|r| one_line(self.text(r)).into());
@@ -588,9 +654,11 @@ impl<'s> Walker<'s> {
         let self_param = (in_class && !is_static)
             .then(|| parameters.first().map(|p| (p.name.clone(), is_classmethod)))
             .flatten();
-        {
+        if !keep_signature {
             let e = &mut self.entities[i];
-            e.doc = doc;
+            if !doc.is_empty() || merge.is_none() {
+                e.doc = doc;
+            }
             e.is_test = is_test;
             e.signature.is_async = is_async;
             e.signature.decorators = decos.into();
@@ -734,7 +802,11 @@ fn dedent(s: &str) -> String {
         if i == 0 {
             out.push(l.trim());
         } else {
-            out.push(l.get(indent.min(l.len() - l.trim_start().len())..).unwrap_or(l).trim_end());
+            out.push(
+                l.get(indent.min(l.len() - l.trim_start().len())..)
+                    .unwrap_or(l)
+                    .trim_end(),
+            );
         }
     }
     out.join("\n").trim().to_string()

@@ -66,7 +66,9 @@ pub(super) fn import(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>) {
                 base.extend(dotted(w, m));
             }
             let mut cur = n.walk();
-            if n.named_children(&mut cur).any(|c| c.kind() == "wildcard_import") {
+            if n.named_children(&mut cur)
+                .any(|c| c.kind() == "wildcard_import")
+            {
                 push(w, base, None, true);
                 return;
             }

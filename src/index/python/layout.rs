@@ -114,10 +114,7 @@ impl Layout {
 
     /// Every file's context: no declaration moves a Python file.
     pub fn contexts(&self, files: &BTreeSet<String>) -> BTreeMap<String, FileContext> {
-        files
-            .iter()
-            .map(|f| (f.clone(), self.context(f)))
-            .collect()
+        files.iter().map(|f| (f.clone(), self.context(f))).collect()
     }
 }
 
@@ -148,10 +145,7 @@ impl crate::index::lang::Layout for Layout {
 
     /// Every file is a root of its own: its place needs no parent.
     fn root_contexts(&self, files: &BTreeSet<String>) -> Vec<(String, FileContext)> {
-        files
-            .iter()
-            .map(|f| (f.clone(), self.context(f)))
-            .collect()
+        files.iter().map(|f| (f.clone(), self.context(f))).collect()
     }
 
     fn child_contexts(
@@ -257,7 +251,10 @@ mod tests {
     fn src_layouts_namespace_packages_and_projects_give_dotted_paths() {
         let manifests: BTreeMap<String, String> = [
             (String::new(), "[project]\nname = \"Flask\"\n".to_string()),
-            ("examples/tutorial".into(), "[project]\nname = \"flaskr\"\n".into()),
+            (
+                "examples/tutorial".into(),
+                "[project]\nname = \"flaskr\"\n".into(),
+            ),
         ]
         .into_iter()
         .collect();
@@ -273,7 +270,10 @@ mod tests {
         let l = Layout::new(&manifests, &files);
         let c = l.context("src/flask/sansio/app.py");
         assert_eq!(c.module_path, ["flask", "sansio", "app"]);
-        assert_eq!((c.crate_id.as_str(), c.crate_name.as_str()), ("src", "flask"));
+        assert_eq!(
+            (c.crate_id.as_str(), c.crate_name.as_str()),
+            ("src", "flask")
+        );
         assert_eq!(l.context("src/flask/__init__.py").module_path, ["flask"]);
         let t = l.context("tests/test_basic.py");
         assert_eq!(t.module_path, ["tests", "test_basic"]);

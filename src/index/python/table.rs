@@ -278,7 +278,10 @@ impl<'a> Table<'a> {
             if u.glob {
                 continue;
             }
-            let from_form = u.path.first().is_some_and(|p| p.is_empty() || p.starts_with('.'));
+            let from_form = u
+                .path
+                .first()
+                .is_some_and(|p| p.is_empty() || p.starts_with('.'));
             let bound = match (&u.alias, from_form) {
                 (Some(a), _) => a.as_str(),
                 (None, true) => u.path.last().map_or("", String::as_str),
@@ -313,8 +316,17 @@ impl<'a> Table<'a> {
 
     /// What an import names: `whole` for what an alias or a from-import
     /// binds, else (plain `import a.b`) the top package it binds.
-    pub fn import_target(&self, file: usize, u: &UseDecl, hops: u32, whole: bool) -> Option<Val<'a>> {
-        let from_form = u.path.first().is_some_and(|p| p.is_empty() || p.starts_with('.'));
+    pub fn import_target(
+        &self,
+        file: usize,
+        u: &UseDecl,
+        hops: u32,
+        whole: bool,
+    ) -> Option<Val<'a>> {
+        let from_form = u
+            .path
+            .first()
+            .is_some_and(|p| p.is_empty() || p.starts_with('.'));
         let root = self.files[file].ex.context.crate_id.as_str();
         if !from_form {
             let upto = if whole { u.path.len() } else { 1 };
@@ -354,7 +366,9 @@ impl<'a> Table<'a> {
         if let Some(&f) = self.modules.get(&(root, dotted.clone())) {
             return Some(Val::Module(f));
         }
-        self.package_ids.get(&(root, dotted)).map(|&p| Val::Package(p))
+        self.package_ids
+            .get(&(root, dotted))
+            .map(|&p| Val::Package(p))
     }
 
     /// What `name` means where `site` is.
@@ -427,7 +441,13 @@ impl<'a> Table<'a> {
 
     /// A member of a class (through its bases), skipping the class itself
     /// for `super()`.
-    fn class_member(&self, class: &'a Entity, name: &str, skip_self: bool, hops: u32) -> Option<&'a Entity> {
+    fn class_member(
+        &self,
+        class: &'a Entity,
+        name: &str,
+        skip_self: bool,
+        hops: u32,
+    ) -> Option<&'a Entity> {
         let mut hits = self
             .mro(class, hops)
             .into_iter()
@@ -518,7 +538,11 @@ impl<'a> Table<'a> {
             }
             break;
         }
-        let parts: Vec<&str> = a.split('|').map(str::trim).filter(|p| *p != "None").collect();
+        let parts: Vec<&str> = a
+            .split('|')
+            .map(str::trim)
+            .filter(|p| *p != "None")
+            .collect();
         let [one] = parts.as_slice() else { return None };
         let one = one.trim_matches(|c| c == '"' || c == '\'');
         if !one
