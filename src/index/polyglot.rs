@@ -39,13 +39,13 @@ fn one_language() -> bool {
     languages::all().len() == 1
 }
 
+/// A language's files: their contexts and extracts.
+type OwnFiles<'a> = Vec<(&'a FileContext, &'a FileExtract)>;
+
 /// The files of each language among `files`, in registry order.
 fn by_language<'a>(
     files: &[(&'a FileContext, &'a FileExtract)],
-) -> Vec<(
-    &'static dyn Language,
-    Vec<(&'a FileContext, &'a FileExtract)>,
-)> {
+) -> Vec<(&'static dyn Language, OwnFiles<'a>)> {
     languages::all()
         .iter()
         .map(|&lang| {

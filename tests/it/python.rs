@@ -441,7 +441,7 @@ fn flask_dev_set_accuracy_stays_above_its_floors() {
     );
 }
 
-const RECALL: f64 = 0.70;
-const CROSS: f64 = 0.55;
-const PRECISION: f64 = 0.40;
-const ADJUSTED: f64 = 0.80;
+const RECALL: f64 = 0.86;
+const CROSS: f64 = 0.87;
+const PRECISION: f64 = 0.44;
+const ADJUSTED: f64 = 0.88;

@@ -207,7 +207,7 @@ pub(super) fn locals_of(
     let params = own.clone();
     scan_bindings(w, body, cx, &mut own, &mut globals, 0);
     let mut provisional = out.clone();
-    for (name, values) in &own {
+    for name in own.keys() {
         let typed = params.get(name).and_then(|v| v.first().cloned().flatten());
         provisional.names.insert(name.clone(), typed);
     }

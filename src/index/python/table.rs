@@ -296,7 +296,7 @@ impl<'a> Table<'a> {
             if !u.glob {
                 continue;
             }
-            let Some(Val::Module(m)) = self.from_base(file, &u.path) else {
+            let Some(Val::Module(m)) = self.module_of_from(file, &u.path) else {
                 continue;
             };
             let exports = &self.files[m].ex.entities[0].signature.exports;
@@ -333,7 +333,7 @@ impl<'a> Table<'a> {
             return self.module(root, &u.path[..upto].join("."));
         }
         let (name, base) = u.path.split_last()?;
-        let m = self.from_base(file, base)?;
+        let m = self.module_of_from(file, base)?;
         if let Val::Module(mf) = m {
             if let Some(v) = self.module_member(mf, name, hops + 1) {
                 return Some(v);
@@ -343,7 +343,7 @@ impl<'a> Table<'a> {
     }
 
     /// The module of a from-import's dots and path (`["..", "x"]`).
-    fn from_base(&self, file: usize, base: &[String]) -> Option<Val<'a>> {
+    fn module_of_from(&self, file: usize, base: &[String]) -> Option<Val<'a>> {
         let (dots, rest) = base.split_first()?;
         let ctx = &self.files[file].ex.context;
         let root = ctx.crate_id.as_str();
@@ -457,7 +457,7 @@ impl<'a> Table<'a> {
         // An attribute a method binds through `self` is the declaration
         // a base class makes of it, if one does (the farthest).
         if first.kind == EntityKind::Attribute && first.signature.self_type.is_some() {
-            return Some(hits.last().unwrap_or(first));
+            return Some(hits.next_back().unwrap_or(first));
         }
         Some(first)
     }
