@@ -445,3 +445,52 @@ const RECALL: f64 = 0.86;
 const CROSS: f64 = 0.87;
 const PRECISION: f64 = 0.44;
 const ADJUSTED: f64 = 0.88;
+
+/// The servers over Python: definitions from a call site (through a
+/// receiver's type), references in every caller, hover with the Python
+/// signature and docstring, a file's symbols.
+#[test]
+fn lsp_answers_for_python_files() {
+    use graphctx::serve::{Refresh, Workspace};
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("python"), dir.path());
+    let ws = Workspace::open(dir.path(), None, "code").unwrap();
+    match ws.refresh(true).unwrap() {
+        Refresh::Done(s) => assert!(s.entities > 0),
+        Refresh::Busy(m) => panic!("fresh index busy: {m}"),
+    }
+    let store_py = "src/shop/store.py";
+    let text = std::fs::read_to_string(dir.path().join(store_py)).unwrap();
+    let (line, col) = text
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find("self.cart.add").map(|c| (i as u32, c as u32 + 11)))
+        .unwrap();
+    let defs = ws.definition(store_py, line, col, None).unwrap();
+    assert_eq!(
+        defs.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(),
+        vec![format!("{M}-SpecialCart.add").as_str()]
+    );
+    let refs = ws.references(&format!("{S}-open_store"), false).unwrap();
+    assert!(
+        refs.iter().any(|s| s.file == "tests/test_store.py"),
+        "{refs:?}"
+    );
+    let h = ws.hover(&format!("{S}-open_store")).unwrap().unwrap();
+    assert!(
+        h.signature.contains("def open_store(name: str) -> Store"),
+        "{}",
+        h.signature
+    );
+    assert!(h.markdown().starts_with("```python\n"), "{}", h.markdown());
+    assert_eq!(h.doc, "Open a store called `name`.");
+    let names: Vec<String> = ws
+        .entities_in_file("src/shop/models.py")
+        .unwrap()
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    for n in ["Item", "Cart", "total", "SpecialCart", "discount"] {
+        assert!(names.iter().any(|x| x == n), "{n} missing: {names:?}");
+    }
+}
