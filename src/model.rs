@@ -31,10 +31,19 @@ pub enum EntityKind {
     Static,
     TypeAlias,
     Macro,
+    /// A Python `class`.
+    Class,
+    /// A Python module-level name bound by an assignment (`bp = Blueprint(..)`).
+    Variable,
+    /// A Python class attribute, or an instance attribute first bound by
+    /// `self.x = ...` in a method.
+    Attribute,
+    /// A Python method decorated `@property` (or `@cached_property`).
+    Property,
 }
 
 impl EntityKind {
-    pub const ALL: [EntityKind; 12] = [
+    pub const ALL: [EntityKind; 16] = [
         EntityKind::Function,
         EntityKind::Method,
         EntityKind::Struct,
@@ -47,6 +56,10 @@ impl EntityKind {
         EntityKind::Static,
         EntityKind::TypeAlias,
         EntityKind::Macro,
+        EntityKind::Class,
+        EntityKind::Variable,
+        EntityKind::Attribute,
+        EntityKind::Property,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -63,6 +76,10 @@ impl EntityKind {
             EntityKind::Static => "static",
             EntityKind::TypeAlias => "type_alias",
             EntityKind::Macro => "macro",
+            EntityKind::Class => "class",
+            EntityKind::Variable => "variable",
+            EntityKind::Attribute => "attribute",
+            EntityKind::Property => "property",
         }
     }
 
@@ -80,6 +97,7 @@ impl EntityKind {
                 | EntityKind::Union
                 | EntityKind::Trait
                 | EntityKind::TypeAlias
+                | EntityKind::Class
         )
     }
 }
@@ -130,6 +148,10 @@ pub struct Param {
     #[serde(rename = "type")]
     pub ty: String,
     pub pattern: ParamPattern,
+    /// The default value as written (Python: `host: str | None = None`
+    /// gives `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
 }
 
 /// The interface of an entity, as seed 004's `interface_signature.signature`.
@@ -177,6 +199,16 @@ pub struct Signature {
     /// For trait impl blocks and their methods: the trait as written (`From<u8>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trait_ref: Option<Box<str>>,
+    /// Decorators as written, without the `@` (Python: `property`,
+    /// `app.route("/")`).
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub decorators: Box<[String]>,
+    /// Base classes as written (Python: `Scaffold`, `t.Generic[T]`).
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub bases: Box<[String]>,
+    /// The names a module exports explicitly (Python's `__all__`).
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub exports: Box<[String]>,
     /// A one-line rendering of the declaration head, e.g.
     /// `pub async fn load(path: &Path) -> Result<Config>`.
     #[serde(default, skip_serializing_if = "String::is_empty")]

@@ -10,6 +10,12 @@
 //! Items declared inside a function body carry the function's key:
 //! `{function key}()::{item}`.
 //!
+//! Python keys (made in `index::python`) follow dotted module paths:
+//! `{file}-{module}` for a file's module (`src/flask/app.py-flask.app`),
+//! `{file}-{module}-{qualname}` for what it defines (`…-flask.app-Flask`,
+//! `…-flask.app-Flask.run`), `()` after a function whose local a
+//! definition is (`…-flask.app-create_app().helper`); see docs/python.md.
+//!
 //! A second item with the same key in the same file (cfg-gated twins) gets
 //! `#2`, `#3`, … in source order. Keys contain no line numbers, so they are
 //! stable across edits that do not rename or move an entity, and unique in

@@ -6,11 +6,12 @@
 //! and a line in [`ALL`] (its place there is its [`LanguageId`]).
 
 use super::lang::Language;
+use super::python;
 use super::rust;
 use crate::model::LanguageId;
 
 /// Every language, in claiming order; a language's place is its id.
-static ALL: [&'static dyn Language; 1] = [&rust::Rust];
+static ALL: [&'static dyn Language; 2] = [&rust::Rust, &python::Python];
 
 /// Every language the index reads.
 pub fn all() -> &'static [&'static dyn Language] {
@@ -41,6 +42,8 @@ mod tests {
             assert_eq!(get(lang.id()).name(), lang.name());
         }
         assert_eq!(of_file("src/a/b.rs").map(|l| l.name()), Some("rust"));
+        assert_eq!(of_file("src/a/b.py").map(|l| l.name()), Some("python"));
+        assert_eq!(of_file("src/a/b.pyi").map(|l| l.name()), Some("python"));
         assert!(of_file("README.md").is_none());
     }
 }

@@ -1,6 +1,7 @@
 //! Indexing: walk → hash → parse changed files → extract → resolve → store.
 //!
-//! Language-specific work lives in a folder per language ([`rust`]),
+//! Language-specific work lives in a folder per language ([`rust`],
+//! [`python`]),
 //! behind [`lang::Language`] and found through [`languages`]; the
 //! pipeline, the walk, the co-change history, the text index and the
 //! usage summaries are about files, extracts and links.
@@ -16,6 +17,7 @@ pub mod names;
 pub mod parser_memory;
 pub mod pipeline;
 pub mod polyglot;
+pub mod python;
 pub mod rust;
 mod state;
 pub mod text;

@@ -53,6 +53,8 @@ pub struct HoverInfo {
     pub kind: String,
     pub signature: String,
     pub doc: String,
+    /// The language of its file (`rust`, `python`): the code fence's.
+    pub language: &'static str,
     /// Distinct entities that depend on it within [`HOVER_HOPS`].
     pub dependents: usize,
     /// Distinct files those dependents live in.
@@ -82,7 +84,9 @@ impl HoverInfo {
     pub fn markdown(&self) -> String {
         let mut s = String::new();
         if !self.signature.is_empty() {
-            s.push_str("```rust\n");
+            s.push_str("```");
+            s.push_str(self.language);
+            s.push('\n');
             s.push_str(&self.signature);
             s.push_str("\n```\n\n");
         }
@@ -479,6 +483,7 @@ impl Workspace {
             kind: d.kind.clone(),
             signature: d.head(),
             doc: d.doc.clone(),
+            language: crate::index::languages::of_file(&d.file).map_or("rust", |l| l.name()),
             dependents,
             dependent_files,
             stale_files: Vec::new(),

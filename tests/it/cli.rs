@@ -99,9 +99,9 @@ fn unknown_keys_and_kinds_are_clear_errors() {
     let out = graphctx(repo.path(), &["edges", "src/lib.rs-crate-Nope"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no entity with key 'src/lib.rs-crate-Nope'"));
-    let out = graphctx(repo.path(), &["entities", "--kind", "class"]);
+    let out = graphctx(repo.path(), &["entities", "--kind", "klass"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("unknown entity kind 'class'"));
+    assert!(stderr(&out).contains("unknown entity kind 'klass'"));
 }
 
 #[test]

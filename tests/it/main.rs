@@ -34,6 +34,7 @@ mod lsp;
 mod mcp;
 mod ontology;
 mod operations;
+mod python;
 mod recovery;
 mod schema;
 mod search;

@@ -108,6 +108,7 @@ impl<'t, 'x> Walker<'t, 'x> {
                         name: "self".to_string(),
                         ty: ty.to_string(),
                         pattern,
+                        default: None,
                     });
                     if bind {
                         self.locals.push(("self", Some(Recv::Type("Self".into()))));
@@ -150,6 +151,7 @@ impl<'t, 'x> Walker<'t, 'x> {
                         name,
                         ty: ty_text,
                         pattern,
+                        default: None,
                     });
                 }
                 _ => {}

@@ -104,7 +104,8 @@ impl X {
         Param {
             name: "self".into(),
             ty: "&Self".into(),
-            pattern: ParamPattern::Ref
+            pattern: ParamPattern::Ref,
+            default: None,
         }
     );
     assert_eq!(d.signature.parameters[1].pattern, ParamPattern::MutRef);

@@ -200,6 +200,7 @@ mod tests {
             .files
             .into_iter()
             .filter(|f| f.ctx.path.starts_with("src/") || f.ctx.path.starts_with("tests/"))
+            .filter(|f| f.ctx.path.ends_with(".rs"))
             .map(|f| {
                 let text = std::fs::read_to_string(&f.abs_path).unwrap();
                 let ex = extractor.extract(&f.ctx, &text);
