@@ -232,11 +232,22 @@ const MAX_STEMS: usize = 200_000;
 /// file's row of the file-level text index (schema 16). It depends on the
 /// file's path and bytes only.
 pub fn file_words(path: &str, text: &str) -> Vec<(String, i64)> {
+    stem_counts(&[path, text]).0
+}
+
+/// Each distinct stem of the words of `texts` with how often it occurs,
+/// sorted by stem, and the number of words: stemmed through the thread's
+/// cache and counted in a map (an entity's text holds its body's literals
+/// and comments too, and a scan per word made a long text's count
+/// quadratic).
+fn stem_counts(texts: &[&str]) -> (Vec<(String, i64)>, i64) {
     let stemmer = Stemmer::create(Algorithm::English);
     let mut counts: FxHashMap<String, i64> = FxHashMap::default();
+    let mut len = 0;
     STEMS.with(|cell| {
         let mut stems = cell.borrow_mut();
         let mut add = |lower: &str| {
+            len += 1;
             if !stems.contains_key(lower) {
                 if stems.len() >= MAX_STEMS {
                     stems.clear();
@@ -251,12 +262,13 @@ pub fn file_words(path: &str, text: &str) -> Vec<(String, i64)> {
                 }
             }
         };
-        each_lower(path, &mut add);
-        each_lower(text, &mut add);
+        for text in texts {
+            each_lower(text, &mut add);
+        }
     });
     let mut out: Vec<(String, i64)> = counts.into_iter().collect();
     out.sort_unstable();
-    out
+    (out, len)
 }
 
 /// The stored form of a file's words (`code_file_text.words`): one line
@@ -285,35 +297,7 @@ pub fn decode_file_words(list: &str) -> Option<Vec<(&str, i64)>> {
 /// The postings of an entity's text: each distinct word with how often it
 /// occurs, sorted by word, and the number of words.
 pub fn index_words(text: &str) -> (Vec<(String, i64)>, i64) {
-    // An entity's text holds its body's literals and comments too: a
-    // hundred words or more, so words are counted in a map (a scan per
-    // word made a long text's count quadratic) and stemmed once per
-    // thread, as a file's are.
-    let stemmer = Stemmer::create(Algorithm::English);
-    let mut counts: FxHashMap<String, i64> = FxHashMap::default();
-    let mut len = 0;
-    STEMS.with(|cell| {
-        let mut stems = cell.borrow_mut();
-        each_lower(text, |lower| {
-            len += 1;
-            if !stems.contains_key(lower) {
-                if stems.len() >= MAX_STEMS {
-                    stems.clear();
-                }
-                stems.insert(lower.to_string(), stemmer.stem(lower).into_owned());
-            }
-            let stem = &stems[lower];
-            match counts.get_mut(stem.as_str()) {
-                Some(n) => *n += 1,
-                None => {
-                    counts.insert(stem.clone(), 1);
-                }
-            }
-        });
-    });
-    let mut out: Vec<(String, i64)> = counts.into_iter().collect();
-    out.sort_unstable();
-    (out, len)
+    stem_counts(&[text])
 }
 
 /// The stored form of an entity's words (in `code_entity_texts`): each word as
