@@ -5,6 +5,7 @@
 //! behind [`lang::Language`] and found through [`languages`]; the
 //! pipeline, the walk, the co-change history, the text index and the
 //! usage summaries are about files, extracts and links.
+pub mod body_text;
 mod file_edges;
 mod fresh;
 pub mod held_trees;

@@ -10,6 +10,7 @@
 //! - [`resolve`] — references into edges over the table.
 //! - [`interface`] — what of a file other files' resolution reads, and
 //!   the stored forms.
+//! - [`texts`] — the literals and comments of bodies, for the text index.
 //!
 //! Keys follow dotted module paths: `{file}-{module}` for a file's module
 //! (`src/flask/app.py-flask.app`), `{file}-{module}-{qualname}` for what
@@ -25,6 +26,7 @@ pub mod interface;
 pub mod layout;
 pub mod resolve;
 pub mod table;
+mod texts;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -42,7 +44,7 @@ use crate::model::{Entity, FileContext, FileExtract, LanguageId, RawRef};
 pub const ID: LanguageId = LanguageId(1);
 
 /// Changes whenever the extractor or the stored extract changes.
-pub const EXTRACT_VERSION: &str = "graphctx-python-1";
+pub const EXTRACT_VERSION: &str = "graphctx-python-2";
 
 /// The Python language.
 pub struct Python;

@@ -30,6 +30,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::{Language, Node, Parser, Tree, TreeCursor};
 
+use crate::index::body_text::BodyTexts;
 use crate::index::keys::{self, KeyAllocator};
 use crate::model::{
     Entity, EntityKind, Field, FileContext, FileExtract, ModDecl, Param, ParamPattern, ParseStatus,
@@ -839,7 +840,7 @@ struct Walker<'t, 'x> {
     local_fn: u32,
     /// Per entity index, the string literals and comments of its body
     /// (see [`FileExtract::texts`]).
-    texts: Vec<String>,
+    texts: BodyTexts,
 }
 
 mod attrs;

@@ -31,7 +31,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             locals_base: 0,
             mod_decls: Vec::new(),
             local_fn: 0,
-            texts: Vec::new(),
+            texts: BodyTexts::default(),
         }
     }
 
@@ -54,49 +54,15 @@ impl<'t, 'x> Walker<'t, 'x> {
             mods: self.mod_decls,
             context: self.ctx.clone(),
             language: crate::index::rust::ID,
-            texts: self
-                .texts
-                .into_iter()
-                .enumerate()
-                .filter(|(_, t)| !t.is_empty())
-                .map(|(i, t)| (u32::try_from(i).unwrap_or(u32::MAX), t))
-                .collect(),
+            texts: self.texts.into_pairs(),
         }
     }
 
     /// Keep the words of a string literal or a plain comment for the
-    /// entity the walk is in: what an issue quotes (an error message, a
-    /// flag's name, a log line) is written there, not in names. The first
-    /// [`MAX_BODY_TEXT`] bytes of each entity's are kept: a table of
-    /// strings adds no meaning past its first rows.
+    /// entity the walk is in (see [`BodyTexts`]).
     pub(super) fn note_text(&mut self, entity: u32, n: Node<'_>) {
         let text = self.text(n);
-        let i = entity as usize;
-        if self.texts.len() <= i {
-            self.texts.resize_with(i + 1, String::new);
-        }
-        let buf = &mut self.texts[i];
-        let room = MAX_BODY_TEXT.saturating_sub(buf.len());
-        if room == 0 {
-            return;
-        }
-        if !buf.is_empty() {
-            buf.push(' ');
-        }
-        // Escapes (`\n`, `\t`, `\"`) are not letters of the words around them.
-        let mut chars = text.chars();
-        let start = buf.len();
-        while let Some(c) = chars.next() {
-            if buf.len() - start >= room {
-                break;
-            }
-            if c == '\\' {
-                chars.next();
-                buf.push(' ');
-            } else {
-                buf.push(c);
-            }
-        }
+        self.texts.note(entity, text);
     }
 
     pub(super) fn push_file_module(&mut self) {
@@ -424,10 +390,6 @@ impl<'t, 'x> Walker<'t, 'x> {
 
     // -- local bindings and receiver types ------------------------------------
 }
-
-/// Most bytes of string literals and comments one entity keeps for the
-/// text index (see [`Walker::note_text`]).
-const MAX_BODY_TEXT: usize = 1024;
 
 /// A `///` or `/** */` comment: the next item's doc, read with its
 /// attributes.
