@@ -12,18 +12,25 @@
 //! edges/s, and the peak RSS and database size of a child process that
 //! does only the cold index.
 //!
+//! The edits are made in each file's language (a `//` or `#` comment, a
+//! `pub fn` or a module-level `def`), so a Python tree is measured the
+//! same way: the parse-only baseline parses each file with its
+//! language's parser.
+//!
 //! Run: `cargo bench --bench index` (add crate directory names or paths as
 //! arguments to choose the trees; default: regex-automata, syn, serde_json,
-//! clap_builder and this repository). `cargo bench --bench index --
+//! clap_builder and this repository; a Python tree such as an unpacked
+//! wheel, `pip download --no-deps sympy==1.13.3` then `unzip`, is a path). `cargo bench --bench index --
 //! registry` indexes every crate under ~/.cargo/registry/src as one tree
 //! (the large-monorepo case; one cold run instead of the best of three).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use graphctx::index::rust::extract::{new_rust_parser, parse_only};
+use graphctx::index::polyglot::Extractors;
 use graphctx::index::{
-    index_location, index_repository, index_repository_cached, walk, IndexOptions, InterfaceCache,
+    index_location, index_repository, index_repository_cached, languages, walk, IndexOptions,
+    InterfaceCache,
 };
 use graphctx::store::{Location, Store};
 use rayon::prelude::*;
@@ -85,9 +92,10 @@ fn bench_tree(label: &str, root: &Path) {
     let mut parse = f64::MAX;
     for _ in 0..3 {
         let t = Instant::now();
-        let n: usize = sources
+        let n: usize = files
             .par_iter()
-            .map_init(new_rust_parser, |p, s| parse_only(p, s))
+            .zip(&sources)
+            .map_init(Extractors::default, |x, (f, s)| parse_only(x, &f.ctx.path, s))
             .sum();
         std::hint::black_box(n);
         parse = parse.min(ms(t.elapsed()));
@@ -147,11 +155,12 @@ fn bench_tree(label: &str, root: &Path) {
     // As the CLI runs them: every run reads the interfaces from the store.
     let mut body_cli = Vec::new();
     for (target, original) in picks.iter().zip(&originals) {
+        let syntax = Syntax::of(target);
         let cli: Vec<f64> = (0..3)
             .map(|i| {
                 timed(
                     target,
-                    format!("// graphctx bench edit {i}\n{original}"),
+                    format!("{} graphctx bench edit {i}\n{original}", syntax.comment),
                     None,
                 )
             })
@@ -167,7 +176,7 @@ fn bench_tree(label: &str, root: &Path) {
     let (first, first_original) = (&picks[0], &originals[0]);
     timed(
         first,
-        format!("{first_original}\npub fn graphctx_bench_warm() {{}}\n"),
+        format!("{first_original}\n{}", Syntax::of(first).new_fn("warm")),
         Some(&mut cache),
     );
     timed(first, first_original.clone(), Some(&mut cache));
@@ -180,15 +189,16 @@ fn bench_tree(label: &str, root: &Path) {
     };
     let (mut body_server, mut body_watched, mut iface) = (Vec::new(), Vec::new(), Vec::new());
     for (target, original) in picks.iter().zip(&originals) {
+        let syntax = Syntax::of(target);
         let server: Vec<f64> = (0..3)
             .map(|i| {
-                let text = format!("// graphctx bench edit {i}.\n{original}");
+                let text = format!("{} graphctx bench edit {i}.\n{original}", syntax.comment);
                 timed(target, text, Some(&mut cache))
             })
             .collect();
         let told: Vec<f64> = (0..3)
             .map(|i| {
-                let text = format!("// graphctx bench edit {i},\n{original}");
+                let text = format!("{} graphctx bench edit {i},\n{original}", syntax.comment);
                 std::fs::write(target, text).unwrap();
                 watched(target, &mut cache);
                 let t = Instant::now();
@@ -200,8 +210,7 @@ fn bench_tree(label: &str, root: &Path) {
         body_watched.push(median(told));
         let new_fn: Vec<f64> = (0..3)
             .map(|i| {
-                let text =
-                    format!("{original}\npub fn graphctx_bench_edit_{i}() -> u32 {{ {i} }}\n");
+                let text = format!("{original}\n{}", syntax.new_fn(&format!("edit_{i}")));
                 timed(target, text, Some(&mut cache))
             })
             .collect();
@@ -214,9 +223,10 @@ fn bench_tree(label: &str, root: &Path) {
     // the name are resolved again, as a server runs it.
     let rename = used_pub_fn(&files, &sources).map(|(file, name, users)| {
         let original = std::fs::read_to_string(&file).unwrap_or_default();
+        let def = Syntax::of(&file).def;
         let renamed = original.replacen(
-            &format!("pub fn {name}("),
-            &format!("pub fn {name}_renamed("),
+            &format!("{def}{name}("),
+            &format!("{def}{name}_renamed("),
             1,
         );
         let (mut times, mut told) = (Vec::new(), Vec::new());
@@ -289,15 +299,16 @@ fn bench_tree(label: &str, root: &Path) {
     );
     if let Some((name, users, resolved, t, told)) = rename {
         println!(
-            "{label:<22} rename of `pub fn {name}` (named in {users} other files): {t:>6.1} ms, watched {told:>6.1} ms, {resolved} of {} files resolved",
+            "{label:<22} rename of `{name}` (a public function named in {users} other files): {t:>6.1} ms, watched {told:>6.1} ms, {resolved} of {} files resolved",
             files.len()
         );
     }
 }
 
-/// A `pub fn` defined once and named in a few other files (2 to 20): the
-/// one named in the most, first by path on ties. `(file, name, files that
-/// name it besides its own)`.
+/// A public function (Rust's `pub fn`, Python's module-level `def`)
+/// defined once and named in a few other files (2 to 20): the one named
+/// in the most, first by path on ties. `(file, name, files that name it
+/// besides its own)`.
 fn used_pub_fn(files: &[walk::SourceFile], sources: &[String]) -> Option<(PathBuf, String, usize)> {
     use std::collections::{BTreeMap, BTreeSet};
     let idents = |text: &str| -> BTreeSet<String> {
@@ -308,11 +319,12 @@ fn used_pub_fn(files: &[walk::SourceFile], sources: &[String]) -> Option<(PathBu
     };
     let mut named_in: BTreeMap<String, usize> = BTreeMap::new();
     let mut defined: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (i, text) in sources.iter().enumerate() {
+    for (i, (file, text)) in files.iter().zip(sources).enumerate() {
         for w in idents(text) {
             *named_in.entry(w).or_default() += 1;
         }
-        for part in text.split("pub fn ").skip(1) {
+        let def = Syntax::of(&file.abs_path).def;
+        for part in text.split(def).skip(1) {
             let name: String = part
                 .chars()
                 .take_while(|c| c.is_alphanumeric() || *c == '_')
@@ -332,6 +344,49 @@ fn used_pub_fn(files: &[walk::SourceFile], sources: &[String]) -> Option<(PathBu
         .filter(|(users, _, _)| (2..=20).contains(users))
         .max_by(|a, b| a.0.cmp(&b.0).then(b.2.cmp(&a.2)))
         .map(|(users, name, i)| (files[i].abs_path.clone(), name, users))
+}
+
+/// The edits the bench makes, in the syntax of a file's language.
+struct Syntax {
+    /// What starts a line comment.
+    comment: &'static str,
+    /// What a public function's definition starts with, at a line's start
+    /// (after the newline it follows).
+    def: &'static str,
+    python: bool,
+}
+
+impl Syntax {
+    fn of(path: &Path) -> Syntax {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("py" | "pyi") => Syntax {
+                comment: "#",
+                def: "\ndef ",
+                python: true,
+            },
+            _ => Syntax {
+                comment: "//",
+                def: "pub fn ",
+                python: false,
+            },
+        }
+    }
+
+    /// A new public function, which no other file names.
+    fn new_fn(&self, suffix: &str) -> String {
+        match self.python {
+            true => format!("\ndef graphctx_bench_{suffix}():\n    return 1\n"),
+            false => format!("pub fn graphctx_bench_{suffix}() -> u32 {{ 1 }}\n"),
+        }
+    }
+}
+
+/// Parse `source` alone with its language's parser (0 for a file no
+/// language claims).
+fn parse_only(x: &mut Extractors, path: &str, source: &str) -> usize {
+    languages::of_file(path)
+        .and_then(|lang| x.of(lang.id()).parse(source, None))
+        .map_or(0, |t| t.root_node().child_count())
 }
 
 fn main() {

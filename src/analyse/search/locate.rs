@@ -8,6 +8,12 @@
 //! matched by its last components against the graph's files (a version
 //! after a crate's directory name dropped): the longest suffix any file
 //! has, when at most [`MAX_MATCHES`] files have it.
+//!
+//! A quoted test names the code it tests: a report that links
+//! `tests/test_pycode_ast.py#L57` or `tracing/tests/macros.rs` is about
+//! `sphinx/pycode/ast.py` or `tracing/src/macros.rs`, by the convention
+//! nearly every project follows of naming a test after what it tests
+//! ([`tested_files`]). Those files are located too, a little less.
 
 use rustc_hash::FxHashMap;
 
@@ -35,6 +41,9 @@ const MAX_MATCHES: usize = 3;
 const DECAY: f64 = 0.8;
 /// A panic's location weighs this much more than a location in passing.
 const PANIC: f64 = 1.5;
+/// The code a quoted test is named after weighs this share of the
+/// test's location.
+const TESTED: f64 = 0.8;
 
 /// The files and entities a query's locations name, each with a weight
 /// (the first location 1.0).
@@ -64,6 +73,13 @@ pub fn locate(store: &Store, graph: &str, locations: &[Location]) -> Result<Loca
         let w = weight * if loc.panic { PANIC } else { 1.0 } / matched.len() as f64;
         weight *= DECAY;
         for f in matched {
+            for tested in tested_files(&paths, f) {
+                let e = out
+                    .files
+                    .entry(tested.to_string())
+                    .or_insert((0.0, format!("{} (its test)", loc.path)));
+                e.0 += w * TESTED;
+            }
             let e = out
                 .files
                 .entry(f.to_string())
@@ -149,6 +165,95 @@ fn matching_files<'p>(paths: &[&'p str], quoted: &str) -> Vec<&'p str> {
     best
 }
 
+/// The files the test file `test` is named after: its name without the
+/// test marks (`test_x.py`, `x_test.go`, `tests/x.rs` → `x`) matching the
+/// end of a file's path read as one name (`pycode_ast` matches
+/// `sphinx/pycode/ast.py`, `__init__` files counting as their package),
+/// among the files outside tests; the ones sharing the most leading
+/// directories with the test, when at most [`MAX_MATCHES`] do. None for
+/// a file that is no test, or a test of a name every crate has
+/// (`tests/main.rs`).
+fn tested_files<'p>(paths: &[&'p str], test: &str) -> Vec<&'p str> {
+    if !is_test_path(test) {
+        return Vec::new();
+    }
+    let stem = file_stem(test);
+    let name = stem
+        .strip_prefix("test_")
+        .or_else(|| stem.strip_suffix("_tests"))
+        .or_else(|| stem.strip_suffix("_test"))
+        .unwrap_or(stem);
+    if name.len() < 3 || matches!(name, "main" | "mod" | "lib" | "util" | "utils" | "common") {
+        return Vec::new();
+    }
+    let suffix = format!("_{name}");
+    let test_dirs: Vec<&str> = test.split('/').collect();
+    let mut best: Vec<&str> = Vec::new();
+    let mut best_shared = 0;
+    // The last word of the name is in the path as written (a cheap test
+    // before the path is read as one name).
+    let last_word = name.rsplit('_').next().unwrap_or(name);
+    for p in paths {
+        if !p.contains(last_word) || is_test_path(p) {
+            continue;
+        }
+        let joined = path_name(p);
+        if joined != name && !joined.ends_with(&suffix) {
+            continue;
+        }
+        let shared = p
+            .split('/')
+            .zip(&test_dirs)
+            .take_while(|(a, b)| a == *b)
+            .count();
+        match shared.cmp(&best_shared) {
+            std::cmp::Ordering::Greater => {
+                best_shared = shared;
+                best = vec![p];
+            }
+            std::cmp::Ordering::Equal => best.push(p),
+            std::cmp::Ordering::Less => {}
+        }
+    }
+    if best.len() > MAX_MATCHES {
+        return Vec::new();
+    }
+    best
+}
+
+/// Whether a path is a test's by the conventions of most languages: under
+/// a `tests`/`test` directory, or a file named `test_*` or `*_test(s)`.
+fn is_test_path(path: &str) -> bool {
+    let stem = file_stem(path);
+    path.split('/')
+        .rev()
+        .skip(1)
+        .any(|c| matches!(c, "tests" | "test"))
+        || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+}
+
+/// A file's name without its extension.
+fn file_stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map_or(name, |(stem, _)| stem)
+}
+
+/// A path read as one name: its components without the extension joined
+/// by `_`, a package's `__init__`/`mod` file as its directory
+/// (`sphinx/builders/latex/__init__.py` → `sphinx_builders_latex`).
+fn path_name(path: &str) -> String {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    if let Some(last) = parts.last_mut() {
+        *last = file_stem(last);
+    }
+    if parts.len() > 1 && matches!(parts.last(), Some(&"__init__") | Some(&"mod")) {
+        parts.pop();
+    }
+    parts.join("_")
+}
+
 /// `tokio-1.38.0` → `tokio`: a crate's directory in a registry or vendor
 /// tree carries its version.
 fn unversioned(component: &str) -> String {
@@ -172,6 +277,33 @@ mod tests {
         "tokio/src/net/mod.rs",
         "tests/park.rs",
     ];
+
+    #[test]
+    fn a_quoted_test_names_the_code_it_is_named_after() {
+        let paths = [
+            "sphinx/pycode/ast.py",
+            "sphinx/pycode/parser.py",
+            "sphinx/ext/autodoc/ast.py",
+            "tests/test_pycode_ast.py",
+            "tracing/src/macros.rs",
+            "tracing-core/src/macros.rs",
+            "tracing/tests/macros.rs",
+            "tests/main.rs",
+            "src/main.rs",
+        ];
+        assert_eq!(
+            tested_files(&paths, "tests/test_pycode_ast.py"),
+            ["sphinx/pycode/ast.py"]
+        );
+        // Two crates have macros.rs; the test's own crate shares a directory.
+        assert_eq!(
+            tested_files(&paths, "tracing/tests/macros.rs"),
+            ["tracing/src/macros.rs"]
+        );
+        // Not a test, or a name every crate has.
+        assert!(tested_files(&paths, "sphinx/pycode/parser.py").is_empty());
+        assert!(tested_files(&paths, "tests/main.rs").is_empty());
+    }
 
     #[test]
     fn a_quoted_path_matches_by_its_longest_suffix() {
