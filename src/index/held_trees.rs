@@ -234,7 +234,7 @@ mod tests {
     #[test]
     fn incremental_extracts_equal_fresh_ones_through_a_run_of_edits() {
         let files = [
-            "src/index/pipeline.rs",
+            "src/index/pipeline/mod.rs",
             "src/index/rust/extract/mod.rs",
             "tests/fixtures/shapes/src/geometry/point.rs",
         ];

@@ -26,7 +26,7 @@ use proptest::prelude::*;
 
 const OWN_SOURCES: &[&str] = &[
     "src/index/rust/resolve.rs",
-    "src/index/pipeline.rs",
+    "src/index/pipeline/mod.rs",
     "src/index/walk.rs",
     "src/store/mod.rs",
     "src/model.rs",
