@@ -95,7 +95,9 @@ fn bench_tree(label: &str, root: &Path) {
         let n: usize = files
             .par_iter()
             .zip(&sources)
-            .map_init(Extractors::default, |x, (f, s)| parse_only(x, &f.ctx.path, s))
+            .map_init(Extractors::default, |x, (f, s)| {
+                parse_only(x, &f.ctx.path, s)
+            })
             .sum();
         std::hint::black_box(n);
         parse = parse.min(ms(t.elapsed()));
