@@ -134,8 +134,7 @@ fn matching_files<'p>(paths: &[&'p str], quoted: &str) -> Vec<&'p str> {
     };
     let generic = matches!(name.as_str(), "lib.rs" | "mod.rs" | "main.rs" | "build.rs");
     let min = if generic { 2 } else { 1 };
-    let mut best: Vec<&str> = Vec::new();
-    let mut best_len = 0;
+    let mut scored: Vec<(&str, usize)> = Vec::new();
     for p in paths {
         if !p.ends_with(name.as_str()) {
             continue;
@@ -150,15 +149,22 @@ fn matching_files<'p>(paths: &[&'p str], quoted: &str) -> Vec<&'p str> {
         if common < min {
             continue;
         }
-        match common.cmp(&best_len) {
-            std::cmp::Ordering::Greater => {
-                best_len = common;
-                best = vec![p];
-            }
-            std::cmp::Ordering::Equal => best.push(p),
-            std::cmp::Ordering::Less => {}
-        }
+        scored.push((p, common));
     }
+    best_few(scored)
+}
+
+/// The paths of the highest score, none when more than [`MAX_MATCHES`]
+/// share it: a location that fits many files names none of them.
+fn best_few<'p>(scored: Vec<(&'p str, usize)>) -> Vec<&'p str> {
+    let Some(top) = scored.iter().map(|(_, s)| *s).max() else {
+        return Vec::new();
+    };
+    let best: Vec<&str> = scored
+        .into_iter()
+        .filter(|(_, s)| *s == top)
+        .map(|(p, _)| p)
+        .collect();
     if best.len() > MAX_MATCHES {
         return Vec::new();
     }
@@ -188,8 +194,7 @@ fn tested_files<'p>(paths: &[&'p str], test: &str) -> Vec<&'p str> {
     }
     let suffix = format!("_{name}");
     let test_dirs: Vec<&str> = test.split('/').collect();
-    let mut best: Vec<&str> = Vec::new();
-    let mut best_shared = 0;
+    let mut scored: Vec<(&str, usize)> = Vec::new();
     // The last word of the name is in the path as written (a cheap test
     // before the path is read as one name).
     let last_word = name.rsplit('_').next().unwrap_or(name);
@@ -206,19 +211,9 @@ fn tested_files<'p>(paths: &[&'p str], test: &str) -> Vec<&'p str> {
             .zip(&test_dirs)
             .take_while(|(a, b)| a == *b)
             .count();
-        match shared.cmp(&best_shared) {
-            std::cmp::Ordering::Greater => {
-                best_shared = shared;
-                best = vec![p];
-            }
-            std::cmp::Ordering::Equal => best.push(p),
-            std::cmp::Ordering::Less => {}
-        }
+        scored.push((p, shared));
     }
-    if best.len() > MAX_MATCHES {
-        return Vec::new();
-    }
-    best
+    best_few(scored)
 }
 
 /// Whether a path is a test's by the conventions of most languages: under
