@@ -195,3 +195,19 @@ pub trait SymbolTable: Send + Sync {
     /// Make the indexes an edit's update reads.
     fn prepare_edits(&mut self);
 }
+
+/// A reference to an interface that is not tied to the borrow it came
+/// from: for a [`SymbolTable`] that keeps the interfaces its table
+/// borrows beside the table, in one value.
+///
+/// # Safety
+///
+/// The caller keeps `file` where it is and unchanged for as long as the
+/// returned references are used: the owner holds the interfaces behind a
+/// pointer (or in a vector it never changes) that it drops only after
+/// the table that holds the references.
+pub unsafe fn unbound<'x>(file: &(FileContext, FileExtract)) -> (&'x FileContext, &'x FileExtract) {
+    let file: &'x (FileContext, FileExtract) =
+        unsafe { &*(file as *const (FileContext, FileExtract)) };
+    (&file.0, &file.1)
+}

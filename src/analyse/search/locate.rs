@@ -156,7 +156,7 @@ fn matching_files<'p>(paths: &[&'p str], quoted: &str) -> Vec<&'p str> {
 
 /// The paths of the highest score, none when more than [`MAX_MATCHES`]
 /// share it: a location that fits many files names none of them.
-fn best_few<'p>(scored: Vec<(&'p str, usize)>) -> Vec<&'p str> {
+fn best_few(scored: Vec<(&str, usize)>) -> Vec<&str> {
     let Some(top) = scored.iter().map(|(_, s)| *s).max() else {
         return Vec::new();
     };

@@ -19,6 +19,8 @@
 //! written, or `= ` and the value's chain (`= Blueprint()`,
 //! `= <self>.make_config()`), read back by [`hint_recv`].
 
+use std::rc::Rc;
+
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tree_sitter::Node;
 
@@ -150,7 +152,7 @@ pub(super) fn locals_of(
     w: &Walker<'_>,
     params: Option<Node<'_>>,
     body: Node<'_>,
-    method_of: &Option<(usize, Option<(String, bool)>)>,
+    method_of: &Option<(usize, Option<(Rc<str>, bool)>)>,
     cx: &Cx<'_>,
 ) -> Locals {
     let mut out = cx.locals.cloned().unwrap_or_default();
@@ -190,7 +192,7 @@ pub(super) fn locals_of(
                 _ => continue,
             };
             let first_of_method =
-                i == 0 && matches!(method_of, Some((_, Some((first, _)))) if *first == name);
+                i == 0 && matches!(method_of, Some((_, Some((first, _)))) if **first == *name);
             let value = if first_of_method {
                 let cls = matches!(method_of, Some((_, Some((_, true)))));
                 Some(path_value(if cls { "<cls>" } else { "<self>" }))
@@ -200,15 +202,15 @@ pub(super) fn locals_of(
             own.entry(name).or_default().push(value);
         }
     }
-    // Values are read in the function's own scope: a first pass finds
-    // its local names, a second reads each binding's value with them
-    // known (`result = runner.invoke()` with `runner` a parameter is not
-    // the global `runner`).
-    let params = own.clone();
-    scan_bindings(w, body, cx, &mut own, &mut globals, 0);
+    // Values are read in the function's own scope: one pass finds its
+    // local names and what each binding binds, and the values are read
+    // once every local name is known (`result = runner.invoke()` with
+    // `runner` a parameter is not the global `runner`).
+    let mut bound: Vec<(String, Bound<'_>)> = Vec::new();
+    scan_bindings(w, body, &mut bound, &mut globals, 0);
     let mut provisional = out.clone();
-    for name in own.keys() {
-        let typed = params.get(name).and_then(|v| v.first().cloned().flatten());
+    for name in own.keys().chain(bound.iter().map(|(name, _)| name)) {
+        let typed = own.get(name).and_then(|v| v.first().cloned().flatten());
         provisional.names.insert(name.clone(), typed);
     }
     for g in &globals {
@@ -218,9 +220,13 @@ pub(super) fn locals_of(
         locals: Some(&provisional),
         ..cx.clone()
     };
-    let mut own = params;
-    let mut globals: HashSet<String> = HashSet::default();
-    scan_bindings(w, body, &inner, &mut own, &mut globals, 0);
+    for (name, b) in bound {
+        let value = match b {
+            Bound::Known(v) => v,
+            Bound::Value(n) => value_of(w, n, &inner),
+        };
+        own.entry(name).or_default().push(value);
+    }
     for (name, values) in own {
         if globals.contains(&name) {
             out.names.remove(&name);
@@ -268,20 +274,21 @@ fn pattern_names(w: &Walker<'_>, n: Node<'_>, out: &mut Vec<String>) {
     }
 }
 
-fn scan_bindings(
+fn scan_bindings<'t>(
     w: &Walker<'_>,
-    n: Node<'_>,
-    cx: &Cx<'_>,
-    own: &mut HashMap<String, Vec<Option<Recv>>>,
+    n: Node<'t>,
+    bound: &mut Vec<(String, Bound<'t>)>,
     globals: &mut HashSet<String>,
     depth: u32,
 ) {
     if depth > MAX_DEPTH {
         return;
     }
+    let unknown = |bound: &mut Vec<(String, Bound<'t>)>, names: Vec<String>| {
+        bound.extend(names.into_iter().map(|name| (name, Bound::Known(None))));
+    };
     let mut cur = n.walk();
-    let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
-    for k in kids {
+    for k in n.named_children(&mut cur) {
         match k.kind() {
             "function_definition"
             | "class_definition"
@@ -304,52 +311,45 @@ fn scan_bindings(
                 let right = k.child_by_field_name("right");
                 if let Some(l) = k.child_by_field_name("left") {
                     if l.kind() == "identifier" {
-                        let v = match ann {
-                            Some(a) => Some(Recv::Type(one_line(w.text(a)))),
-                            None if k.kind() == "assignment" => {
-                                right.and_then(|r| value_of(w, r, cx))
-                            }
-                            None => None,
+                        let b = match (ann, right) {
+                            (Some(a), _) => Bound::Known(Some(Recv::Type(one_line(w.text(a))))),
+                            (None, Some(r)) if k.kind() == "assignment" => Bound::Value(r),
+                            (None, _) => Bound::Known(None),
                         };
-                        own.entry(w.text(l).to_string()).or_default().push(v);
+                        bound.push((w.text(l).to_string(), b));
                     } else {
                         let mut names = Vec::new();
                         pattern_names(w, l, &mut names);
-                        for name in names {
-                            own.entry(name).or_default().push(None);
-                        }
+                        unknown(bound, names);
                     }
                 }
                 if let Some(r) = right {
-                    scan_bindings(w, r, cx, own, globals, depth + 1);
+                    scan_bindings(w, r, bound, globals, depth + 1);
                 }
             }
             "for_statement" | "for_in_clause" => {
                 if let Some(l) = k.child_by_field_name("left") {
                     let mut names = Vec::new();
                     pattern_names(w, l, &mut names);
-                    for name in names {
-                        own.entry(name).or_default().push(None);
-                    }
+                    unknown(bound, names);
                 }
-                scan_bindings(w, k, cx, own, globals, depth + 1);
+                scan_bindings(w, k, bound, globals, depth + 1);
             }
             "named_expression" => {
                 if let Some(t) = k.child_by_field_name("name") {
-                    let v = k
-                        .child_by_field_name("value")
-                        .and_then(|v| value_of(w, v, cx));
-                    own.entry(w.text(t).to_string()).or_default().push(v);
+                    let b = match k.child_by_field_name("value") {
+                        Some(v) => Bound::Value(v),
+                        None => Bound::Known(None),
+                    };
+                    bound.push((w.text(t).to_string(), b));
                 }
-                scan_bindings(w, k, cx, own, globals, depth + 1);
+                scan_bindings(w, k, bound, globals, depth + 1);
             }
             "as_pattern_target" => {
                 let mut names = Vec::new();
                 pattern_names(w, k, &mut names);
-                for name in names {
-                    own.entry(name).or_default().push(None);
-                }
-                scan_bindings(w, k, cx, own, globals, depth + 1);
+                unknown(bound, names);
+                scan_bindings(w, k, bound, globals, depth + 1);
             }
             "except_clause" => {
                 // `except E as e`: the alias is the last expression
@@ -360,15 +360,25 @@ fn scan_bindings(
                     if c.kind() == "as" {
                         after_as = true;
                     } else if after_as && c.kind() == "identifier" {
-                        own.entry(w.text(c).to_string()).or_default().push(None);
+                        bound.push((w.text(c).to_string(), Bound::Known(None)));
                         after_as = false;
                     }
                 }
-                scan_bindings(w, k, cx, own, globals, depth + 1);
+                scan_bindings(w, k, bound, globals, depth + 1);
             }
-            _ => scan_bindings(w, k, cx, own, globals, depth + 1),
+            // A leaf binds nothing (the common case: not walked).
+            _ if k.named_child_count() == 0 => {}
+            _ => scan_bindings(w, k, bound, globals, depth + 1),
         }
     }
+}
+
+/// What a binding found by [`scan_bindings`] binds: a value known from
+/// its form (an annotation, or nothing known), or the expression whose
+/// value it is, read once the function's local names are known.
+enum Bound<'t> {
+    Known(Option<Recv>),
+    Value(Node<'t>),
 }
 
 /// The names a class body binds at its own level (assignments, defs,
@@ -557,13 +567,11 @@ pub(super) fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>) {
                 ..deeper.clone()
             };
             let mut cur = n.walk();
-            let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
-            for c in kids {
+            for c in n.named_children(&mut cur) {
                 if c.kind() == "lambda_parameters" {
                     // Defaults are the enclosing scope's.
                     let mut c2 = c.walk();
-                    let ps: Vec<Node<'_>> = c.named_children(&mut c2).collect();
-                    for p in ps {
+                    for p in c.named_children(&mut c2) {
                         if let Some(v) = p.child_by_field_name("value") {
                             refs_in(w, v, &deeper);
                         }
@@ -581,8 +589,7 @@ pub(super) fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>) {
         "for_statement" => {
             let left = n.child_by_field_name("left").map(|l| l.id());
             let mut cur = n.walk();
-            let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
-            for c in kids {
+            for c in n.named_children(&mut cur) {
                 if Some(c.id()) != left {
                     refs_in(w, c, &deeper);
                 }
@@ -601,8 +608,7 @@ pub(super) fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>) {
         "type" => annotation_refs(w, n, cx),
         "string" | "concatenated_string" => {
             let mut cur = n.walk();
-            let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
-            for c in kids {
+            for c in n.named_children(&mut cur) {
                 if matches!(c.kind(), "interpolation" | "string") {
                     refs_in(w, c, &deeper);
                 }
@@ -610,10 +616,11 @@ pub(super) fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>) {
         }
         "global_statement" | "nonlocal_statement" | "comment" | "as_pattern_target" => {}
         "function_definition" | "class_definition" | "decorated_definition" => {}
+        // A leaf other than a name refers to nothing (most nodes: not walked).
+        _ if n.named_child_count() == 0 => {}
         _ => {
             let mut cur = n.walk();
-            let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
-            for c in kids {
+            for c in n.named_children(&mut cur) {
                 refs_in(w, c, &deeper);
             }
         }
@@ -714,8 +721,7 @@ fn dotted_names(s: &str) -> Vec<String> {
 /// Annotations and defaults of a parameter list.
 pub(super) fn parameter_refs(w: &mut Walker<'_>, p: Node<'_>, cx: &Cx<'_>) {
     let mut cur = p.walk();
-    let kids: Vec<Node<'_>> = p.named_children(&mut cur).collect();
-    for c in kids {
+    for c in p.named_children(&mut cur) {
         if let Some(t) = c.child_by_field_name("type") {
             annotation_refs(w, t, cx);
         }
@@ -729,8 +735,7 @@ pub(super) fn parameter_refs(w: &mut Walker<'_>, p: Node<'_>, cx: &Cx<'_>) {
 /// (`metaclass=…`).
 pub(super) fn bases_refs(w: &mut Walker<'_>, b: Node<'_>, cx: &Cx<'_>) {
     let mut cur = b.walk();
-    let kids: Vec<Node<'_>> = b.named_children(&mut cur).collect();
-    for a in kids {
+    for a in b.named_children(&mut cur) {
         match a.kind() {
             "identifier" | "attribute" => {
                 let t = w.text(a);

@@ -147,7 +147,7 @@ impl Language for Python {
     }
 
     fn symbol_table(&self, files: Vec<(FileContext, FileExtract)>) -> Box<dyn SymbolTable> {
-        Box::new(Resident { files })
+        Box::new(Resident::build(files))
     }
 }
 
@@ -180,11 +180,36 @@ impl Extractor for PyExtractor {
     }
 }
 
-/// The table a server keeps: every Python file's interface, the table
-/// itself built for each resolution (Python trees are small beside the
-/// parse a save costs).
+/// The table a server keeps: built once from every Python file's
+/// interface, and kept for as long as they stay what they were, so a
+/// body edit resolves the edited file alone. An interface edit builds it
+/// again (Python tables are quick to build beside a save's parse, and
+/// imports, star imports and bases reach across modules further than a
+/// swap in place could follow).
 struct Resident {
+    // Declared before the interfaces it borrows, so dropped first.
+    table: table::Table<'static>,
+    /// Every file's interface, in path order. Never changed while the
+    /// table lives: the table refers into this vector's elements, which
+    /// stay where they are when the vector itself moves.
     files: Vec<(FileContext, FileExtract)>,
+}
+
+impl Resident {
+    /// The table of these interfaces (of whole extracts, their interface
+    /// parts are kept).
+    fn build(mut files: Vec<(FileContext, FileExtract)>) -> Resident {
+        for (_, extract) in &mut files {
+            extract.refs.clear();
+        }
+        // SAFETY: `files` moves into the returned value with the table,
+        // which is dropped before it, and is not changed while the table
+        // lives (see `lang::unbound`).
+        let refs: Vec<(&'static FileContext, &'static FileExtract)> =
+            files.iter().map(|f| unsafe { lang::unbound(f) }).collect();
+        let table = table::Table::build(&refs);
+        Resident { table, files }
+    }
 }
 
 impl SymbolTable for Resident {
@@ -193,10 +218,7 @@ impl SymbolTable for Resident {
         files: &[(&'s FileContext, &'s FileExtract)],
         apart: RefsApart,
     ) -> BTreeMap<String, FileLinks<'s>> {
-        let all: Vec<(&'s FileContext, &'s FileExtract)> =
-            self.files.iter().map(|(c, e)| (c, e)).collect();
-        let table = table::Table::build(&all);
-        resolve::resolve_against(&table, files, apart)
+        resolve::resolve_against(&self.table, files, apart)
     }
 
     fn update(
@@ -204,17 +226,18 @@ impl SymbolTable for Resident {
         changed: &dyn Fn(&str) -> bool,
         now: Vec<(FileContext, FileExtract)>,
     ) -> Box<dyn SymbolTable> {
-        let mut files: Vec<(FileContext, FileExtract)> = self
-            .files
+        if now.is_empty() && !self.files.iter().any(|(_, e)| changed(&e.path)) {
+            return self;
+        }
+        let Resident { table, files } = *self;
+        drop(table);
+        let mut files: Vec<(FileContext, FileExtract)> = files
             .into_iter()
             .filter(|(_, e)| !changed(&e.path))
             .collect();
-        files.extend(now.into_iter().map(|(c, mut e)| {
-            e.refs.clear();
-            (c, e)
-        }));
+        files.extend(now);
         files.sort_by(|a, b| a.1.path.cmp(&b.1.path));
-        Box::new(Resident { files })
+        Box::new(Resident::build(files))
     }
 
     fn prepare_edits(&mut self) {}

@@ -57,15 +57,21 @@ fn items<'s>(root: Node<'_>, src: &'s str) -> Vec<(u32, &'s str)> {
                     .then(|| n.child_by_field_name("definition"))
                     .flatten()
                     .map(|d| d.start_position().row as u32 + 1);
+                // Children in reverse, so that they come off the stack in
+                // source order; leaves other than comments hold nothing.
+                let first = stack.len();
                 let mut cur = n.walk();
-                let kids: Vec<Node<'_>> = n.children(&mut cur).collect();
-                for c in kids.into_iter().rev() {
+                for c in n.children(&mut cur) {
+                    if c.child_count() == 0 && !matches!(c.kind(), "comment" | "string") {
+                        continue;
+                    }
                     let at = match (decorated, c.kind()) {
                         (Some(line), "decorator") => Some(line),
                         _ => at,
                     };
                     stack.push((c, at));
                 }
+                stack[first..].reverse();
             }
         }
     }

@@ -3,6 +3,8 @@
 //! parameters with annotations and defaults, return annotations — and
 //! docstrings.
 
+use std::rc::Rc;
+
 use tree_sitter::Node;
 
 use super::{exprs, Cx, Walker, TEXT_CAP};
@@ -162,7 +164,11 @@ impl Walker<'_> {
             None
         };
         let self_param = (in_class && !is_static)
-            .then(|| parameters.first().map(|p| (p.name.clone(), is_classmethod)))
+            .then(|| {
+                parameters
+                    .first()
+                    .map(|p| (Rc::from(p.name.as_str()), is_classmethod))
+            })
             .flatten();
         if !keep_signature {
             let e = &mut self.entities[i];

@@ -18,6 +18,7 @@
 //! The walk is bounded in depth, so a pathological file cannot overflow a
 //! worker thread's stack; what lies deeper is skipped.
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -113,7 +114,7 @@ pub(super) struct Cx<'l> {
     pub class: Option<usize>,
     /// In a method (or what it nests): its class and the name of its
     /// first parameter with whether that is the class (`cls`).
-    pub method_of: Option<(usize, Option<(String, bool)>)>,
+    pub method_of: Option<(usize, Option<(Rc<str>, bool)>)>,
     /// The innermost function's locals, if in one.
     pub locals: Option<&'l Locals>,
     pub is_test: bool,
@@ -294,8 +295,7 @@ impl<'s> Walker<'s> {
             return;
         }
         let mut cur = n.walk();
-        let children: Vec<Node<'_>> = n.named_children(&mut cur).collect();
-        for c in children {
+        for c in n.named_children(&mut cur) {
             self.statement(c, cx);
         }
     }
@@ -329,8 +329,7 @@ impl<'s> Walker<'s> {
             }
             "expression_statement" => {
                 let mut cur = n.walk();
-                let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
-                for k in kids {
+                for k in n.named_children(&mut cur) {
                     match k.kind() {
                         "assignment" => self.assignment(k, &deeper),
                         _ => exprs::refs_in(self, k, &deeper),
@@ -340,8 +339,7 @@ impl<'s> Walker<'s> {
             "for_statement" => {
                 let left = n.child_by_field_name("left").map(|l| l.id());
                 let mut cur = n.walk();
-                let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
-                for k in kids {
+                for k in n.named_children(&mut cur) {
                     if Some(k.id()) == left {
                         continue;
                     }
@@ -364,8 +362,7 @@ impl<'s> Walker<'s> {
             | "case_clause"
             | "except_group_clause" => {
                 let mut cur = n.walk();
-                let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
-                for k in kids {
+                for k in n.named_children(&mut cur) {
                     match k.kind() {
                         "block"
                         | "else_clause"
@@ -482,7 +479,7 @@ impl<'s> Walker<'s> {
         ) else {
             return false;
         };
-        if obj.kind() != "identifier" || self.text(obj) != self_name {
+        if obj.kind() != "identifier" || self.text(obj) != &**self_name {
             return false;
         }
         let name = self.text(attr).to_string();

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{resolve_against, FileLinks, HashMap, RefsApart, SymbolTable};
+use crate::index::lang::unbound;
 use crate::model::{FileContext, FileExtract};
 
 type Interface = (FileContext, FileExtract);
@@ -32,19 +33,6 @@ pub struct ResidentTable {
     retired: Vec<Arc<Interface>>,
     /// Index in `files` by path.
     slot_of: HashMap<String, usize>,
-}
-
-/// A reference to a shared interface that is not tied to the borrow of
-/// its pointer.
-///
-/// SAFETY: the caller keeps the pointer alive (it is never shared
-/// elsewhere, so nothing changes what it points to), for as long as the reference is used. [`ResidentTable`]
-/// keeps every pointer it hands out such references to (in `files` or
-/// `retired`) until its table, which holds them, is dropped, and never
-/// changes an interface.
-unsafe fn unbound<'x>(file: &Interface) -> (&'x FileContext, &'x FileExtract) {
-    let file: &'x Interface = unsafe { &*(file as *const Interface) };
-    (&file.0, &file.1)
 }
 
 impl ResidentTable {
