@@ -115,6 +115,24 @@ fn the_python_fixture_gives_its_golden_entities_and_edges() {
         "calls",
         &format!("{M}-Cart.add"),
     );
+    // A write to an attribute declared with a type uses that declaration;
+    // a plain `self.x = …` is the attribute's own binding.
+    e(
+        &format!("{S}-Store.__init__"),
+        "references",
+        &format!("{S}-Store.opened"),
+    );
+    e(
+        &format!("{S}-Store.close"),
+        "references",
+        &format!("{S}-Store.opened"),
+    );
+    assert!(!has(
+        &edges,
+        &format!("{S}-Store.__init__"),
+        "references",
+        &format!("{S}-Store.name")
+    ));
     // A return annotation through a namespace package and `Optional`.
     e(
         &format!("{S}-Store.buy"),

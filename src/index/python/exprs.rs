@@ -382,9 +382,14 @@ enum Bound<'t> {
 }
 
 /// The names a class body binds at its own level (assignments, defs,
-/// classes, annotations), before its methods bind `self.x`.
-pub(super) fn class_level_names(w: &Walker<'_>, body: Node<'_>) -> HashSet<String> {
+/// classes, annotations), before its methods bind `self.x`; and of
+/// them, those declared with a type (`x: int`).
+pub(super) fn class_level_names(
+    w: &Walker<'_>,
+    body: Node<'_>,
+) -> (HashSet<String>, HashSet<String>) {
     let mut out = HashSet::default();
+    let mut typed = HashSet::default();
     let mut cur = body.walk();
     for s in body.named_children(&mut cur) {
         let s = if s.kind() == "decorated_definition" {
@@ -404,6 +409,9 @@ pub(super) fn class_level_names(w: &Walker<'_>, body: Node<'_>) -> HashSet<Strin
             "expression_statement" => {
                 if let Some(a) = s.named_child(0).filter(|a| a.kind() == "assignment") {
                     if let Some(l) = a.child_by_field_name("left") {
+                        if l.kind() == "identifier" && a.child_by_field_name("type").is_some() {
+                            typed.insert(w.text(l).to_string());
+                        }
                         let mut names = Vec::new();
                         pattern_names(w, l, &mut names);
                         out.extend(names);
@@ -413,7 +421,7 @@ pub(super) fn class_level_names(w: &Walker<'_>, body: Node<'_>) -> HashSet<Strin
             _ => {}
         }
     }
-    out
+    (out, typed)
 }
 
 /// The string items of a list or tuple (`__all__ = ["a", "b"]`).

@@ -44,7 +44,7 @@ use crate::model::{Entity, FileContext, FileExtract, LanguageId, RawRef};
 pub const ID: LanguageId = LanguageId(1);
 
 /// Changes whenever the extractor or the stored extract changes.
-pub const EXTRACT_VERSION: &str = "graphctx-python-2";
+pub const EXTRACT_VERSION: &str = "graphctx-python-3";
 
 /// The Python language.
 pub struct Python;

@@ -64,8 +64,9 @@ impl Walker<'_> {
         if let Some(b) = body {
             // Class-level names first: `x: int` below `__init__` still is
             // the attribute `self.x` binds.
-            let names = exprs::class_level_names(self, b);
+            let (names, typed) = exprs::class_level_names(self, b);
             self.class_names.insert(i, names);
+            self.typed_members.insert(i, typed);
             self.block(b, &inner);
         }
     }

@@ -136,6 +136,9 @@ pub(super) struct Walker<'s> {
     /// Per class entity: the names its body binds, known before its
     /// methods are walked.
     class_names: HashMap<usize, HashSet<String>>,
+    /// Per class entity: its members declared with a type so far (`x: int`
+    /// in its body, `self.x: int = …` in a method).
+    typed_members: HashMap<usize, HashSet<String>>,
     /// Functions by parent and name, so a def can join the overloads or
     /// the property it continues.
     defs: HashMap<(usize, String), usize>,
@@ -161,6 +164,7 @@ impl<'s> Walker<'s> {
             keys: KeyAllocator::default(),
             members: HashMap::default(),
             class_names: HashMap::default(),
+            typed_members: HashMap::default(),
             defs: HashMap::default(),
             open_overloads: HashSet::default(),
             module_names: HashSet::default(),
@@ -420,8 +424,9 @@ impl<'s> Walker<'s> {
                 }
                 "attribute" => {
                     // `self.x = …` declares (or rebinds) the attribute: no
-                    // reference; what `x` is set on elsewhere is one.
-                    if !self.self_attribute(l, n, hint, cx) {
+                    // reference, unless it is declared with a type; what
+                    // `x` is set on elsewhere is one.
+                    if !self.self_attribute(l, n, hint, ann.is_some(), cx) {
                         exprs::refs_in(self, l, cx);
                     }
                 }
@@ -461,13 +466,16 @@ impl<'s> Walker<'s> {
     }
 
     /// `self.x = …` in a method: the class's attribute `x`, made where
-    /// first bound.
+    /// first bound. Once `x` is declared with a type (`x: int` in the
+    /// class body, `self.x: int = …`), a plain assignment to it is a use
+    /// of that declaration, as a type checker reads it: a reference.
     /// Whether `target` is `self.x`.
     fn self_attribute(
         &mut self,
         target: Node<'_>,
         n: Node<'_>,
         hint: Option<String>,
+        annotated: bool,
         cx: &Cx,
     ) -> bool {
         let Some((class, Some((self_name, false)))) = &cx.method_of else {
@@ -483,6 +491,13 @@ impl<'s> Walker<'s> {
             return false;
         }
         let name = self.text(attr).to_string();
+        let typed = self.typed_members.entry(*class).or_default();
+        if annotated {
+            typed.insert(name.clone());
+        } else if typed.contains(&name) {
+            exprs::refs_in(self, target, cx);
+            return true;
+        }
         if self
             .class_names
             .get(class)
