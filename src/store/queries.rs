@@ -57,6 +57,7 @@ queries! {
     SEARCH_FILE_POSTINGS => "search_file_postings.cozo",
     SEARCH_FILE_MODULES => "search_file_modules.cozo",
     SEARCH_PATHS => "search_paths.cozo",
+    SEARCH_FILE_SIZES => "search_file_sizes.cozo",
     SEARCH_FILE_ENTITIES => "search_file_entities.cozo",
     FILE_TEXT_OF => "file_text_of.cozo",
     FILE_TEXT_KEYS => "file_text_keys.cozo",

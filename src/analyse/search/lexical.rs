@@ -18,6 +18,11 @@ use crate::support::packed::unpack_text;
 use crate::support::words::{decode_postings, Posting};
 
 query_rows! {
+    /// `queries/search_file_sizes.cozo`.
+    FileSizeRow = "search_file_sizes" {
+        key { path: Str<'a> }
+        value { bytes: i64 }
+    }
     /// `queries/search_postings.cozo` and `queries/search_file_postings.cozo`.
     PostingsRow = "search_postings" {
         key { word: Str<'a>, block: i64 }
@@ -95,9 +100,11 @@ pub fn entity_scores(
 /// Each file's word score: the BM25 of the query over every file's whole
 /// source (`code_file_word`, schema 16: identifiers, comments, strings —
 /// the words a bug report uses for what a file does, which its entities'
-/// names and doc summaries may not hold). Lengths are not normalised
-/// (`b = 0`): the stored lists hold no file length, so an edit rewrites
-/// only the lists of the words whose count it changed.
+/// names and doc summaries may not hold). Lengths are the files' sizes in
+/// bytes (`code_file.bytes`; the stored lists hold no length, so an edit
+/// rewrites only the lists of the words whose count it changed): without
+/// them a module of thousands of lines holds most words of any long
+/// report and ranks for every one.
 pub fn file_scores(
     store: &Store,
     graph: &str,
@@ -108,6 +115,18 @@ pub fn file_scores(
     let rows = decode_rows::<PostingsRow>(&raw)?;
     let lists = unpacked(&rows, "code_file_word")?;
     let index = term_index(terms);
+    let sizes = store.read(
+        queries::SEARCH_FILE_SIZES,
+        Params::new().with("graph", graph),
+    )?;
+    let sizes: FxHashMap<String, f64> = decode_rows::<FileSizeRow>(&sizes)?
+        .into_iter()
+        .map(|r| (r.path.to_string(), r.bytes.max(1) as f64))
+        .collect();
+    let mean = match sizes.len() {
+        0 => 1.0,
+        n => sizes.values().sum::<f64>() / n as f64,
+    };
     let mut score: FxHashMap<&str, f64> = FxHashMap::default();
     for (word, entries) in whole_lists(&lists, "code_file_word")? {
         let d = entries.len() as f64;
@@ -118,7 +137,11 @@ pub fn file_scores(
         let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
         for p in entries {
             let tf = p.tf as f64;
-            *score.entry(p.id).or_default() += idf * tf * (K1 + 1.0) / (tf + K1);
+            let norm = match sizes.get(p.id) {
+                Some(len) => 1.0 - B + B * len / mean,
+                None => 1.0,
+            };
+            *score.entry(p.id).or_default() += idf * tf * (K1 + 1.0) / (tf + K1 * norm);
         }
     }
     Ok(score.into_iter().map(|(f, s)| (f.to_string(), s)).collect())

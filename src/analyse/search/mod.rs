@@ -440,7 +440,7 @@ fn rank(
             p.location = LOCATION * w;
             *s += p.location;
         }
-        if p.is_test {
+        if p.is_test || is_docs_or_examples(f) {
             *s *= TEST_FACTOR;
         }
     }
@@ -499,7 +499,7 @@ fn rank(
             file_text: round(fp.text),
             history: round(fp.history),
             location: round(fp.location),
-            test_prior: if b.is_test || fp.is_test {
+            test_prior: if b.is_test || fp.is_test || is_docs_or_examples(&b.file) {
                 TEST_FACTOR
             } else {
                 1.0
@@ -604,4 +604,40 @@ fn keep(r: &EntityBrief, opts: &Options) -> bool {
         }
     }
     true
+}
+
+/// Whether a path lies under a directory of documentation or examples
+/// (`doc/`, `docs/`, `examples/`, `example/` at any depth): a report is
+/// fixed in the code they show, as it is not in its tests.
+fn is_docs_or_examples(path: &str) -> bool {
+    let mut dirs = path.split('/').rev().skip(1);
+    dirs.any(|d| matches!(d, "doc" | "docs" | "example" | "examples"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_docs_or_examples;
+
+    #[test]
+    fn documentation_and_examples_are_told_by_their_directories() {
+        for path in [
+            "doc/conf.py",
+            "doc/usage/extensions/example_google.py",
+            "examples/echo.rs",
+            "tokio/examples/chat.rs",
+            "docs/src/guide.py",
+            "crates/x/example/main.rs",
+        ] {
+            assert!(is_docs_or_examples(path), "{path}");
+        }
+        for path in [
+            "sphinx/domains/python.py",
+            "src/docs.rs",
+            "src/example.py",
+            "pylint/extensions/docparams.py",
+            "lib.rs",
+        ] {
+            assert!(!is_docs_or_examples(path), "{path}");
+        }
+    }
 }

@@ -19,12 +19,10 @@
 //! written, or `= ` and the value's chain (`= Blueprint()`,
 //! `= <self>.make_config()`), read back by [`hint_recv`].
 
-use std::rc::Rc;
-
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tree_sitter::Node;
 
-use super::extract::{one_line, Cx, Walker, MAX_DEPTH};
+use super::extract::{one_line, Cx, MethodOf, Walker, MAX_DEPTH};
 use crate::model::{RawRef, Recv, RefKind};
 
 /// A function's local names, each with its value when one binding gives
@@ -152,7 +150,7 @@ pub(super) fn locals_of(
     w: &Walker<'_>,
     params: Option<Node<'_>>,
     body: Node<'_>,
-    method_of: &Option<(usize, Option<(Rc<str>, bool)>)>,
+    method_of: &MethodOf,
     cx: &Cx<'_>,
 ) -> Locals {
     let mut out = cx.locals.cloned().unwrap_or_default();

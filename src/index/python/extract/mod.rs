@@ -102,6 +102,10 @@ impl PyExtractor {
     }
 }
 
+/// In a method (or what it nests): its class, and the name of its first
+/// parameter with whether that is the class (`cls`).
+pub(super) type MethodOf = Option<(usize, Option<(Rc<str>, bool)>)>;
+
 /// Where the walk is: whose references these are, whose children the
 /// definitions are, and the scope names resolve in.
 #[derive(Clone)]
@@ -114,7 +118,7 @@ pub(super) struct Cx<'l> {
     pub class: Option<usize>,
     /// In a method (or what it nests): its class and the name of its
     /// first parameter with whether that is the class (`cls`).
-    pub method_of: Option<(usize, Option<(Rc<str>, bool)>)>,
+    pub method_of: MethodOf,
     /// The innermost function's locals, if in one.
     pub locals: Option<&'l Locals>,
     pub is_test: bool,
