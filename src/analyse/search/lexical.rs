@@ -33,6 +33,9 @@ query_rows! {
 /// BM25 parameters (the usual ones).
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
+/// How many of the best files by their words are scored with their
+/// lengths ([`file_scores`]).
+const SIZED_FILES: usize = 200;
 /// A term in more than this share of the texts says nothing about where
 /// a change belongs (`value`, `new`, `use` in a large tree): it is not read.
 const MAX_DF_SHARE: f64 = 0.25;
@@ -115,19 +118,9 @@ pub fn file_scores(
     let rows = decode_rows::<PostingsRow>(&raw)?;
     let lists = unpacked(&rows, "code_file_word")?;
     let index = term_index(terms);
-    let sizes = store.read(
-        queries::SEARCH_FILE_SIZES,
-        Params::new().with("graph", graph),
-    )?;
-    let sizes: FxHashMap<String, f64> = decode_rows::<FileSizeRow>(&sizes)?
-        .into_iter()
-        .map(|r| (r.path.to_string(), r.bytes.max(1) as f64))
-        .collect();
-    let mean = match sizes.len() {
-        0 => 1.0,
-        n => sizes.values().sum::<f64>() / n as f64,
-    };
-    let mut score: FxHashMap<&str, f64> = FxHashMap::default();
+    // Every file's terms (weighted idf, tf), scored first as if of the
+    // mean length.
+    let mut hits: FxHashMap<&str, Vec<(f64, f64)>> = FxHashMap::default();
     for (word, entries) in whole_lists(&lists, "code_file_word")? {
         let d = entries.len() as f64;
         let n = files.max(d);
@@ -136,12 +129,38 @@ pub fn file_scores(
         };
         let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
         for p in entries {
-            let tf = p.tf as f64;
-            let norm = match sizes.get(p.id) {
-                Some(len) => 1.0 - B + B * len / mean,
-                None => 1.0,
-            };
-            *score.entry(p.id).or_default() += idf * tf * (K1 + 1.0) / (tf + K1 * norm);
+            hits.entry(p.id).or_default().push((idf, p.tf as f64));
+        }
+    }
+    let bm25 = |terms: &[(f64, f64)], norm: f64| -> f64 {
+        terms
+            .iter()
+            .map(|(idf, tf)| idf * tf * (K1 + 1.0) / (tf + K1 * norm))
+            .sum()
+    };
+    let mut score: Vec<(&str, f64)> = hits.iter().map(|(f, t)| (*f, bm25(t, 1.0))).collect();
+    score.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    // The best of them scored again with their lengths (the mean of theirs
+    // stands in for the mean of all): reading every file's size would
+    // cost a scan per query, and a file far below these does not reach
+    // the first places by being short.
+    let sized: Vec<&str> = score.iter().take(SIZED_FILES).map(|(f, _)| *f).collect();
+    let rows = store.read(
+        queries::SEARCH_FILE_SIZES,
+        Params::new()
+            .with("graph", graph)
+            .with("files", str_list(sized)),
+    )?;
+    let sizes: FxHashMap<String, f64> = decode_rows::<FileSizeRow>(&rows)?
+        .into_iter()
+        .map(|r| (r.path.to_string(), r.bytes.max(1) as f64))
+        .collect();
+    if !sizes.is_empty() {
+        let mean = sizes.values().sum::<f64>() / sizes.len() as f64;
+        for (f, s) in score.iter_mut() {
+            if let Some(len) = sizes.get(*f) {
+                *s = bm25(&hits[f], 1.0 - B + B * len / mean);
+            }
         }
     }
     Ok(score.into_iter().map(|(f, s)| (f.to_string(), s)).collect())
