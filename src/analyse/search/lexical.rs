@@ -103,8 +103,9 @@ pub fn entity_scores(
 /// Each file's word score: the BM25 of the query over every file's whole
 /// source (`code_file_word`, schema 16: identifiers, comments, strings —
 /// the words a bug report uses for what a file does, which its entities'
-/// names and doc summaries may not hold). Lengths are the files' sizes in
-/// bytes (`code_file.bytes`; the stored lists hold no length, so an edit
+/// names and doc summaries may not hold). The best [`SIZED_FILES`] files
+/// are scored again with their sizes in bytes as lengths
+/// (`code_file.bytes`; the stored lists hold no length, so an edit
 /// rewrites only the lists of the words whose count it changed): without
 /// them a module of thousands of lines holds most words of any long
 /// report and ranks for every one.
@@ -144,6 +145,9 @@ pub fn file_scores(
     // stands in for the mean of all): reading every file's size would
     // cost a scan per query, and a file far below these does not reach
     // the first places by being short.
+    if score.is_empty() {
+        return Ok(FxHashMap::default());
+    }
     let sized: Vec<&str> = score.iter().take(SIZED_FILES).map(|(f, _)| *f).collect();
     let rows = store.read(
         queries::SEARCH_FILE_SIZES,

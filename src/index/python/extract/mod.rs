@@ -116,8 +116,7 @@ pub(super) struct Cx<'l> {
     pub parent: usize,
     /// In a class body: the class.
     pub class: Option<usize>,
-    /// In a method (or what it nests): its class and the name of its
-    /// first parameter with whether that is the class (`cls`).
+    /// See [`MethodOf`].
     pub method_of: MethodOf,
     /// The innermost function's locals, if in one.
     pub locals: Option<&'l Locals>,
