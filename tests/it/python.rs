@@ -268,55 +268,175 @@ fn incremental_python_index_equals_a_rebuild() {
         let before = std::fs::read_to_string(&p).unwrap_or_default();
         std::fs::write(&p, f(before)).unwrap();
     };
-    let steps: Vec<Box<dyn Fn()>> = vec![
+    // Each step with whether names bound its reach: such a step resolves
+    // fewer files than there are (the others may resolve every file).
+    let steps: Vec<(bool, Box<dyn Fn()>)> = vec![
         // A body edit: the interface stays.
-        Box::new(|| {
-            edit("src/shop/store.py", &|s| {
-                s.replace("return self.cart.total", "return self.cart.total + 0")
-            })
-        }),
+        (
+            true,
+            Box::new(|| {
+                edit("src/shop/store.py", &|s| {
+                    s.replace("return self.cart.total", "return self.cart.total + 0")
+                })
+            }),
+        ),
         // A method added to a base class that a subclass's call now finds.
-        Box::new(|| {
-            edit("src/shop/models.py", &|s| {
-                s.replace("    @property\n    def total", "    def check(self, item) -> bool:\n        return True\n\n    @property\n    def total")
-            })
-        }),
+        (
+            true,
+            Box::new(|| {
+                edit("src/shop/models.py", &|s| {
+                    s.replace(
+                        "    @property\n    def total",
+                        "    def check(self, item) -> bool:\n        return True\n\n    @property\n    def total",
+                    )
+                })
+            }),
+        ),
         // A renamed function: its callers' references go unresolved.
-        Box::new(|| {
-            edit("src/shop/ns/helpers.py", &|s| {
-                s.replace("def cheapest", "def cheapest_of")
-            })
-        }),
+        (
+            true,
+            Box::new(|| {
+                edit("src/shop/ns/helpers.py", &|s| {
+                    s.replace("def cheapest", "def cheapest_of")
+                })
+            }),
+        ),
         // A re-export removed from `__all__`.
-        Box::new(|| {
-            edit("src/shop/store.py", &|s| {
-                s.replace(
-                    "__all__ = [\"open_store\", \"Store\"]",
-                    "__all__ = [\"Store\"]",
-                )
-            })
-        }),
+        (
+            true,
+            Box::new(|| {
+                edit("src/shop/store.py", &|s| {
+                    s.replace(
+                        "__all__ = [\"open_store\", \"Store\"]",
+                        "__all__ = [\"Store\"]",
+                    )
+                })
+            }),
+        ),
+        (
+            true,
+            Box::new(|| {
+                edit("src/shop/store.py", &|s| {
+                    s.replace(
+                        "__all__ = [\"Store\"]",
+                        "__all__ = [\"open_store\", \"Store\"]",
+                    )
+                })
+            }),
+        ),
+        // A method called on what a function returns, which its class
+        // lacks (unresolved) ...
+        (
+            true,
+            Box::new(|| {
+                edit("tests/test_store.py", &|s| {
+                    s.replace(
+                        "    store = open_store(\"corner\")\n",
+                        "    store = open_store(\"corner\")\n    store.add(Item(\"plum\"))\n",
+                    )
+                })
+            }),
+        ),
+        // ... until that class gets a base that has it: the test does not
+        // name the class, only the function whose annotation does.
+        (
+            true,
+            Box::new(|| {
+                edit("src/shop/store.py", &|s| {
+                    s.replace("class Store:", "class Store(Cart):")
+                })
+            }),
+        ),
+        (
+            true,
+            Box::new(|| {
+                edit("src/shop/store.py", &|s| {
+                    s.replace("class Store(Cart):", "class Store(SpecialCart):")
+                })
+            }),
+        ),
+        // An import bound to something else under the same name.
+        (
+            true,
+            Box::new(|| {
+                edit("src/shop/__init__.py", &|s| {
+                    s.replace(
+                        "from .models import Cart as Cart",
+                        "from .models import SpecialCart as Cart",
+                    )
+                })
+            }),
+        ),
+        // A star import added: every file is resolved.
+        (
+            false,
+            Box::new(|| {
+                edit("src/shop/ns/helpers.py", &|s| {
+                    format!("{s}\nfrom ..store import *\n")
+                })
+            }),
+        ),
         // A new module, and a file deleted.
-        Box::new(|| {
-            edit("src/shop/extra.py", &|_| {
-                "from .models import Item\n\n\ndef make() -> Item:\n    return Item(\"x\")\n".into()
-            })
-        }),
-        Box::new(|| {
-            let _ = std::fs::remove_file(root.join("src/shop/tabs.py"));
-        }),
+        (
+            false,
+            Box::new(|| {
+                edit("src/shop/extra.py", &|_| {
+                    "from .models import Item\n\n\ndef make() -> Item:\n    return Item(\"x\")\n"
+                        .into()
+                })
+            }),
+        ),
+        (
+            false,
+            Box::new(|| {
+                let _ = std::fs::remove_file(root.join("src/shop/tabs.py"));
+            }),
+        ),
         // A syntax error in the middle of a module.
-        Box::new(|| {
-            edit("src/shop/models.py", &|s| {
-                s.replace("class SpecialCart(Cart):", "class SpecialCart(Cart:")
-            })
-        }),
+        (
+            false,
+            Box::new(|| {
+                edit("src/shop/models.py", &|s| {
+                    s.replace("class SpecialCart(Cart):", "class SpecialCart(Cart:")
+                })
+            }),
+        ),
     ];
-    for (i, step) in steps.iter().enumerate() {
+    let edges_of_test_buy = |store: &Store| -> Vec<String> {
+        store
+            .dump("edge")
+            .unwrap()
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(graphctx::store::value::display)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .filter(|row| row.contains("test_store-test_buy calls"))
+            .collect()
+    };
+    for (i, (bounded, step)) in steps.iter().enumerate() {
         step();
-        index(&store, root);
+        let summary = index(&store, root);
         let (fresh, _) = index_fresh(root);
         assert_eq!(dump(&store), dump(&fresh), "after step {i}");
+        if *bounded {
+            assert!(
+                summary.files_resolved < summary.files_seen,
+                "step {i} resolved {} of {} files",
+                summary.files_resolved,
+                summary.files_seen
+            );
+        }
+        // The call through the annotation follows the base class.
+        let calls = edges_of_test_buy(&store).join("\n");
+        match i {
+            5 => assert!(!calls.contains("Cart.add"), "{calls}"),
+            6 => assert!(calls.contains("models-Cart.add"), "{calls}"),
+            7 => assert!(calls.contains("models-SpecialCart.add"), "{calls}"),
+            _ => {}
+        }
     }
 }
 

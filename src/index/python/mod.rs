@@ -10,6 +10,8 @@
 //! - [`resolve`] — references into edges over the table.
 //! - [`interface`] — what of a file other files' resolution reads, and
 //!   the stored forms.
+//! - [`names`] — the names a file mentions and an interface edit
+//!   touches: which files an edit re-resolves.
 //! - [`texts`] — the literals and comments of bodies, for the text index.
 //!
 //! Keys follow dotted module paths: `{file}-{module}` for a file's module
@@ -24,6 +26,7 @@ pub mod extract;
 pub mod imports;
 pub mod interface;
 pub mod layout;
+mod names;
 pub mod resolve;
 pub mod table;
 mod texts;
@@ -37,14 +40,14 @@ pub use extract::PyExtractor;
 
 use crate::index::lang::{self, Extractor, Language, Stored, SymbolTable};
 use crate::index::links::{FileLinks, RefsApart};
-use crate::index::names::{self, Name, SpreadFacts};
+use crate::index::names::{Name, SpreadFacts};
 use crate::model::{Entity, FileContext, FileExtract, LanguageId, RawRef};
 
 /// Python's place in the registry.
 pub const ID: LanguageId = LanguageId(1);
 
 /// Changes whenever the extractor or the stored extract changes.
-pub const EXTRACT_VERSION: &str = "graphctx-python-3";
+pub const EXTRACT_VERSION: &str = "graphctx-python-4";
 
 /// The Python language.
 pub struct Python;
@@ -119,22 +122,19 @@ impl Language for Python {
     }
 
     fn mentioned(&self, extract: &FileExtract) -> Vec<Name> {
-        mentioned(extract, &[])
+        names::mentioned(extract, &[])
     }
 
     fn mentioned_with(&self, extract: &FileExtract, apart: &[RawRef]) -> Vec<Name> {
-        mentioned(extract, apart)
+        names::mentioned(extract, apart)
     }
 
-    /// An interface edit reaches every Python file: imports, star
-    /// imports, bases and hints chain names across modules further than
-    /// names can bound cheaply.
-    fn changed_names(&self, _before: &FileExtract, _after: &FileExtract) -> Option<HashSet<Name>> {
-        None
+    fn changed_names(&self, before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name>> {
+        names::changed(before, after)
     }
 
-    fn spread_facts(&self, _extract: &FileExtract) -> SpreadFacts {
-        SpreadFacts::default()
+    fn spread_facts(&self, extract: &FileExtract) -> SpreadFacts {
+        names::spread_facts(extract)
     }
 
     fn resolve_files<'a>(
@@ -149,21 +149,6 @@ impl Language for Python {
     fn symbol_table(&self, files: Vec<(FileContext, FileExtract)>) -> Box<dyn SymbolTable> {
         Box::new(Resident::build(files))
     }
-}
-
-/// The names an extract spells, hashed and sorted.
-fn mentioned(extract: &FileExtract, apart: &[RawRef]) -> Vec<Name> {
-    let mut out: Vec<Name> = extract
-        .refs
-        .iter()
-        .chain(apart)
-        .flat_map(|r| r.path.iter())
-        .chain(extract.uses.iter().flat_map(|u| u.path.iter()))
-        .map(|s| names::hash(s))
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 impl Extractor for PyExtractor {
