@@ -54,6 +54,13 @@ pub trait Language: Send + Sync + 'static {
     /// An extractor; one per thread, reused across files.
     fn extractor(&self) -> Box<dyn Extractor>;
 
+    /// A source file's text from its bytes, and a note when some of them
+    /// could not be read as they were meant (replaced by U+FFFD). UTF-8
+    /// unless the language lets a file declare its encoding.
+    fn decode(&self, bytes: Vec<u8>) -> (String, Option<String>) {
+        decode_utf8(bytes)
+    }
+
     /// The stored forms of an extract: its interface and its other
     /// references.
     fn encode(&self, extract: &FileExtract) -> Stored;
@@ -110,6 +117,21 @@ pub trait Language: Send + Sync + 'static {
 impl std::fmt::Debug for dyn Language {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// Bytes read as UTF-8, invalid sequences replaced, with a note naming
+/// the first.
+pub fn decode_utf8(bytes: Vec<u8>) -> (String, Option<String>) {
+    match String::from_utf8(bytes) {
+        Ok(t) => (t, None),
+        Err(e) => (
+            String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            Some(format!(
+                "not valid UTF-8 (first bad byte at offset {}); invalid bytes replaced",
+                e.utf8_error().valid_up_to()
+            )),
+        ),
     }
 }
 

@@ -198,13 +198,29 @@ fn bad_python_input_is_indexed_as_far_as_it_parses() {
     let (store, summary) = index_fresh(&fixture("python"));
     assert_eq!(summary.files_skipped, 0);
     let partial: Vec<&str> = summary.partial.iter().map(|n| n.path.as_str()).collect();
-    for f in ["src/shop/broken.py", "src/shop/latin.py"] {
-        assert!(
-            partial.contains(&f),
-            "{f} not partial: {:?}",
-            summary.partial
-        );
-    }
+    assert!(
+        partial.contains(&"src/shop/broken.py"),
+        "broken.py not partial: {:?}",
+        summary.partial
+    );
+    // A file that declares its encoding (PEP 263) reads as declared.
+    assert!(
+        !partial.contains(&"src/shop/latin.py"),
+        "latin.py partial: {:?}",
+        summary.partial
+    );
+    let out = store
+        .read(
+            "?[doc] := *node{graph: 'code', id: 'src/shop/latin.py-shop.latin', doc}",
+            Params::new(),
+        )
+        .unwrap();
+    assert_eq!(
+        out.rows
+            .first()
+            .map(|r| graphctx::store::value::display(&r[0])),
+        Some("Café prices.".to_string())
+    );
     let keys: Vec<String> = graph::list_entities(&store, "code", &EntityFilter::default())
         .unwrap()
         .into_iter()

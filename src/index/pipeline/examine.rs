@@ -90,16 +90,7 @@ pub(super) fn examine(
     if bytes.contains(&0) {
         return Outcome::Skipped("binary file (contains NUL bytes)".into());
     }
-    let (text, note) = match String::from_utf8(bytes) {
-        Ok(t) => (t, None),
-        Err(e) => (
-            String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            Some(format!(
-                "not valid UTF-8 (first bad byte at offset {}); invalid bytes replaced",
-                e.utf8_error().valid_up_to()
-            )),
-        ),
-    };
+    let (text, note) = languages::get(file.lang).decode(bytes);
     // A save parses one file: its words, and then its stored forms, are
     // made on the other core while the extract, and then the other form,
     // are (a quarter of a large file's parse each; a first index has

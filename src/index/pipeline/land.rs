@@ -11,6 +11,7 @@ use super::phases::land_early;
 use super::run::Run;
 use super::scope::Scope;
 use super::IndexError;
+use crate::index::languages;
 use crate::index::links::{FileLinks, HeldRefs, RefsApart};
 use crate::index::polyglot::{self, lang_of, Tables};
 use crate::index::state::{CodeCounts, StoredFile};
@@ -139,7 +140,7 @@ impl Run<'_> {
             .par_iter()
             .filter_map(|(p, f)| {
                 let bytes = std::fs::read(&f.abs_path).ok()?;
-                let text = String::from_utf8_lossy(&bytes);
+                let (text, _) = languages::get(f.lang).decode(bytes);
                 Some(((*p).clone(), text::FileWords::of(p, &text)))
             })
             .collect();

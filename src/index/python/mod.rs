@@ -13,6 +13,7 @@
 //! - [`names`] — the names a file mentions and an interface edit
 //!   touches: which files an edit re-resolves.
 //! - [`texts`] — the literals and comments of bodies, for the text index.
+//! - [`encoding`] — a file's text as Python reads it (PEP 263).
 //!
 //! Keys follow dotted module paths: `{file}-{module}` for a file's module
 //! (`src/flask/app.py-flask.app`), `{file}-{module}-{qualname}` for what
@@ -21,6 +22,7 @@
 //!
 //! Nothing outside this folder names it but the registry
 //! ([`crate::index::languages`]).
+mod encoding;
 pub mod exprs;
 pub mod extract;
 pub mod imports;
@@ -83,6 +85,10 @@ impl Language for Python {
 
     fn extractor(&self) -> Box<dyn Extractor> {
         Box::new(PyExtractor::new())
+    }
+
+    fn decode(&self, bytes: Vec<u8>) -> (String, Option<String>) {
+        encoding::decode(bytes)
     }
 
     fn encode(&self, extract: &FileExtract) -> Stored {
