@@ -31,6 +31,7 @@
 mod graph;
 mod lexical;
 mod locate;
+mod prior;
 pub mod query;
 
 use rustc_hash::FxHashMap;
@@ -41,6 +42,7 @@ use crate::store::rows::{decode_first, decode_rows, query_rows, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
 use crate::support::words::has_words;
+use prior::Prior;
 use query::Reading;
 
 query_rows! {
@@ -80,8 +82,6 @@ const SEEDS: usize = 60;
 const SPREAD: f64 = 0.35;
 /// Entities considered for the list after the spread.
 const CANDIDATES: usize = 400;
-/// Test code is rarely where a change belongs; it still ranks, lower.
-const TEST_FACTOR: f64 = 0.5;
 /// A file's score: its best entity plus this share of the next ones'.
 const FILE_REST: f64 = 0.3;
 /// How many entities after the best count towards a file's score.
@@ -317,11 +317,12 @@ fn rank(
     let briefs = decode_rows::<EntityBrief>(&rows)?;
     let info: FxHashMap<&str, &EntityBrief> = briefs.iter().map(|r| (r.id.as_ref(), r)).collect();
     let words = lexical::file_scores(store, graph, terms, n_files)?;
+    let prior = Prior::of(reading);
     let mut scored: Vec<(&EntityBrief, f64)> = ranked
         .iter()
         .filter_map(|(k, s)| {
             let r = info.get(k.as_str())?;
-            Some((*r, if r.is_test { s * TEST_FACTOR } else { *s }))
+            Some((*r, s * prior.factor(&r.file, r.is_test)))
         })
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
@@ -440,9 +441,7 @@ fn rank(
             p.location = LOCATION * w;
             *s += p.location;
         }
-        if p.is_test || is_docs_or_examples(f) {
-            *s *= TEST_FACTOR;
-        }
+        *s *= prior.factor(f, p.is_test);
     }
 
     // Entities in order of their own score times their file's, each further
@@ -499,11 +498,7 @@ fn rank(
             file_text: round(fp.text),
             history: round(fp.history),
             location: round(fp.location),
-            test_prior: if b.is_test || fp.is_test || is_docs_or_examples(&b.file) {
-                TEST_FACTOR
-            } else {
-                1.0
-            },
+            test_prior: prior.factor(&b.file, b.is_test || fp.is_test),
         });
         hits.push(Hit {
             key: r.id.to_string(),
@@ -604,40 +599,4 @@ fn keep(r: &EntityBrief, opts: &Options) -> bool {
         }
     }
     true
-}
-
-/// Whether a path lies under a directory of documentation or examples
-/// (`doc/`, `docs/`, `examples/`, `example/` at any depth): a report is
-/// fixed in the code they show, as it is not in its tests.
-fn is_docs_or_examples(path: &str) -> bool {
-    let mut dirs = path.split('/').rev().skip(1);
-    dirs.any(|d| matches!(d, "doc" | "docs" | "example" | "examples"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_docs_or_examples;
-
-    #[test]
-    fn documentation_and_examples_are_told_by_their_directories() {
-        for path in [
-            "doc/conf.py",
-            "doc/usage/extensions/example_google.py",
-            "examples/echo.rs",
-            "tokio/examples/chat.rs",
-            "docs/src/guide.py",
-            "crates/x/example/main.rs",
-        ] {
-            assert!(is_docs_or_examples(path), "{path}");
-        }
-        for path in [
-            "sphinx/domains/python.py",
-            "src/docs.rs",
-            "src/example.py",
-            "pylint/extensions/docparams.py",
-            "lib.rs",
-        ] {
-            assert!(!is_docs_or_examples(path), "{path}");
-        }
-    }
 }

@@ -1,0 +1,106 @@
+//! The prior for where a change belongs: in the code, before its tests,
+//! benchmarks, documentation and examples — unless the query names the
+//! benchmarks.
+//!
+//! A report is fixed in the code its tests exercise and its examples
+//! show, so files of those kinds rank at [`TEST_FACTOR`] of their score.
+//! Reports say "test" and "for example" as a matter of course, so those
+//! words lift nothing; a query that speaks of benchmarks (`benches: …`,
+//! "the serve bench opens files") is about the benchmark files, and
+//! files under a benchmark directory keep their whole score for it.
+
+use super::query::Reading;
+
+/// Test, benchmark, documentation and example code is rarely where a
+/// change belongs; it still ranks, lower.
+pub(super) const TEST_FACTOR: f64 = 0.5;
+
+/// Directories whose files are benchmarks.
+const BENCH_DIRS: &[&str] = &["bench", "benches", "benchmark", "benchmarks"];
+/// Query words (their stems) that speak of benchmarks.
+const BENCH_WORDS: &[&str] = &["bench", "benchmark"];
+
+/// The prior of one query.
+pub(super) struct Prior {
+    /// The query speaks of benchmarks.
+    benches: bool,
+}
+
+impl Prior {
+    pub(super) fn of(reading: &Reading) -> Prior {
+        Prior {
+            benches: reading
+                .terms
+                .iter()
+                .any(|t| BENCH_WORDS.contains(&t.term.stem.as_str())),
+        }
+    }
+
+    /// The factor of a file's (or its entity's) score: `is_test` when the
+    /// layout calls the file or entity a test (benchmarks included).
+    pub(super) fn factor(&self, path: &str, is_test: bool) -> f64 {
+        let lowered = is_test || is_docs_or_examples(path);
+        if !lowered || (self.benches && is_under(path, BENCH_DIRS)) {
+            1.0
+        } else {
+            TEST_FACTOR
+        }
+    }
+}
+
+/// Whether a directory of `path` (at any depth) has one of these names.
+fn is_under(path: &str, names: &[&str]) -> bool {
+    let mut dirs = path.split('/').rev().skip(1);
+    dirs.any(|d| names.contains(&d))
+}
+
+/// Whether a path lies under a directory of documentation or examples
+/// (`doc/`, `docs/`, `examples/`, `example/` at any depth).
+fn is_docs_or_examples(path: &str) -> bool {
+    is_under(path, &["doc", "docs", "example", "examples"])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::search::query;
+
+    #[test]
+    fn documentation_and_examples_are_told_by_their_directories() {
+        for path in [
+            "doc/conf.py",
+            "doc/usage/extensions/example_google.py",
+            "examples/echo.rs",
+            "tokio/examples/chat.rs",
+            "docs/src/guide.py",
+            "crates/x/example/main.rs",
+        ] {
+            assert!(is_docs_or_examples(path), "{path}");
+        }
+        for path in [
+            "sphinx/domains/python.py",
+            "src/docs.rs",
+            "src/example.py",
+            "pylint/extensions/docparams.py",
+            "lib.rs",
+        ] {
+            assert!(!is_docs_or_examples(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_query_about_benchmarks_lifts_the_prior_of_benchmark_files_only() {
+        let plain = Prior::of(&query::read("the parser drops a trailing comment"));
+        let benches = Prior::of(&query::read("benches: the serve bench opens files first"));
+        assert_eq!(plain.factor("benches/serve.rs", true), TEST_FACTOR);
+        assert_eq!(benches.factor("benches/serve.rs", true), 1.0);
+        assert_eq!(benches.factor("tests/it/serve.rs", true), TEST_FACTOR);
+        assert_eq!(benches.factor("examples/serve.rs", false), TEST_FACTOR);
+        assert_eq!(plain.factor("src/serve.rs", false), 1.0);
+        let tests = Prior::of(&query::read(
+            "the test of the serve module fails, for example",
+        ));
+        assert_eq!(tests.factor("tests/it/serve.rs", true), TEST_FACTOR);
+        assert_eq!(tests.factor("examples/serve.rs", false), TEST_FACTOR);
+    }
+}
