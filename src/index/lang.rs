@@ -2,7 +2,8 @@
 //!
 //! A language plugs in by implementing [`Language`] and being listed in
 //! [`super::languages`]: it says which files it claims and where each sits
-//! in its packages ([`Layout`]), turns one file into a [`FileExtract`]
+//! in its packages ([`Layout`]), how a file's bytes decode into its text
+//! ([`Language::decode`]), turns one file into a [`FileExtract`]
 //! ([`Extractor`]), splits an extract into the interface other files'
 //! resolution reads and the rest (and stores both), names what an
 //! interface edit touches, and resolves references against a symbol table
