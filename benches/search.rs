@@ -11,7 +11,12 @@
 //! and how often the entity whose doc the query came from is among the
 //! first 10 hits.
 //!
-//! Run: `cargo bench --bench search` (optional arguments: crate names).
+//! Then the same for bug reports as written (`GRAPHCTX_BENCH_ISSUES`, JSON
+//! lines with a `problem_statement`; default: `../shared/data/issues-dev.jsonl`
+//! beside the repository, when there).
+//!
+//! Run: `cargo bench --bench search` (optional arguments: crate names, or
+//! `registry` for every crate under ~/.cargo/registry/src as one tree).
 //! With `GRAPHCTX_BENCH_DB=PATH` the index is kept in that SQLite file and
 //! reused by the next run (when comparing search changes, not index ones);
 //! with `GRAPHCTX_BENCH_HITS=PATH` every query's hits are written to PATH
@@ -26,7 +31,9 @@ use graphctx::store::{queries, Location, Params, Store};
 use graphctx::support::words::query_terms;
 
 mod common;
-use common::{copy_crates, crate_names_from_args, ms, stats, thread_cpu_ms};
+use common::{
+    copy_crates, copy_tree, crate_names_from_args, ms, registry_src, stats, thread_cpu_ms,
+};
 
 /// The first sentence of a doc comment, if it is a sentence of words.
 fn first_sentence(doc: &str) -> Option<String> {
@@ -56,7 +63,14 @@ fn main() {
         n
     } else {
         let work = tempfile::tempdir().unwrap();
-        let used = copy_crates(&crate_names_from_args(), work.path());
+        let names = crate_names_from_args();
+        let used = match (names.as_slice(), registry_src()) {
+            ([one], Some(src)) if one == "registry" => {
+                copy_tree(&src, work.path());
+                vec!["every registry crate".to_string()]
+            }
+            _ => copy_crates(&names, work.path()),
+        };
         let t = Instant::now();
         let s = index_repository(
             &store,
@@ -157,4 +171,53 @@ fn main() {
         s95 / b95.max(1e-9),
         100.0 * found as f64 / sample.len().max(1) as f64
     );
+
+    // Bug reports as written (title and body), as an agent pastes them.
+    let issues = issue_texts();
+    if issues.is_empty() {
+        return;
+    }
+    for q in &issues {
+        std::hint::black_box(search::search(&store, "code", q, &opts).unwrap());
+    }
+    let (mut base_ms, mut search_ms) = (vec![], vec![]);
+    for q in &issues {
+        let t = Instant::now();
+        std::hint::black_box(postings(q));
+        base_ms.push(ms(t));
+        let t = Instant::now();
+        std::hint::black_box(search::search(&store, "code", q, &opts).unwrap());
+        search_ms.push(ms(t));
+    }
+    let mean_kb =
+        issues.iter().map(String::len).sum::<usize>() as f64 / 1024.0 / issues.len() as f64;
+    println!(
+        "search ISSUE-TEXT --limit 50, {} issues ({mean_kb:.1} KiB each on average):",
+        issues.len()
+    );
+    let (b50, b95) = stats("  postings lookup alone (baseline)", base_ms);
+    let (s50, s95) = stats("  ranked search (warm)", search_ms);
+    println!(
+        "  search p50 = {:.1}x, p95 = {:.1}x the postings lookup",
+        s50 / b50.max(1e-9),
+        s95 / b95.max(1e-9)
+    );
+}
+
+/// The issue texts of `GRAPHCTX_BENCH_ISSUES` (JSON lines with a
+/// `problem_statement`), else of the shared Rust issue set beside the
+/// repository, if there.
+fn issue_texts() -> Vec<String> {
+    let path = std::env::var_os("GRAPHCTX_BENCH_ISSUES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/issues-dev.jsonl")
+        });
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v.get("problem_statement")?.as_str().map(str::to_string))
+        .collect()
 }

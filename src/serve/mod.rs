@@ -246,7 +246,9 @@ impl Workspace {
         let path = self.absolute(rel);
         // A file too large to hold is parsed by the runs as any other.
         let fits = std::fs::metadata(&path).is_ok_and(|m| m.len() <= held_trees::MAX_BYTES as u64);
-        if let (true, Ok(text)) = (fits, std::fs::read_to_string(&path)) {
+        if let (true, Ok(bytes)) = (fits, std::fs::read(&path)) {
+            // As a run reads it (a Python file in its declared encoding).
+            let (text, _) = lang.decode(bytes);
             self.trees.parse_now(&mut *lang.extractor(), rel, &text);
         }
     }

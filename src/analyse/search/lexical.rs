@@ -39,6 +39,11 @@ const SIZED_FILES: usize = 200;
 /// A term in more than this share of the texts says nothing about where
 /// a change belongs (`value`, `new`, `use` in a large tree): it is not read.
 const MAX_DF_SHARE: f64 = 0.25;
+/// The most entities a query's words keep, best first: ranking reads the
+/// best few hundred of them after the graph spread, so a long report's
+/// tens of thousands of weak matches on a large tree cost nothing after
+/// the scoring.
+const MAX_MATCHES: usize = 4_000;
 
 /// One entity's word score, and which terms (indexes into the query's
 /// terms) its text holds.
@@ -72,7 +77,9 @@ pub fn entity_scores(
     // all (reading every length would cost a scan per query).
     let avg = (lens.values().sum::<i64>() as f64 / lens.len() as f64).max(1.0);
     let index = term_index(terms);
-    let mut found: FxHashMap<&str, EntityWords> = FxHashMap::default();
+    // Score and the set of terms held (a bit per term: a query has at
+    // most `MAX_TERMS`, 64), per entity.
+    let mut found: FxHashMap<&str, (f64, u64)> = FxHashMap::default();
     found.reserve(lens.len());
     for (word, entries) in &postings {
         let d = entries.len() as f64;
@@ -83,19 +90,30 @@ pub fn entity_scores(
             continue;
         };
         let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
+        let bit = 1u64.checked_shl(i as u32).unwrap_or(0);
         for p in entries {
             let tf = p.tf as f64;
             let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
             let c = found.entry(p.id).or_default();
-            c.score += idf * tf * (K1 + 1.0) / (tf + norm);
-            c.terms.push(i);
+            c.0 += idf * tf * (K1 + 1.0) / (tf + norm);
+            c.1 |= bit;
         }
     }
-    Ok(found
+    // The best `MAX_MATCHES` (ties by key): what ranking reads of them
+    // is their few hundred best, seeds of the spread among them.
+    let mut best: Vec<(&str, (f64, u64))> = found.into_iter().collect();
+    let by_score = |a: &(&str, (f64, u64)), b: &(&str, (f64, u64))| {
+        b.1 .0.total_cmp(&a.1 .0).then_with(|| a.0.cmp(b.0))
+    };
+    if best.len() > MAX_MATCHES {
+        best.select_nth_unstable_by(MAX_MATCHES - 1, by_score);
+        best.truncate(MAX_MATCHES);
+    }
+    Ok(best
         .into_iter()
-        .map(|(id, mut c)| {
-            c.terms.sort_unstable();
-            (id.to_string(), c)
+        .map(|(id, (score, mask))| {
+            let terms = (0..64).filter(|b| mask & (1u64 << b) != 0).collect();
+            (id.to_string(), EntityWords { score, terms })
         })
         .collect())
 }
