@@ -662,3 +662,48 @@ fn a_query_context_under_a_small_budget_keeps_as_many_hits_as_fit() {
         );
     }
 }
+
+/// A long query on a tree where its words match thousands of entities:
+/// ranking keeps only the best matches of the words, and those are the
+/// entities that hold most of them, first the one that holds the rare
+/// word too.
+#[test]
+fn a_query_matching_thousands_of_entities_still_ranks_the_best_first() {
+    let dir = common::temp_package("many");
+    let root = dir.path();
+    let words = ["lantern", "harbor", "meadow", "copper"];
+    let mut lib = String::new();
+    // 5,200 functions, each word in 1,250 of them (under a quarter of
+    // the entities, so every word is read): 5,000 match the query.
+    for file in 0..26 {
+        lib.push_str(&format!("pub mod m{file};\n"));
+        let mut text = String::new();
+        for i in 0..200 {
+            let n = file * 200 + i;
+            let doc = match n % 26 {
+                w @ 0..=19 => format!("/// The {} of item {n}.\n", words[w % 4]),
+                _ => format!("/// Item {n}, plain.\n"),
+            };
+            text.push_str(&format!("{doc}pub fn item_{n}() -> u32 {{ {n} }}\n"));
+        }
+        if file == 7 {
+            text.push_str(
+                "/// The lantern, harbor, meadow and copper of everything.\npub fn all_four() {}\n",
+            );
+            text.push_str(
+                "/// The quibbled lantern, harbor, meadow and copper.\npub fn quibbled() {}\n",
+            );
+        }
+        common::write_file(root, &format!("src/m{file}.rs"), &text);
+    }
+    common::write_file(root, "src/lib.rs", &lib);
+    let (store, _) = common::index_fresh(root);
+    let hits = ranked(
+        &store,
+        "the quibbled lantern harbor meadow copper, again lantern and harbor",
+        5,
+    );
+    let top: Vec<&str> = keys(&hits);
+    assert_eq!(top[0], "src/m7.rs-m7-quibbled", "{top:?}");
+    assert!(top.contains(&"src/m7.rs-m7-all_four"), "{top:?}");
+}
