@@ -13,6 +13,10 @@
 mod reach;
 pub use reach::NameReach;
 
+use rustc_hash::FxHashSet as HashSet;
+
+use crate::model::Recv;
+
 /// A hashed identifier.
 pub type Name = u32;
 
@@ -24,6 +28,42 @@ pub fn hash(ident: &str) -> Name {
         h = h.wrapping_mul(0x0100_0193);
     }
     h
+}
+
+/// Every identifier in `text`, hashed, into `out` (`Vec<Option<T>>`
+/// gives `Vec`, `Option`, `T`; `Optional["a.Foo"]` gives `Optional`, `a`,
+/// `Foo`).
+pub fn add_idents(out: &mut HashSet<Name>, text: &str) {
+    out.extend(
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|s| !s.is_empty())
+            .map(hash),
+    );
+}
+
+/// The names a receiver's chain spells: its types' identifiers, its
+/// calls' paths, its methods and fields.
+pub fn add_recv_idents(out: &mut HashSet<Name>, r: &Recv) {
+    match r {
+        Recv::Type(t) => add_idents(out, t),
+        Recv::Call(path) => out.extend(path.iter().map(|s| hash(s))),
+        Recv::Method(inner, name) | Recv::Field(inner, name) => {
+            out.insert(hash(name));
+            add_recv_idents(out, inner);
+        }
+        Recv::Try(inner) | Recv::Element(inner) => add_recv_idents(out, inner),
+    }
+}
+
+/// Spread `touched` through these files' facts until nothing more is
+/// touched (one pass of a [`NameReach`] made for it; a process that
+/// spreads edit after edit keeps one instead).
+pub fn spread_through(touched: &mut HashSet<Name>, facts: impl Iterator<Item = SpreadFacts>) {
+    let mut reach = NameReach::default();
+    for (i, f) in facts.enumerate() {
+        reach.set_facts(&i.to_string(), &f);
+    }
+    reach.spread(touched, &[], &[]);
 }
 
 /// A file's mentioned names as stored: little-endian `u32`s.

@@ -28,18 +28,8 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::interface::same_entity_facts;
-use crate::index::names::{hash, Name, SpreadFacts};
-use crate::model::{Entity, FileExtract, RawRef, Recv, UseDecl};
-
-/// Every identifier in `text` (`Optional["a.Foo"]` gives `Optional`,
-/// `a`, `Foo`).
-fn add_idents(out: &mut HashSet<Name>, text: &str) {
-    out.extend(
-        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .filter(|s| !s.is_empty())
-            .map(hash),
-    );
-}
+use crate::index::names::{add_idents, add_recv_idents, hash, Name, SpreadFacts};
+use crate::model::{Entity, FileExtract, RawRef, UseDecl};
 
 /// The names a declaration's lookups go through: its bases, its hint,
 /// its return annotation.
@@ -50,18 +40,6 @@ fn declared_idents(out: &mut HashSet<Name>, e: &Entity) {
     }
     for t in [&s.ty, &s.return_type].into_iter().flatten() {
         add_idents(out, t);
-    }
-}
-
-fn recv_idents(out: &mut HashSet<Name>, r: &Recv) {
-    match r {
-        Recv::Type(t) => add_idents(out, t),
-        Recv::Call(path) => out.extend(path.iter().map(|s| hash(s))),
-        Recv::Method(inner, name) | Recv::Field(inner, name) => {
-            out.insert(hash(name));
-            recv_idents(out, inner);
-        }
-        Recv::Try(inner) | Recv::Element(inner) => recv_idents(out, inner),
     }
 }
 
@@ -80,7 +58,7 @@ pub fn mentioned(extract: &FileExtract, apart: &[RawRef]) -> Vec<Name> {
     for r in extract.refs.iter().chain(apart) {
         out.extend(r.path.iter().map(|s| hash(s)));
         if let Some(recv) = &r.receiver {
-            recv_idents(&mut out, recv);
+            add_recv_idents(&mut out, recv);
         }
     }
     for u in &extract.uses {
@@ -229,7 +207,7 @@ pub fn spread_facts(x: &FileExtract) -> SpreadFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::names::NameReach;
+    use crate::index::names::spread_through;
     use crate::index::python::PyExtractor;
     use crate::model::FileContext;
 
@@ -249,11 +227,7 @@ mod tests {
     }
 
     fn spread(touched: &mut HashSet<Name>, files: &[&FileExtract]) {
-        let mut reach = NameReach::default();
-        for (i, x) in files.iter().enumerate() {
-            reach.set_facts(&i.to_string(), &spread_facts(x));
-        }
-        reach.spread(touched, &[], &[]);
+        spread_through(touched, files.iter().map(|x| spread_facts(x)));
     }
 
     fn mentions_any(x: &FileExtract, touched: &HashSet<Name>) -> bool {

@@ -30,21 +30,11 @@ use std::collections::BTreeSet;
 use rustc_hash::FxHashMap;
 use rustc_hash::FxHashSet as HashSet;
 
-use crate::model::{Entity, EntityKind, FileExtract, RawRef, Recv, Signature, UseDecl};
+use crate::model::{Entity, EntityKind, FileExtract, RawRef, Signature, UseDecl};
 
 use super::interface::{is_interface_ref, same_entity_facts};
 
-use crate::index::names::{hash, Name, NameReach, SpreadFacts};
-
-/// Every identifier in `text` (`Vec<Option<T>>` gives `Vec`, `Option`, `T`).
-fn idents(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|s| !s.is_empty())
-}
-
-fn add_idents(out: &mut HashSet<Name>, text: &str) {
-    out.extend(idents(text).map(hash));
-}
+use crate::index::names::{add_idents, add_recv_idents, hash, spread_through, Name, SpreadFacts};
 
 /// The names a declaration's types mention (not its field or parameter
 /// names: a struct with a field called `options` does not depend on a
@@ -69,25 +59,13 @@ fn type_idents(out: &mut HashSet<Name>, s: &Signature) {
     }
 }
 
-fn recv_idents(out: &mut HashSet<Name>, r: &Recv) {
-    match r {
-        Recv::Type(t) => add_idents(out, t),
-        Recv::Call(path) => out.extend(path.iter().map(|s| hash(s))),
-        Recv::Method(inner, name) | Recv::Field(inner, name) => {
-            out.insert(hash(name));
-            recv_idents(out, inner);
-        }
-        Recv::Try(inner) | Recv::Element(inner) => recv_idents(out, inner),
-    }
-}
-
 fn ref_idents(out: &mut HashSet<Name>, r: &RawRef) {
     out.extend(r.path.iter().chain(r.scope.iter()).map(|s| hash(s)));
     if let Some(t) = &r.self_type {
         add_idents(out, t);
     }
     if let Some(recv) = &r.receiver {
-        recv_idents(out, recv);
+        add_recv_idents(out, recv);
     }
 }
 
@@ -253,11 +231,7 @@ pub fn spread_facts(x: &FileExtract) -> SpreadFacts {
 /// alias of one) is touched, and so is the name a `use` of a touched name
 /// binds. A process that spreads edit after edit keeps a [`NameReach`].
 pub fn spread<'a>(touched: &mut HashSet<Name>, interfaces: impl Iterator<Item = &'a FileExtract>) {
-    let mut reach = NameReach::default();
-    for (i, x) in interfaces.enumerate() {
-        reach.set_facts(&i.to_string(), &spread_facts(x));
-    }
-    reach.spread(touched, &[], &[]);
+    spread_through(touched, interfaces.map(spread_facts));
 }
 
 #[cfg(test)]
