@@ -19,8 +19,9 @@
 //! `registry` for every crate under ~/.cargo/registry/src as one tree).
 //! With `GRAPHCTX_BENCH_DB=PATH` the index is kept in that SQLite file and
 //! reused by the next run (when comparing search changes, not index ones);
-//! with `GRAPHCTX_BENCH_HITS=PATH` every query's hits are written to PATH
-//! (to compare rankings before and after a change).
+//! with `GRAPHCTX_BENCH_HITS=PATH` every query's hits (doc sentences and
+//! bug reports), with their scores in full, are written to PATH (to compare
+//! rankings before and after a change).
 
 use std::time::Instant;
 
@@ -150,11 +151,7 @@ fn main() {
             found += 1;
         }
         if let Some(out) = dump.as_mut() {
-            use std::io::Write;
-            writeln!(out, "# {q}").unwrap();
-            for h in &hits {
-                writeln!(out, "{:.3} {} {:?}", h.score, h.key, h.why).unwrap();
-            }
+            write_hits(out, q, &hits);
         }
     }
     println!(
@@ -186,8 +183,12 @@ fn main() {
         std::hint::black_box(postings(q));
         base_ms.push(ms(t));
         let t = Instant::now();
-        std::hint::black_box(search::search(&store, "code", q, &opts).unwrap());
+        let hits = std::hint::black_box(search::search(&store, "code", q, &opts).unwrap());
         search_ms.push(ms(t));
+        if let Some(out) = dump.as_mut() {
+            let title = q.lines().next().unwrap_or_default();
+            write_hits(out, title, &hits);
+        }
     }
     let mean_kb =
         issues.iter().map(String::len).sum::<usize>() as f64 / 1024.0 / issues.len() as f64;
@@ -202,6 +203,15 @@ fn main() {
         s50 / b50.max(1e-9),
         s95 / b95.max(1e-9)
     );
+}
+
+/// One query's hits, each score in full (a change meant to keep the
+/// ranking must leave this byte for byte the same).
+fn write_hits(out: &mut impl std::io::Write, query: &str, hits: &[search::Hit]) {
+    writeln!(out, "# {query}").unwrap();
+    for h in hits {
+        writeln!(out, "{:?} {} {:?}", h.score, h.key, h.why).unwrap();
+    }
 }
 
 /// The issue texts of `GRAPHCTX_BENCH_ISSUES` (JSON lines with a

@@ -53,6 +53,16 @@ pub struct EntityWords {
     pub terms: Vec<usize>,
 }
 
+/// A matched entity while its words are scored: its text's length, and
+/// (once a term that is read holds it) its score and terms.
+struct Slot<'r> {
+    id: &'r str,
+    len: i64,
+    score: f64,
+    mask: u64,
+    found: bool,
+}
+
 /// BM25 of every entity whose text holds a query term, each term's share
 /// times its weight in the query.
 pub fn entity_scores(
@@ -65,23 +75,50 @@ pub fn entity_scores(
     let rows = decode_rows::<PostingsRow>(&raw)?;
     let lists = unpacked(&rows, "code_word")?;
     let postings = whole_lists(&lists, "code_word")?;
-    let mut lens: FxHashMap<&str, i64> = FxHashMap::default();
-    for p in postings.iter().flat_map(|(_, ps)| ps) {
-        lens.insert(p.id, p.len);
-    }
-    if lens.is_empty() {
+    // Every matched entity gets a slot, hashed once: a long report's
+    // words list hundreds of thousands of entries on a large tree, and
+    // the lengths (for the mean) and the scores are then read by slot.
+    let total: usize = postings.iter().map(|(_, ps)| ps.len()).sum();
+    let mut slot_of: FxHashMap<&str, u32> =
+        FxHashMap::with_capacity_and_hasher(total, Default::default());
+    let mut slots: Vec<Slot> = Vec::with_capacity(total);
+    let word_slots: Vec<Vec<u32>> = postings
+        .iter()
+        .map(|(_, entries)| {
+            entries
+                .iter()
+                .map(|p| {
+                    let next = slots.len() as u32;
+                    let slot = *slot_of.entry(p.id).or_insert(next);
+                    if slot == next {
+                        slots.push(Slot {
+                            id: p.id,
+                            len: p.len,
+                            score: 0.0,
+                            mask: 0,
+                            found: false,
+                        });
+                    } else {
+                        // As a map of lengths would: the last one read.
+                        slots[slot as usize].len = p.len;
+                    }
+                    slot
+                })
+                .collect()
+        })
+        .collect();
+    drop(slot_of);
+    if slots.is_empty() {
         return Ok(FxHashMap::default());
     }
-    let n = entities.max(lens.len() as f64);
+    let n = entities.max(slots.len() as f64);
     // The mean length of the texts that matched stands in for the mean of
     // all (reading every length would cost a scan per query).
-    let avg = (lens.values().sum::<i64>() as f64 / lens.len() as f64).max(1.0);
+    let avg = (slots.iter().map(|s| s.len).sum::<i64>() as f64 / slots.len() as f64).max(1.0);
     let index = term_index(terms);
     // Score and the set of terms held (a bit per term: a query has at
-    // most `MAX_TERMS`, 64), per entity.
-    let mut found: FxHashMap<&str, (f64, u64)> = FxHashMap::default();
-    found.reserve(lens.len());
-    for (word, entries) in &postings {
+    // most `MAX_TERMS`, 64), per entity, summed in word order.
+    for ((word, entries), ids) in postings.iter().zip(&word_slots) {
         let d = entries.len() as f64;
         if d > MAX_DF_SHARE * n && n > 100.0 {
             continue;
@@ -91,17 +128,22 @@ pub fn entity_scores(
         };
         let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
         let bit = 1u64.checked_shl(i as u32).unwrap_or(0);
-        for p in entries {
+        for (p, &slot) in entries.iter().zip(ids) {
             let tf = p.tf as f64;
             let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
-            let c = found.entry(p.id).or_default();
-            c.0 += idf * tf * (K1 + 1.0) / (tf + norm);
-            c.1 |= bit;
+            let c = &mut slots[slot as usize];
+            c.score += idf * tf * (K1 + 1.0) / (tf + norm);
+            c.mask |= bit;
+            c.found = true;
         }
     }
+    let mut best: Vec<(&str, (f64, u64))> = slots
+        .iter()
+        .filter(|s| s.found)
+        .map(|s| (s.id, (s.score, s.mask)))
+        .collect();
     // The best `MAX_MATCHES` (ties by key): what ranking reads of them
     // is their few hundred best, seeds of the spread among them.
-    let mut best: Vec<(&str, (f64, u64))> = found.into_iter().collect();
     let by_score = |a: &(&str, (f64, u64)), b: &(&str, (f64, u64))| {
         b.1 .0.total_cmp(&a.1 .0).then_with(|| a.0.cmp(b.0))
     };
@@ -139,8 +181,11 @@ pub fn file_scores(
     let index = term_index(terms);
     // Every file's terms (weighted idf, tf), scored first as if of the
     // mean length.
-    let mut hits: FxHashMap<&str, Vec<(f64, f64)>> = FxHashMap::default();
-    for (word, entries) in whole_lists(&lists, "code_file_word")? {
+    let lists = whole_lists(&lists, "code_file_word")?;
+    let most = lists.iter().map(|(_, ps)| ps.len()).max().unwrap_or(0);
+    let mut hits: FxHashMap<&str, Vec<(f64, f64)>> =
+        FxHashMap::with_capacity_and_hasher(most, Default::default());
+    for (word, entries) in lists {
         let d = entries.len() as f64;
         let n = files.max(d);
         let Some(&i) = index.get(word) else {
