@@ -707,3 +707,30 @@ fn a_query_matching_thousands_of_entities_still_ranks_the_best_first() {
     assert_eq!(top[0], "src/m7.rs-m7-quibbled", "{top:?}");
     assert!(top.contains(&"src/m7.rs-m7-all_four"), "{top:?}");
 }
+
+/// A long report keeps up to 160 terms: a hit found by one of its
+/// lightest words still says which word found it (the terms after the
+/// 64th were once left out of `why.terms`, and the hit read "file text").
+#[test]
+fn a_hit_found_by_a_late_word_of_a_long_query_names_that_word() {
+    let dir = common::temp_package("late");
+    let root = dir.path();
+    common::write_file(
+        root,
+        "src/lib.rs",
+        "/// Quibbled onions.\npub fn quibbled() {}\n\n/// Something else.\npub fn other() {}\n",
+    );
+    let (store, _) = common::index_fresh(root);
+    // 80 distinct words of one weight before the one the code holds.
+    let letters: Vec<char> = ('a'..='z').collect();
+    let filler: Vec<String> = (0..80)
+        .map(|i| format!("zed{}{}", letters[i / 26], letters[i % 26]))
+        .collect();
+    let query = format!("{} quibbled", filler.join(" "));
+    let hits = ranked(&store, &query, 5);
+    let hit = hits
+        .iter()
+        .find(|h| h.name == "quibbled")
+        .unwrap_or_else(|| panic!("{:?}", keys(&hits)));
+    assert_eq!(hit.why.terms, vec!["quibbled".to_string()], "{:?}", hit.why);
+}

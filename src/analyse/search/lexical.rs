@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::query::WeightedTerm;
+use super::query::{WeightedTerm, MAX_TERMS};
 use crate::store::rows::{decode_rows, query_rows, Bytes, RowError, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
@@ -53,13 +53,30 @@ pub struct EntityWords {
     pub terms: Vec<usize>,
 }
 
+/// The query terms an entity's text holds, a bit per term (indexes into
+/// the query's terms, of which there are at most [`MAX_TERMS`]).
+#[derive(Debug, Default, Clone, Copy)]
+struct TermSet([u64; MAX_TERMS.div_ceil(64)]);
+
+impl TermSet {
+    fn insert(&mut self, i: usize) {
+        if let Some(w) = self.0.get_mut(i / 64) {
+            *w |= 1 << (i % 64);
+        }
+    }
+
+    fn iter(self) -> impl Iterator<Item = usize> {
+        (0..MAX_TERMS).filter(move |&i| self.0[i / 64] & (1 << (i % 64)) != 0)
+    }
+}
+
 /// A matched entity while its words are scored: its text's length, and
 /// (once a term that is read holds it) its score and terms.
 struct Slot<'r> {
     id: &'r str,
     len: i64,
     score: f64,
-    mask: u64,
+    terms: TermSet,
     found: bool,
 }
 
@@ -95,7 +112,7 @@ pub fn entity_scores(
                             id: p.id,
                             len: p.len,
                             score: 0.0,
-                            mask: 0,
+                            terms: TermSet::default(),
                             found: false,
                         });
                     } else {
@@ -116,8 +133,7 @@ pub fn entity_scores(
     // all (reading every length would cost a scan per query).
     let avg = (slots.iter().map(|s| s.len).sum::<i64>() as f64 / slots.len() as f64).max(1.0);
     let index = term_index(terms);
-    // Score and the set of terms held (a bit per term: a query has at
-    // most `MAX_TERMS`, 64), per entity, summed in word order.
+    // Score and the set of terms held, per entity, summed in word order.
     for ((word, entries), ids) in postings.iter().zip(&word_slots) {
         let d = entries.len() as f64;
         if d > MAX_DF_SHARE * n && n > 100.0 {
@@ -127,24 +143,23 @@ pub fn entity_scores(
             continue;
         };
         let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
-        let bit = 1u64.checked_shl(i as u32).unwrap_or(0);
         for (p, &slot) in entries.iter().zip(ids) {
             let tf = p.tf as f64;
             let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
             let c = &mut slots[slot as usize];
             c.score += idf * tf * (K1 + 1.0) / (tf + norm);
-            c.mask |= bit;
+            c.terms.insert(i);
             c.found = true;
         }
     }
-    let mut best: Vec<(&str, (f64, u64))> = slots
+    let mut best: Vec<(&str, (f64, TermSet))> = slots
         .iter()
         .filter(|s| s.found)
-        .map(|s| (s.id, (s.score, s.mask)))
+        .map(|s| (s.id, (s.score, s.terms)))
         .collect();
     // The best `MAX_MATCHES` (ties by key): what ranking reads of them
     // is their few hundred best, seeds of the spread among them.
-    let by_score = |a: &(&str, (f64, u64)), b: &(&str, (f64, u64))| {
+    let by_score = |a: &(&str, (f64, TermSet)), b: &(&str, (f64, TermSet))| {
         b.1 .0.total_cmp(&a.1 .0).then_with(|| a.0.cmp(b.0))
     };
     if best.len() > MAX_MATCHES {
@@ -153,8 +168,8 @@ pub fn entity_scores(
     }
     Ok(best
         .into_iter()
-        .map(|(id, (score, mask))| {
-            let terms = (0..64).filter(|b| mask & (1u64 << b) != 0).collect();
+        .map(|(id, (score, held))| {
+            let terms = held.iter().collect();
             (id.to_string(), EntityWords { score, terms })
         })
         .collect())
