@@ -19,6 +19,7 @@ pub mod parser_memory;
 pub mod pipeline;
 pub mod polyglot;
 pub mod python;
+mod replay;
 pub mod rust;
 mod state;
 pub mod text;

@@ -234,6 +234,21 @@ pub(super) fn load_interfaces(
     })
 }
 
+/// The stored interfaces of the given files that this version can read.
+pub(super) fn load_interfaces_of(
+    store: &Store,
+    graph: &str,
+    paths: &[&str],
+) -> Result<BTreeMap<String, FileExtract>, StoreError> {
+    let params = Params::new()
+        .with("graph", graph)
+        .with("paths", str_list(paths.iter().copied()));
+    let rows = store.read(queries::INTERFACES_OF, params)?;
+    decode_blobs(&rows, |path, data| {
+        languages::of_file(path)?.decode_interface(data)
+    })
+}
+
 /// The names every file of `graph` mentions (see [`names`]), by path.
 pub(super) fn load_names(
     store: &Store,

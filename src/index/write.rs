@@ -519,17 +519,10 @@ pub(super) fn write_links(
     // Stored rows of these origins, diffed against the new links: only
     // what changed is deleted or written. A database being built holds
     // none yet.
-    let mut old_edges: OldEdges = BTreeMap::new();
-    let mut old_unresolved: BTreeMap<(String, String), serde_json::Value> = BTreeMap::new();
-    if !store.is_building() {
-        old_edges = read_file_edges(store, graph, &changed)?;
-        let origins = str_list(changed.iter().copied());
-        let params = Params::new().with("graph", graph).with("origins", origins);
-        let rows = store.read(queries::UNRESOLVED_FROM_ORIGINS, params)?;
-        for r in decode_rows::<UnresolvedFromOrigins>(&rows)? {
-            old_unresolved.insert((r.origin.into(), r.src.into()), r.refs.into_owned());
-        }
-    }
+    let (mut old_edges, mut old_unresolved) = match store.is_building() {
+        true => (OldEdges::new(), OldUnresolved::new()),
+        false => read_stored_links(store, graph, &changed)?,
+    };
     delta.edges -= old_edges.values().map(BTreeMap::len).sum::<usize>() as i64;
     for refs in old_unresolved.values() {
         for r in refs.as_array().into_iter().flatten() {
@@ -653,7 +646,29 @@ pub(super) fn write_links(
 }
 
 /// The stored edges of some files, by file: `(src, rel, dst)` → weight.
-type OldEdges = BTreeMap<String, BTreeMap<(String, String, String), f64>>;
+/// Stored edges by origin file: `(src, rel, dst)` → weight.
+pub(super) type OldEdges = BTreeMap<String, BTreeMap<(String, String, String), f64>>;
+
+/// Stored unresolved-reference rows by `(origin, src)`: their
+/// `[[rel, text, line, count], …]`.
+pub(super) type OldUnresolved = BTreeMap<(String, String), serde_json::Value>;
+
+/// The links `files` stored: their edges and unresolved-reference rows.
+pub(super) fn read_stored_links(
+    store: &Store,
+    graph: &str,
+    files: &[&str],
+) -> Result<(OldEdges, OldUnresolved), StoreError> {
+    let edges = read_file_edges(store, graph, files)?;
+    let mut unresolved = OldUnresolved::new();
+    let origins = str_list(files.iter().copied());
+    let params = Params::new().with("graph", graph).with("origins", origins);
+    let rows = store.read(queries::UNRESOLVED_FROM_ORIGINS, params)?;
+    for r in decode_rows::<UnresolvedFromOrigins>(&rows)? {
+        unresolved.insert((r.origin.into(), r.src.into()), r.refs.into_owned());
+    }
+    Ok((edges, unresolved))
+}
 
 /// The edges `files` produced, from their stored lists; a file whose list
 /// cannot be read has its edges found by a scan of the graph's edges.

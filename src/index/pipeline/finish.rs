@@ -35,6 +35,7 @@ impl Run<'_> {
         let Resolvable {
             mut extracts,
             table: resident,
+            replayed,
         } = now;
         // The stored file rows as this run left them.
         for (path, row) in file_rows {
@@ -65,6 +66,10 @@ impl Run<'_> {
             _ => self.held_names = None,
         }
         cache.graph = self.graph.to_string();
+        if !replayed.is_empty() {
+            // The edited files' alone: no cache of every interface.
+            return;
+        }
         for (_, ex) in extracts.values_mut() {
             lang_of(ex).keep_interface(ex);
         }
@@ -93,7 +98,7 @@ impl Run<'_> {
         if self.opts.history && history::refresh(store, graph, self.root)? {
             self.phases.lap("history");
         }
-        if self.changed {
+        if self.changed && self.summary.files_replayed == 0 {
             // The caller holds the write lock: no other writer came between.
             cache.seq = store.graph_seq(graph)?;
         }

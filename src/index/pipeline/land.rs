@@ -14,6 +14,7 @@ use super::IndexError;
 use crate::index::languages;
 use crate::index::links::{FileLinks, HeldRefs, RefsApart};
 use crate::index::polyglot::{self, lang_of, Tables};
+use crate::index::replay::StoredLinks;
 use crate::index::state::{CodeCounts, StoredFile};
 use crate::index::text;
 use crate::index::walk::SourceFile;
@@ -31,6 +32,8 @@ use crate::store::StoreError;
 pub(super) struct Resolvable {
     pub(super) extracts: BTreeMap<String, (FileContext, FileExtract)>,
     pub(super) table: Option<Tables>,
+    /// Links replayed instead of resolved (see [`Run::replay_links`]).
+    pub(super) replayed: BTreeMap<String, StoredLinks>,
 }
 
 /// What resolution found: the links of the files resolved now, and each
@@ -162,6 +165,7 @@ impl Run<'_> {
         let now = Resolvable {
             extracts: std::mem::take(&mut self.extracts),
             table: self.resident.take(),
+            replayed: std::mem::take(&mut self.replayed),
         };
         (now, apart)
     }
@@ -255,6 +259,11 @@ impl Run<'_> {
                 .collect()
         };
         let links = match (&now.table, scope) {
+            _ if !now.replayed.is_empty() => now
+                .replayed
+                .iter()
+                .map(|(p, l)| (p.clone(), l.links()))
+                .collect(),
             (Some(table), Scope::Narrow | Scope::Scoped(_)) => {
                 table.resolve_files(&picked(&resolving), apart)
             }
@@ -420,7 +429,7 @@ impl Run<'_> {
             .with_source(self.root.display().to_string());
         self.batch.lands_as(change);
         self.summary.rows_written = self.batch.landed_early().rows + self.batch.len();
-        self.summary.files_resolved = resolved.links.len();
+        self.summary.files_resolved = resolved.links.len() - self.summary.files_replayed;
         // Nothing below reads the links: not held while the last rows land.
         drop(resolved);
         self.phases.lap("diff");

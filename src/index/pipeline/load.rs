@@ -24,8 +24,14 @@ const SETTLE_CHUNK: usize = 64;
 impl<'a> Run<'a> {
     /// Stages: load what resolution reads — every file's interface, every
     /// file's settled context, the scope of resolution and the other
-    /// references of the files in it — timed as `load`.
+    /// references of the files in it — timed as `load`; or nothing of the
+    /// other files, when the edited ones' links are replayed.
     pub(super) fn load(&mut self, cache: &mut InterfaceCache) -> Result<(), IndexError> {
+        if self.replay_links(cache)? {
+            self.phases.lap("load");
+            self.land("load")?;
+            return Ok(());
+        }
         let reparse = self.load_interfaces(cache)?;
         // A missing or unreadable stored interface: parse the file again.
         self.reparsed_any = self.parse_again(&reparse);

@@ -24,7 +24,9 @@
 //! one state, `run::Run`: the walk and what the stored rows say of it
 //! (`run.rs`), the parse (`parse.rs`, one file's examination in
 //! `examine.rs`), what the run must load and settle before it resolves
-//! (`load.rs`), how far resolution must reach (`scope.rs`), the rows
+//! (`load.rs`; a command-line run after an edit that moved lines only
+//! takes the edited files' stored links instead, `replay.rs`), how far
+//! resolution must reach (`scope.rs`), the rows
 //! written (`land.rs`) and the run's end: the cache refreshed, the stat
 //! rows and the totals (`finish.rs`). What a long-lived process keeps
 //! between runs is in `cache.rs`; the phases' times in `phases.rs`.
@@ -36,6 +38,7 @@ mod land;
 mod load;
 mod parse;
 mod phases;
+mod replay;
 mod run;
 mod scope;
 
@@ -118,6 +121,10 @@ pub struct IndexSummary {
     /// Files whose references this run resolved: every file, or only the
     /// edited ones when no file's interface changed.
     pub files_resolved: usize,
+    /// Files whose links were taken from the ones they stored instead of
+    /// resolved: an edit that moved their lines and nothing else, in a
+    /// run with no interface changed (see `index::replay`).
+    pub files_replayed: usize,
     /// Whether the last walk was checked by `stat` instead of walking the
     /// tree again (a server's run, when no directory or manifest changed).
     pub walk_kept: bool,

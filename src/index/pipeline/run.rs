@@ -12,6 +12,7 @@ use super::scope::{HeldNames, Scope};
 use super::{FileNote, IndexError, IndexOptions, IndexSummary};
 use crate::index::names;
 use crate::index::polyglot::Tables;
+use crate::index::replay::StoredLinks;
 use crate::index::state::{load_file_states, load_file_stats, CodeCounts, FileStat, StoredFile};
 use crate::index::text::{self, FileWords};
 use crate::index::usage;
@@ -168,6 +169,10 @@ pub(super) struct Run<'a> {
     pub(super) scope: Scope,
     /// What the names rows kept by a server say of the files parsed now.
     pub(super) mentioned_now: BTreeMap<String, Vec<names::Name>>,
+    /// The edited files' links taken from the stored ones (see
+    /// [`Run::replay_links`]); when there are any, the extracts are the
+    /// edited files' alone.
+    pub(super) replayed: BTreeMap<String, StoredLinks>,
 }
 
 impl<'a> Run<'a> {
@@ -240,6 +245,7 @@ impl<'a> Run<'a> {
             legacy_names: Vec::new(),
             scope: Scope::All,
             mentioned_now: BTreeMap::new(),
+            replayed: BTreeMap::new(),
         })
     }
 
