@@ -55,58 +55,92 @@ pub fn walk(root: &Path) -> WalkResult {
     walk_noting(root, |_| {})
 }
 
+/// What the walk found at one entry.
+enum Found {
+    Source(String, PathBuf, u64, i64, LanguageId),
+    /// A manifest: its directory, text and the languages that read it.
+    Manifest(String, String, Vec<usize>),
+    Issue(WalkIssue),
+}
+
 /// [`walk`] that shows `seen_dir` every directory it enters, before it
 /// reads the directory.
-fn walk_noting(root: &Path, mut seen_dir: impl FnMut(&Path)) -> WalkResult {
+///
+/// Directories are read on every core (`ignore`'s parallel walk): on a
+/// large tree a walk is most of a command-line run that finds nothing
+/// changed, and it is system calls (directory reads, a `stat` per file,
+/// ignore files looked for) that wait on the kernel one at a time.
+/// What each thread finds is gathered and sorted, so the result does
+/// not depend on the order the threads met the entries in.
+fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> WalkResult {
     let langs = languages::all();
-    let mut sources: Vec<(String, PathBuf, u64, i64, LanguageId)> = Vec::new();
-    // Per language: manifest dir → text.
-    let mut manifests: Vec<BTreeMap<String, String>> = vec![BTreeMap::new(); langs.len()];
-    let mut issues = Vec::new();
-
-    let walker = walker(root).build();
-    for entry in walker {
+    let found: std::sync::Mutex<Vec<Found>> = std::sync::Mutex::new(Vec::new());
+    let visit = |entry: Result<ignore::DirEntry, ignore::Error>| -> Option<Found> {
         let entry = match entry {
             Ok(e) => e,
             Err(err) => {
-                issues.push(WalkIssue {
+                return Some(Found::Issue(WalkIssue {
                     path: error_path(&err, root),
                     reason: describe_walk_error(&err),
-                });
-                continue;
+                }))
             }
         };
         if entry.file_type().is_some_and(|t| t.is_dir()) {
             seen_dir(entry.path());
-            continue;
+            return None;
         }
         if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
+            return None;
         }
         let abs = entry.path();
-        let Some(rel) = relative(root, abs) else {
-            continue;
-        };
+        let rel = relative(root, abs)?;
         let name = entry.file_name().to_string_lossy();
         let readers: Vec<usize> = (0..langs.len())
             .filter(|&i| langs[i].manifests().contains(&name.as_ref()))
             .collect();
         if !readers.is_empty() {
-            if let Ok(text) = std::fs::read_to_string(abs) {
-                let dir = rel
-                    .rsplit_once('/')
-                    .map(|(d, _)| d)
-                    .unwrap_or("")
-                    .to_string();
+            let text = std::fs::read_to_string(abs).ok()?;
+            let dir = rel.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+            Some(Found::Manifest(dir.to_string(), text, readers))
+        } else {
+            let lang = languages::of_file(&name)?;
+            let meta = entry.metadata().ok();
+            let bytes = meta.as_ref().map_or(0, |m| m.len());
+            let mtime_ns = meta.and_then(|m| m.modified().ok()).map_or(0, unix_nanos);
+            Some(Found::Source(
+                rel,
+                abs.to_path_buf(),
+                bytes,
+                mtime_ns,
+                lang.id(),
+            ))
+        }
+    };
+    walker(root).build_parallel().run(|| {
+        let (visit, found) = (&visit, &found);
+        Box::new(move |entry| {
+            if let Some(f) = visit(entry) {
+                found.lock().unwrap_or_else(|e| e.into_inner()).push(f);
+            }
+            ignore::WalkState::Continue
+        })
+    });
+
+    let mut sources: Vec<(String, PathBuf, u64, i64, LanguageId)> = Vec::new();
+    // Per language: manifest dir → text.
+    let mut manifests: Vec<BTreeMap<String, String>> = vec![BTreeMap::new(); langs.len()];
+    let mut issues = Vec::new();
+    for f in found.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        match f {
+            Found::Source(rel, abs, bytes, mtime_ns, lang) => {
+                sources.push((rel, abs, bytes, mtime_ns, lang))
+            }
+            Found::Manifest(dir, text, readers) => {
                 for i in readers {
                     manifests[i].insert(dir.clone(), text.clone());
                 }
             }
-        } else if let Some(lang) = languages::of_file(&name) {
-            let meta = entry.metadata().ok();
-            let bytes = meta.as_ref().map_or(0, |m| m.len());
-            let mtime_ns = meta.and_then(|m| m.modified().ok()).map_or(0, unix_nanos);
-            sources.push((rel, abs.to_path_buf(), bytes, mtime_ns, lang.id()));
+            Found::Issue(issue) => issues.push(issue),
         }
     }
 
@@ -234,22 +268,29 @@ impl WalkSnapshot {
     /// Walk `root` and keep what a later [`WalkSnapshot::recheck`] needs.
     pub fn take(root: &Path) -> WalkSnapshot {
         let checked_ns = unix_nanos(std::time::SystemTime::now());
-        let mut dirs: Vec<DirStamp> = Vec::new();
-        let mut unlisted = false;
+        let listed: std::sync::Mutex<Option<Vec<DirStamp>>> =
+            std::sync::Mutex::new(Some(Vec::new()));
         // Each directory is stamped and listed before the walk reads it:
         // a name that arrives in between is in the walk and not in the
         // list, and the next check walks again.
         let result = walk_noting(root, |dir| {
             let mtime_ns = std::fs::metadata(dir).map_or(0, |m| mtime_of(&m));
-            match list_dir(dir) {
-                Some(names) => dirs.push(DirStamp {
+            let names = list_dir(dir);
+            let mut listed = listed.lock().unwrap_or_else(|e| e.into_inner());
+            match (names, listed.as_mut()) {
+                (Some(names), Some(dirs)) => dirs.push(DirStamp {
                     path: dir.to_path_buf(),
                     mtime_ns,
                     names,
                 }),
-                None => unlisted = true,
+                // One directory that could not be listed: none is trusted.
+                _ => *listed = None,
             }
         });
+        let listed = listed.into_inner().unwrap_or_else(|e| e.into_inner());
+        let unlisted = listed.is_none();
+        let mut dirs = listed.unwrap_or_default();
+        dirs.sort_by(|a, b| a.path.cmp(&b.path));
         let mut controls: Vec<Stamp> = Vec::new();
         for d in &dirs {
             // One that appears later changes the directory's names.
@@ -426,17 +467,19 @@ pub fn walker(start: &Path) -> ignore::WalkBuilder {
     builder
 }
 
+/// `abs` relative to `root`, with `/` separators; `None` for the root.
 fn relative(root: &Path, abs: &Path) -> Option<String> {
     let rel = abs.strip_prefix(root).ok()?;
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    if parts.is_empty() {
-        None
-    } else {
-        Some(parts.join("/"))
+    // (A walk's paths are joined a name at a time: no `.` or doubled
+    // separators to normalise, so the text is the components joined.)
+    if rel.as_os_str().is_empty() {
+        return None;
     }
+    let text = rel.to_string_lossy();
+    Some(match std::path::MAIN_SEPARATOR {
+        '/' => text.into_owned(),
+        sep => text.replace(sep, "/"),
+    })
 }
 
 fn error_path(err: &ignore::Error, root: &Path) -> String {

@@ -57,7 +57,7 @@ pub use cache::{InterfaceCache, Warmed};
 
 use examine::{content_hash, layout_key};
 use phases::Phases;
-use run::{Run, Tree};
+use run::{Run, StoredFiles, Tree};
 
 /// Name of the graph that holds a repository's code.
 pub const CODE_GRAPH: &str = "code";
@@ -173,8 +173,23 @@ pub fn index_repository_cached(
     let run_started_ns = walk::unix_nanos(std::time::SystemTime::now());
     let phases = Phases::new(opts.progress);
     let seq_before = store.graph_seq(&opts.graph)?;
-    let tree = Tree::walk(root, cache);
-    let mut run = Run::start(store, root, opts, &tree, phases, seq_before, cache)?;
+    let graph = opts.graph.as_str();
+    let held = cache
+        .files
+        .take()
+        .filter(|f| f.graph == graph && f.seq == seq_before);
+    // The walk waits on the file system, the stored rows on decoding:
+    // done at once (a command-line run that finds nothing changed is
+    // little else).
+    let (tree, files) = std::thread::scope(|s| {
+        let files = s.spawn(|| StoredFiles::read(store, graph, held));
+        let tree = Tree::walk(root, cache);
+        let files = files
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (tree, files)
+    });
+    let mut run = Run::start(store, root, opts, &tree, phases, seq_before, cache, files?)?;
     let outcomes = run.parse(cache)?;
     run.collect(outcomes)?;
     if run.anything_changed()? {

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use super::cache::InterfaceCache;
+use super::cache::{InterfaceCache, ResidentFiles};
 use super::examine::{layout_key, parse_status, Outcome};
 use super::phases::Phases;
 use super::scope::{HeldNames, Scope};
@@ -175,6 +175,40 @@ pub(super) struct Run<'a> {
     pub(super) replayed: BTreeMap<String, StoredLinks>,
 }
 
+/// The stored file and stat rows a run starts from: the cache's, when it
+/// holds those of the graph's `seq`, or read.
+pub(super) struct StoredFiles {
+    stored: BTreeMap<String, StoredFile>,
+    stats: BTreeMap<String, FileStat>,
+    held_names: Option<HeldNames>,
+    /// Whether they are the cache's.
+    cached: bool,
+}
+
+impl StoredFiles {
+    /// The rows `held` keeps (a server's, of this `seq`), or those stored.
+    pub(super) fn read(
+        store: &Store,
+        graph: &str,
+        held: Option<ResidentFiles>,
+    ) -> Result<StoredFiles, IndexError> {
+        Ok(match held {
+            Some(f) => StoredFiles {
+                stored: f.states,
+                stats: f.stats,
+                held_names: f.names,
+                cached: true,
+            },
+            None => StoredFiles {
+                stored: load_file_states(store, graph)?,
+                stats: load_file_stats(store, graph)?,
+                held_names: None,
+                cached: false,
+            },
+        })
+    }
+}
+
 impl<'a> Run<'a> {
     /// The run's state after the walk: the stored file and stat rows (the
     /// cache's, when it holds those of this `seq`), against which the
@@ -187,24 +221,18 @@ impl<'a> Run<'a> {
         mut phases: Phases,
         seq_before: i64,
         cache: &mut InterfaceCache,
+        files: StoredFiles,
     ) -> Result<Run<'a>, IndexError> {
         let graph = opts.graph.as_str();
         let cached = cache.graph == graph && cache.seq > 0 && cache.seq == seq_before;
         let walked = tree.walked();
         let layout_digest = layout_key(walked);
-        let held_files = cache
-            .files
-            .take()
-            .filter(|f| f.graph == graph && f.seq == seq_before);
-        let files_cached = held_files.is_some();
-        let (stored, stats, held_names) = match held_files {
-            Some(f) => (f.states, f.stats, f.names),
-            None => (
-                load_file_states(store, graph)?,
-                load_file_stats(store, graph)?,
-                None,
-            ),
-        };
+        let StoredFiles {
+            stored,
+            stats,
+            held_names,
+            cached: files_cached,
+        } = files;
         phases.lap("walk");
         Ok(Run {
             store,
