@@ -235,18 +235,18 @@ impl Store {
     /// what it can of a file the check refuses).
     fn open_probed(location: &Location, probe: bool) -> Result<Store> {
         let db = match location {
-            Location::Memory => DbInstance::new("mem", "", ""),
+            Location::Memory => DbInstance::new("mem", "", "")
+                .map_err(|e| open_error(&location.display(), &e.to_string()))?,
             Location::Sqlite(path) => {
                 place::make_dir_of(path)?;
                 configure_sqlite_library();
                 if probe && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
                     health::probe(path)?;
                 }
-                prepare_sqlite_file(path)?;
-                health::guard(path, || DbInstance::new("sqlite", path, ""))?
+                open_sqlite(path)?
             }
-        }
-        .map_err(|e| open_error(&location.display(), &e.to_string()))?;
+            .map_err(|e| open_error(&location.display(), &e.to_string()))?,
+        };
         Ok(Store {
             db,
             location: location.clone(),
@@ -693,7 +693,7 @@ fn configure_sqlite_library() {
                 MAX_MMAP,
             );
         }
-        // SAFETY: `size_connection_cache` has the signature SQLite calls an
+        // SAFETY: `configure_connection` has the signature SQLite calls an
         // extension entry point with (`sqlite3_auto_extension` takes it as
         // a type-erased function pointer, as its C declaration does).
         unsafe {
@@ -702,7 +702,7 @@ fn configure_sqlite_library() {
                 *mut *mut std::ffi::c_char,
                 *const std::ffi::c_void,
             ) -> std::ffi::c_int;
-            let entry: EntryPoint = size_connection_cache;
+            let entry: EntryPoint = configure_connection;
             sqlite3_sys::sqlite3_auto_extension(Some(std::mem::transmute::<
                 EntryPoint,
                 unsafe extern "C" fn(),
@@ -735,9 +735,19 @@ const CONNECTION_CACHE_PRAGMA: &std::ffi::CStr = c"PRAGMA cache_size=-131072";
 const BUILDING_PRAGMAS: &std::ffi::CStr = c"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; \
     PRAGMA mmap_size=0; PRAGMA cache_size=-32768";
 
+/// How long a connection waits for another process's lock on the file
+/// before it reports the database busy. Writers are kept one at a time by
+/// graphctx's own lock (`lock.rs`, which is what `--no-wait` is about); what
+/// is left are moments — a checkpoint, a reader rebuilding the log's index
+/// after the last connection closed — in which a process that starts (a
+/// server, `status`) must not give up at once. CozoDB opens its
+/// connections without a timeout.
+const BUSY_TIMEOUT_MS: std::ffi::c_int = 5000;
+
 /// Called by SQLite for every new connection (registered with
-/// `sqlite3_auto_extension`), including those CozoDB opens itself.
-unsafe extern "C" fn size_connection_cache(
+/// `sqlite3_auto_extension`), including those CozoDB opens itself: the
+/// page cache, the busy timeout, and a building database's settings.
+unsafe extern "C" fn configure_connection(
     db: *mut sqlite3_sys::sqlite3,
     _error: *mut *mut std::ffi::c_char,
     _api: *const std::ffi::c_void,
@@ -756,6 +766,7 @@ unsafe extern "C" fn size_connection_cache(
             )
         };
         exec(CONNECTION_CACHE_PRAGMA);
+        sqlite3_sys::sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
         let name = sqlite3_sys::sqlite3_db_filename(db, c"main".as_ptr());
         if !name.is_null()
             && std::ffi::CStr::from_ptr(name)
@@ -766,6 +777,36 @@ unsafe extern "C" fn size_connection_cache(
         }
     }
     sqlite3_sys::SQLITE_OK
+}
+
+/// CozoDB's database on the SQLite file at `path`, prepared first (see
+/// [`prepare_sqlite_file`]). Opening can meet the file locked for a
+/// moment by another process — one whose last connection is closing and
+/// checkpointing the log, or starting and recovering it — in ways SQLite
+/// reports at once instead of waiting ([`BUSY_TIMEOUT_MS`] does not
+/// apply): a server started beside a running command must not fail for
+/// it. Such a failure is tried again for as long as a lock is waited for.
+fn open_sqlite(path: &Path) -> Result<std::result::Result<DbInstance, cozo::Error>> {
+    let started = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(5);
+    loop {
+        let opened = prepare_sqlite_file(path)
+            .and_then(|()| health::guard(path, || DbInstance::new("sqlite", path, "")));
+        let busy = match &opened {
+            Err(StoreError::Busy(_)) => true,
+            Ok(Err(e)) => matches!(
+                open_error(&path.display().to_string(), &e.to_string()),
+                StoreError::Busy(_)
+            ),
+            _ => false,
+        };
+        let waited = started.elapsed().as_millis() >= BUSY_TIMEOUT_MS as u128;
+        if !busy || waited {
+            return opened;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(200));
+    }
 }
 
 /// Put the database file in WAL mode (a persistent setting of the file):
