@@ -182,14 +182,14 @@ pub fn index_repository_cached(
     // done at once (a command-line run that finds nothing changed is
     // little else).
     let (tree, files) = std::thread::scope(|s| {
-        let files = s.spawn(|| StoredFiles::read(store, graph, held));
+        let files = s.spawn(|| StoredFiles::read(store, graph, seq_before, held));
         let tree = Tree::walk(root, cache);
         let files = files
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (tree, files)
     });
-    let mut run = Run::start(store, root, opts, &tree, phases, seq_before, cache, files?)?;
+    let mut run = Run::start(store, root, opts, &tree, phases, cache, files?)?;
     let outcomes = run.parse(cache)?;
     run.collect(outcomes)?;
     if run.anything_changed()? {

@@ -183,6 +183,8 @@ pub(super) struct StoredFiles {
     held_names: Option<HeldNames>,
     /// Whether they are the cache's.
     cached: bool,
+    /// The graph's change sequence number they are of.
+    seq: i64,
 }
 
 impl StoredFiles {
@@ -190,6 +192,7 @@ impl StoredFiles {
     pub(super) fn read(
         store: &Store,
         graph: &str,
+        seq: i64,
         held: Option<ResidentFiles>,
     ) -> Result<StoredFiles, IndexError> {
         Ok(match held {
@@ -198,12 +201,14 @@ impl StoredFiles {
                 stats: f.stats,
                 held_names: f.names,
                 cached: true,
+                seq,
             },
             None => StoredFiles {
                 stored: load_file_states(store, graph)?,
                 stats: load_file_stats(store, graph)?,
                 held_names: None,
                 cached: false,
+                seq,
             },
         })
     }
@@ -219,12 +224,10 @@ impl<'a> Run<'a> {
         opts: &'a IndexOptions,
         tree: &'a Tree,
         mut phases: Phases,
-        seq_before: i64,
         cache: &mut InterfaceCache,
         files: StoredFiles,
     ) -> Result<Run<'a>, IndexError> {
         let graph = opts.graph.as_str();
-        let cached = cache.graph == graph && cache.seq > 0 && cache.seq == seq_before;
         let walked = tree.walked();
         let layout_digest = layout_key(walked);
         let StoredFiles {
@@ -232,7 +235,9 @@ impl<'a> Run<'a> {
             stats,
             held_names,
             cached: files_cached,
+            seq: seq_before,
         } = files;
+        let cached = cache.graph == graph && cache.seq > 0 && cache.seq == seq_before;
         phases.lap("walk");
         Ok(Run {
             store,
