@@ -170,6 +170,46 @@ fn bench_tree(label: &str, root: &Path) {
         timed(target, original.clone(), None);
         body_cli.push(median(cli));
     }
+    // The command line as a user runs it: a whole process (start, open,
+    // walk, run, exit) on the median file, nothing edited and after a
+    // body edit.
+    let process = |db: &Path| -> f64 {
+        let t = Instant::now();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_graphctx"))
+            .arg("index")
+            .arg(root)
+            .arg("--db")
+            .arg(db)
+            .arg("--no-history")
+            .output()
+            .expect("graphctx runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ms(t.elapsed())
+    };
+    let (process_noop, process_body) = match &location {
+        Location::Sqlite(db) => {
+            let (target, original) = (&picks[1], &originals[1]);
+            let noop: Vec<f64> = (0..3).map(|_| process(db)).collect();
+            let body: Vec<f64> = (0..3)
+                .map(|i| {
+                    let edit = format!(
+                        "{} graphctx process edit {i}\n{original}",
+                        Syntax::of(target).comment
+                    );
+                    std::fs::write(target, edit).unwrap();
+                    process(db)
+                })
+                .collect();
+            std::fs::write(target, original).unwrap();
+            process(db);
+            (median(noop), median(body))
+        }
+        _ => (0.0, 0.0),
+    };
     // As a server runs them, one that has been up for a while: its first
     // run and its first interface edit (which reads every file's names)
     // are not timed.
@@ -298,6 +338,9 @@ fn bench_tree(label: &str, root: &Path) {
         s.edges as f64 / (cold / 1000.0),
         rss as f64 / 1024.0,
         db_bytes as f64 / (1024.0 * 1024.0),
+    );
+    println!(
+        "{label:<22} command line as a whole process: no-op {process_noop:>6.1} ms, body edit {process_body:>6.1} ms (the median file)"
     );
     if let Some((name, users, resolved, t, told)) = rename {
         println!(
