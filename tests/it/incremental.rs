@@ -294,6 +294,21 @@ fn initial_tree() -> tempfile::TempDir {
     dir
 }
 
+/// How the index in `store` differs from a fresh rebuild of `root`: the
+/// first relation whose rows differ, with up to five rows only each side
+/// holds; `None` when every relation is the same.
+fn differs_from_rebuild(store: &Store, root: &Path) -> Option<String> {
+    let (fresh, _) = index_fresh(root);
+    let (a, b) = (dump(store), dump(&fresh));
+    a.iter().zip(b.iter()).find_map(|((name, rows_a), (_, rows_b))| {
+        let only_inc: Vec<&String> = rows_a.iter().filter(|r| !rows_b.contains(r)).take(5).collect();
+        let only_full: Vec<&String> = rows_b.iter().filter(|r| !rows_a.contains(r)).take(5).collect();
+        (!only_inc.is_empty() || !only_full.is_empty()).then(|| {
+            format!("relation {name} differs\nonly incremental: {only_inc:#?}\nonly rebuild: {only_full:#?}")
+        })
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -352,17 +367,8 @@ proptest! {
             settle_tree(tree.path(), settled(step as u64 + 1));
             run(step + 1);
             prop_assert!(trees.bytes() > 0);
-            let (fresh, _) = index_fresh(tree.path());
-            let (a, b) = (dump(&store), dump(&fresh));
-            for ((name, rows_a), (_, rows_b)) in a.iter().zip(b.iter()) {
-                let only_inc: Vec<&String> = rows_a.iter().filter(|r| !rows_b.contains(r)).take(5).collect();
-                let only_full: Vec<&String> = rows_b.iter().filter(|r| !rows_a.contains(r)).take(5).collect();
-                prop_assert!(
-                    only_inc.is_empty() && only_full.is_empty(),
-                    "after step {} ({:?}) relation {} differs\nonly incremental: {:#?}\nonly rebuild: {:#?}",
-                    step, edit, name, only_inc, only_full
-                );
-            }
+            let differs = differs_from_rebuild(&store, tree.path());
+            prop_assert!(differs.is_none(), "after step {} ({:?}) {}", step, edit, differs.unwrap_or_default());
         }
     }
 }
@@ -402,16 +408,8 @@ proptest! {
         for (step, edit) in edits.iter().enumerate() {
             apply(tree.path(), edit, &pool);
             index(&store, tree.path());
-            let (a, b) = (dump(&store), dump(&index_fresh(tree.path()).0));
-            for ((name, rows_a), (_, rows_b)) in a.iter().zip(b.iter()) {
-                let only_inc: Vec<&String> = rows_a.iter().filter(|r| !rows_b.contains(r)).take(5).collect();
-                let only_full: Vec<&String> = rows_b.iter().filter(|r| !rows_a.contains(r)).take(5).collect();
-                prop_assert!(
-                    only_inc.is_empty() && only_full.is_empty(),
-                    "after step {} ({:?}) relation {} differs\nonly incremental: {:#?}\nonly rebuild: {:#?}",
-                    step, edit, name, only_inc, only_full
-                );
-            }
+            let differs = differs_from_rebuild(&store, tree.path());
+            prop_assert!(differs.is_none(), "after step {} ({:?}) {}", step, edit, differs.unwrap_or_default());
         }
     }
 }
