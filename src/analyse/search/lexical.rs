@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::query::{WeightedTerm, MAX_TERMS};
@@ -82,6 +83,12 @@ struct Slot<'r> {
 
 /// BM25 of every entity whose text holds a query term, each term's share
 /// times its weight in the query.
+///
+/// An id's entry is stored in the same block of every word's list (the
+/// block is a hash of the id), so each block is scored on its own, on
+/// every core, with a slot map of a thirty-second of the matches: a long
+/// report's words list hundreds of thousands of entries on a large tree,
+/// and one map of them all spends its time waiting for memory.
 pub fn entity_scores(
     store: &Store,
     graph: &str,
@@ -90,70 +97,48 @@ pub fn entity_scores(
 ) -> Result<FxHashMap<String, EntityWords>, StoreError> {
     let raw = read_postings(store, queries::SEARCH_POSTINGS, graph, terms)?;
     let rows = decode_rows::<PostingsRow>(&raw)?;
-    let lists = unpacked(&rows, "code_word")?;
-    let postings = whole_lists(&lists, "code_word")?;
-    // Every matched entity gets a slot, hashed once: a long report's
-    // words list hundreds of thousands of entries on a large tree, and
-    // the lengths (for the mean) and the scores are then read by slot.
-    let total: usize = postings.iter().map(|(_, ps)| ps.len()).sum();
-    let mut slot_of: FxHashMap<&str, u32> =
-        FxHashMap::with_capacity_and_hasher(total, Default::default());
-    let mut slots: Vec<Slot> = Vec::with_capacity(total);
-    let word_slots: Vec<Vec<u32>> = postings
-        .iter()
-        .map(|(_, entries)| {
-            entries
-                .iter()
-                .map(|p| {
-                    let next = slots.len() as u32;
-                    let slot = *slot_of.entry(p.id).or_insert(next);
-                    if slot == next {
-                        slots.push(Slot {
-                            id: p.id,
-                            len: p.len,
-                            score: 0.0,
-                            terms: TermSet::default(),
-                            found: false,
-                        });
-                    } else {
-                        // As a map of lengths would: the last one read.
-                        slots[slot as usize].len = p.len;
-                    }
-                    slot
-                })
-                .collect()
-        })
-        .collect();
-    drop(slot_of);
-    if slots.is_empty() {
+    let texts = unpacked_blocks(&rows, "code_word")?;
+    let blocks = parsed_blocks(&texts, "code_word")?;
+    let mut slotted: Vec<BlockSlots> = blocks.par_iter().map(BlockSlots::of).collect();
+    let matched: usize = slotted.iter().map(|b| b.slots.len()).sum();
+    if matched == 0 {
         return Ok(FxHashMap::default());
     }
-    let n = entities.max(slots.len() as f64);
+    let n = entities.max(matched as f64);
     // The mean length of the texts that matched stands in for the mean of
     // all (reading every length would cost a scan per query).
-    let avg = (slots.iter().map(|s| s.len).sum::<i64>() as f64 / slots.len() as f64).max(1.0);
+    let lengths: i64 = slotted.iter().flat_map(|b| &b.slots).map(|s| s.len).sum();
+    let avg = (lengths as f64 / matched as f64).max(1.0);
     let index = term_index(terms);
-    // Score and the set of terms held, per entity, summed in word order.
-    for ((word, entries), ids) in postings.iter().zip(&word_slots) {
-        let d = entries.len() as f64;
+    let df = list_lengths(&blocks);
+    // Each word's weighted idf, or `None` for a word not read.
+    let idf_of = |word: &str| -> Option<(usize, f64)> {
+        let d = df.get(word).copied().unwrap_or(0) as f64;
         if d > MAX_DF_SHARE * n && n > 100.0 {
-            continue;
+            return None;
         }
-        let Some(&i) = index.get(word) else {
-            continue;
-        };
-        let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
-        for (p, &slot) in entries.iter().zip(ids) {
-            let tf = p.tf as f64;
-            let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
-            let c = &mut slots[slot as usize];
-            c.score += idf * tf * (K1 + 1.0) / (tf + norm);
-            c.terms.insert(i);
-            c.found = true;
+        let &i = index.get(word)?;
+        Some((i, (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight))
+    };
+    // Score and the set of terms held, per entity, summed in word order.
+    slotted.par_iter_mut().zip(&blocks).for_each(|(b, lists)| {
+        for ((word, entries), ids) in lists.iter().zip(&b.ids) {
+            let Some((i, idf)) = idf_of(word) else {
+                continue;
+            };
+            for (p, &slot) in entries.iter().zip(ids) {
+                let tf = p.tf as f64;
+                let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
+                let c = &mut b.slots[slot as usize];
+                c.score += idf * tf * (K1 + 1.0) / (tf + norm);
+                c.terms.insert(i);
+                c.found = true;
+            }
         }
-    }
-    let mut best: Vec<(&str, (f64, TermSet))> = slots
+    });
+    let mut best: Vec<(&str, (f64, TermSet))> = slotted
         .iter()
+        .flat_map(|b| &b.slots)
         .filter(|s| s.found)
         .map(|s| (s.id, (s.score, s.terms)))
         .collect();
@@ -175,6 +160,48 @@ pub fn entity_scores(
         .collect())
 }
 
+/// One block's matched entities, a slot each, and for each of its word
+/// lists the slot of every entry.
+struct BlockSlots<'r> {
+    slots: Vec<Slot<'r>>,
+    ids: Vec<Vec<u32>>,
+}
+
+impl<'r> BlockSlots<'r> {
+    fn of(lists: &BlockLists<'r>) -> Self {
+        let total: usize = lists.iter().map(|(_, ps)| ps.len()).sum();
+        let mut slot_of: FxHashMap<&str, u32> =
+            FxHashMap::with_capacity_and_hasher(total, Default::default());
+        let mut slots: Vec<Slot> = Vec::with_capacity(total);
+        let ids = lists
+            .iter()
+            .map(|(_, entries)| {
+                entries
+                    .iter()
+                    .map(|p| {
+                        let next = slots.len() as u32;
+                        let slot = *slot_of.entry(p.id).or_insert(next);
+                        if slot == next {
+                            slots.push(Slot {
+                                id: p.id,
+                                len: p.len,
+                                score: 0.0,
+                                terms: TermSet::default(),
+                                found: false,
+                            });
+                        } else {
+                            // As a map of lengths would: the last one read.
+                            slots[slot as usize].len = p.len;
+                        }
+                        slot
+                    })
+                    .collect()
+            })
+            .collect();
+        BlockSlots { slots, ids }
+    }
+}
+
 /// Each file's word score: the BM25 of the query over every file's whole
 /// source (`code_file_word`, schema 16: identifiers, comments, strings —
 /// the words a bug report uses for what a file does, which its entities'
@@ -192,24 +219,36 @@ pub fn file_scores(
 ) -> Result<FxHashMap<String, f64>, StoreError> {
     let raw = read_postings(store, queries::SEARCH_FILE_POSTINGS, graph, terms)?;
     let rows = decode_rows::<PostingsRow>(&raw)?;
-    let lists = unpacked(&rows, "code_file_word")?;
+    let texts = unpacked_blocks(&rows, "code_file_word")?;
+    let blocks = parsed_blocks(&texts, "code_file_word")?;
     let index = term_index(terms);
-    // Every file's terms (weighted idf, tf), scored first as if of the
-    // mean length.
-    let lists = whole_lists(&lists, "code_file_word")?;
-    let most = lists.iter().map(|(_, ps)| ps.len()).max().unwrap_or(0);
-    let mut hits: FxHashMap<&str, Vec<(f64, f64)>> =
-        FxHashMap::with_capacity_and_hasher(most, Default::default());
-    for (word, entries) in lists {
-        let d = entries.len() as f64;
-        let n = files.max(d);
-        let Some(&i) = index.get(word) else {
-            continue;
-        };
-        let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
-        for p in entries {
-            hits.entry(p.id).or_default().push((idf, p.tf as f64));
-        }
+    let df = list_lengths(&blocks);
+    // Every file's terms (weighted idf, tf) in word order, scored first as
+    // if of the mean length; a file's entries are all in one block.
+    let per_block: Vec<FxHashMap<&str, Vec<(f64, f64)>>> = blocks
+        .par_iter()
+        .map(|lists| {
+            let mut hits: FxHashMap<&str, Vec<(f64, f64)>> = FxHashMap::default();
+            for (word, entries) in lists {
+                let d = df.get(word).copied().unwrap_or(0) as f64;
+                let n = files.max(d);
+                let Some(&i) = index.get(word) else {
+                    continue;
+                };
+                let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
+                for p in entries {
+                    hits.entry(p.id).or_default().push((idf, p.tf as f64));
+                }
+            }
+            hits
+        })
+        .collect();
+    let mut hits: FxHashMap<&str, Vec<(f64, f64)>> = FxHashMap::with_capacity_and_hasher(
+        per_block.iter().map(|h| h.len()).sum(),
+        Default::default(),
+    );
+    for block in per_block {
+        hits.extend(block);
     }
     let bm25 = |terms: &[(f64, f64)], norm: f64| -> f64 {
         terms
@@ -271,17 +310,68 @@ fn read_postings(
     )
 }
 
-/// A stored block of a word's list: the word, the block, its text.
-type Block<'r> = (&'r str, i64, Cow<'r, str>);
-
-/// The blocks of `rows` as text (schema 19 stores them compressed).
-fn unpacked<'r>(rows: &'r [PostingsRow<'r>], relation: &str) -> Result<Vec<Block<'r>>, StoreError> {
-    rows.iter()
-        .map(|r| match unpack_text(&r.postings) {
-            Some(list) => Ok((r.word.as_ref(), r.block, list)),
-            None => Err(malformed(relation, &r.word)),
+/// The query's stored lists, a block at a time: in each block, each
+/// word's text in word order (so that a score sums its words in one
+/// order), unpacked on every core (schema 19 stores them compressed).
+fn unpacked_blocks<'r>(
+    rows: &'r [PostingsRow<'r>],
+    relation: &str,
+) -> Result<Vec<BlockTexts<'r>>, StoreError> {
+    let mut by_block: BTreeMap<i64, Vec<&PostingsRow>> = BTreeMap::new();
+    for r in rows {
+        by_block.entry(r.block).or_default().push(r);
+    }
+    by_block
+        .into_values()
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .map(|mut rows| {
+            rows.sort_unstable_by(|a, b| a.word.cmp(&b.word));
+            rows.into_iter()
+                .map(|r| match unpack_text(&r.postings) {
+                    Some(list) => Ok((r.word.as_ref(), list)),
+                    None => Err(malformed(relation, &r.word)),
+                })
+                .collect()
         })
         .collect()
+}
+
+/// One block of the query's lists as stored text: each word's, in word
+/// order.
+type BlockTexts<'r> = Vec<(&'r str, Cow<'r, str>)>;
+
+/// One block of the query's lists: each word's entries in it, in word
+/// order.
+type BlockLists<'r> = Vec<(&'r str, Vec<Posting<'r>>)>;
+
+/// The entries of [`unpacked_blocks`], read on every core.
+fn parsed_blocks<'r>(
+    texts: &'r [BlockTexts<'r>],
+    relation: &str,
+) -> Result<Vec<BlockLists<'r>>, StoreError> {
+    texts
+        .par_iter()
+        .map(|lists| {
+            lists
+                .iter()
+                .map(|(word, list)| {
+                    let entries = decode_postings(list).ok_or_else(|| malformed(relation, word))?;
+                    Ok((*word, entries))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Each word's whole list length (its document frequency): the sum over
+/// its blocks.
+fn list_lengths<'r>(blocks: &[BlockLists<'r>]) -> FxHashMap<&'r str, usize> {
+    let mut df: FxHashMap<&str, usize> = FxHashMap::default();
+    for (word, entries) in blocks.iter().flatten() {
+        *df.entry(*word).or_default() += entries.len();
+    }
+    df
 }
 
 fn malformed(relation: &str, word: &str) -> StoreError {
@@ -292,29 +382,4 @@ fn malformed(relation: &str, word: &str) -> StoreError {
         found: format!("a malformed list for '{word}'"),
     }
     .into()
-}
-
-/// Each word's whole posting list, in word order (so that a score sums
-/// its words in one order), from the blocks it is stored in (schema 17).
-fn whole_lists<'r>(
-    blocks: &'r [Block<'r>],
-    relation: &str,
-) -> Result<Vec<(&'r str, Vec<Posting<'r>>)>, StoreError> {
-    let mut by_word: BTreeMap<&str, Vec<(i64, &str)>> = BTreeMap::new();
-    for (word, block, list) in blocks {
-        by_word
-            .entry(word)
-            .or_default()
-            .push((*block, list.as_ref()));
-    }
-    let mut out = Vec::with_capacity(by_word.len());
-    for (word, mut blocks) in by_word {
-        blocks.sort_unstable_by_key(|(block, _)| *block);
-        let mut entries = Vec::new();
-        for (_, list) in blocks {
-            entries.extend(decode_postings(list).ok_or_else(|| malformed(relation, word))?);
-        }
-        out.push((word, entries));
-    }
-    Ok(out)
 }
