@@ -270,18 +270,24 @@ fn rank(
     let (n_entities, n_files) = size
         .map(|c| (c.entities as f64, c.files as f64))
         .unwrap_or((0.0, 0.0));
-    let mut cands: FxHashMap<String, Cand> =
-        lexical::entity_scores(store, graph, terms, n_entities)?
-            .into_iter()
-            .map(|(k, w)| {
-                let c = Cand {
-                    lexical: w.score,
-                    terms: w.terms,
-                    ..Cand::default()
-                };
-                (k, c)
-            })
-            .collect();
+    // The two word signals read different lists: each is read while the
+    // other is scored.
+    let (entity_words, words) = rayon::join(
+        || lexical::entity_scores(store, graph, terms, n_entities),
+        || lexical::file_scores(store, graph, terms, n_files),
+    );
+    let words = words?;
+    let mut cands: FxHashMap<String, Cand> = entity_words?
+        .into_iter()
+        .map(|(k, w)| {
+            let c = Cand {
+                lexical: w.score,
+                terms: w.terms,
+                ..Cand::default()
+            };
+            (k, c)
+        })
+        .collect();
     let top_lexical = cands.values().map(|c| c.lexical).fold(1.0, f64::max);
     // No entity's own text may hold the query's words while some file's
     // source does: the file-level words below still find those files.
@@ -316,7 +322,6 @@ fn rank(
     )?;
     let briefs = decode_rows::<EntityBrief>(&rows)?;
     let info: FxHashMap<&str, &EntityBrief> = briefs.iter().map(|r| (r.id.as_ref(), r)).collect();
-    let words = lexical::file_scores(store, graph, terms, n_files)?;
     let prior = Prior::of(reading);
     let mut scored: Vec<(&EntityBrief, f64)> = ranked
         .iter()
