@@ -240,10 +240,7 @@ impl Store {
             Location::Sqlite(path) => {
                 place::make_dir_of(path)?;
                 configure_sqlite_library();
-                if probe && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
-                    health::probe(path)?;
-                }
-                open_sqlite(path)?
+                open_sqlite(path, probe)?
             }
             .map_err(|e| open_error(&location.display(), &e.to_string()))?,
         };
@@ -394,7 +391,28 @@ impl Store {
         self.run(script, params, ScriptMutability::Mutable)
     }
 
+    /// One script, tried again while SQLite reports the file busy in a
+    /// way its busy timeout does not cover (another process's connection
+    /// opening, or closing and checkpointing the log): a script is one
+    /// transaction, so a try that failed wrote nothing. Bounded by
+    /// [`BUSY_TIMEOUT_MS`], as every wait for a lock is.
     fn run(&self, script: &str, params: Params, m: ScriptMutability) -> Result<NamedRows> {
+        let started = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_millis(5);
+        loop {
+            match self.run_once(script, params.clone(), m) {
+                Err(StoreError::Busy(_))
+                    if started.elapsed().as_millis() < BUSY_TIMEOUT_MS as u128 =>
+                {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_millis(200));
+                }
+                done => return done,
+            }
+        }
+    }
+
+    fn run_once(&self, script: &str, params: Params, m: ScriptMutability) -> Result<NamedRows> {
         self.settle_landing()?;
         let _commit = match m {
             ScriptMutability::Immutable => lock::CommitLock::read(&self.location),
@@ -786,11 +804,19 @@ unsafe extern "C" fn configure_connection(
 /// reports at once instead of waiting ([`BUSY_TIMEOUT_MS`] does not
 /// apply): a server started beside a running command must not fail for
 /// it. Such a failure is tried again for as long as a lock is waited for.
-fn open_sqlite(path: &Path) -> Result<std::result::Result<DbInstance, cozo::Error>> {
+/// With `probe`, an existing file is first checked by [`health::probe`]
+/// (busy the same way, and tried again with the rest).
+fn open_sqlite(path: &Path, probe: bool) -> Result<std::result::Result<DbInstance, cozo::Error>> {
     let started = std::time::Instant::now();
     let mut pause = std::time::Duration::from_millis(5);
     loop {
-        let opened = prepare_sqlite_file(path)
+        let probed = if probe && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+            health::probe(path)
+        } else {
+            Ok(())
+        };
+        let opened = probed
+            .and_then(|()| prepare_sqlite_file(path))
             .and_then(|()| health::guard(path, || DbInstance::new("sqlite", path, "")));
         let busy = match &opened {
             Err(StoreError::Busy(_)) => true,
