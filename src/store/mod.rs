@@ -397,19 +397,10 @@ impl Store {
     /// transaction, so a try that failed wrote nothing. Bounded by
     /// [`BUSY_TIMEOUT_MS`], as every wait for a lock is.
     fn run(&self, script: &str, params: Params, m: ScriptMutability) -> Result<NamedRows> {
-        let started = std::time::Instant::now();
-        let mut pause = std::time::Duration::from_millis(5);
-        loop {
-            match self.run_once(script, params.clone(), m) {
-                Err(StoreError::Busy(_))
-                    if started.elapsed().as_millis() < BUSY_TIMEOUT_MS as u128 =>
-                {
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(std::time::Duration::from_millis(200));
-                }
-                done => return done,
-            }
-        }
+        while_busy(
+            || self.run_once(script, params.clone(), m),
+            |done| matches!(done, Err(StoreError::Busy(_))),
+        )
     }
 
     fn run_once(&self, script: &str, params: Params, m: ScriptMutability) -> Result<NamedRows> {
@@ -807,28 +798,34 @@ unsafe extern "C" fn configure_connection(
 /// With `probe`, an existing file is first checked by [`health::probe`]
 /// (busy the same way, and tried again with the rest).
 fn open_sqlite(path: &Path, probe: bool) -> Result<std::result::Result<DbInstance, cozo::Error>> {
+    let open = || {
+        if probe && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+            health::probe(path)?;
+        }
+        prepare_sqlite_file(path)?;
+        health::guard(path, || DbInstance::new("sqlite", path, ""))
+    };
+    let busy = |opened: &Result<std::result::Result<DbInstance, cozo::Error>>| match opened {
+        Err(StoreError::Busy(_)) => true,
+        Ok(Err(e)) => matches!(
+            open_error(&path.display().to_string(), &e.to_string()),
+            StoreError::Busy(_)
+        ),
+        _ => false,
+    };
+    while_busy(open, busy)
+}
+
+/// `attempt`'s answer, tried again while `busy` says SQLite refused it
+/// for a moment, for at most [`BUSY_TIMEOUT_MS`] (pauses from 5 ms,
+/// doubling up to 200 ms); after that the last answer stands.
+fn while_busy<T>(mut attempt: impl FnMut() -> T, busy: impl Fn(&T) -> bool) -> T {
     let started = std::time::Instant::now();
     let mut pause = std::time::Duration::from_millis(5);
     loop {
-        let probed = if probe && std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
-            health::probe(path)
-        } else {
-            Ok(())
-        };
-        let opened = probed
-            .and_then(|()| prepare_sqlite_file(path))
-            .and_then(|()| health::guard(path, || DbInstance::new("sqlite", path, "")));
-        let busy = match &opened {
-            Err(StoreError::Busy(_)) => true,
-            Ok(Err(e)) => matches!(
-                open_error(&path.display().to_string(), &e.to_string()),
-                StoreError::Busy(_)
-            ),
-            _ => false,
-        };
-        let waited = started.elapsed().as_millis() >= BUSY_TIMEOUT_MS as u128;
-        if !busy || waited {
-            return opened;
+        let done = attempt();
+        if !busy(&done) || started.elapsed().as_millis() >= BUSY_TIMEOUT_MS as u128 {
+            return done;
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(std::time::Duration::from_millis(200));
@@ -1085,6 +1082,34 @@ impl Batch {
 mod tests {
     use super::*;
     use crate::store::rows::{decode_first, CodeStatsRow};
+
+    #[test]
+    fn a_busy_attempt_is_tried_again_and_the_first_other_answer_stands() {
+        let mut tries = 0;
+        let done = while_busy(
+            || {
+                tries += 1;
+                if tries < 3 {
+                    Err(StoreError::Busy("locked".into()))
+                } else {
+                    Ok(tries)
+                }
+            },
+            |r| matches!(r, Err(StoreError::Busy(_))),
+        );
+        assert_eq!(done.unwrap(), 3);
+        // Any other failure is an answer at once.
+        let mut tries = 0;
+        let done: Result<()> = while_busy(
+            || {
+                tries += 1;
+                Err(StoreError::ReadOnly)
+            },
+            |r| matches!(r, Err(StoreError::Busy(_))),
+        );
+        assert!(matches!(done, Err(StoreError::ReadOnly)));
+        assert_eq!(tries, 1);
+    }
 
     fn stats(entities: i64) -> CodeStatsRow<'static> {
         CodeStatsRow {
