@@ -11,22 +11,13 @@ use super::walk::SourceFile;
 use super::{languages, names};
 use crate::model::FileExtract;
 use crate::store::rows::{
-    check_headers, decode_first, decode_rows, query_rows, CodeFileStatRow, StoredRow, Str,
+    check_headers, decode_first, decode_rows, query_rows, CodeFileRow, CodeFileStatRow, StoredRow,
+    Str,
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
 
 query_rows! {
-    /// `queries/file_stats.cozo`.
-    FileStatsRow = "file_stats" {
-        key { path: Str<'a> }
-        value { bytes: i64, mtime_ns: i64, layout: Str<'a>, hash: Str<'a> }
-    }
-    /// `queries/file_states.cozo`.
-    FileStatesRow = "file_states" {
-        key { path: Str<'a> }
-        value { hash: Str<'a>, status: Str<'a>, edge_digest: Str<'a> }
-    }
     /// `queries/interfaces.cozo`, `queries/extracts.cozo`,
     /// `queries/names_all.cozo`.
     BlobRow = "stored_blobs" {
@@ -84,27 +75,6 @@ pub(super) fn stat_vouches(
         && stat.mtime_ns == file.mtime_ns
         && stat.layout == layout_digest
         && stat.hash == stored.hash
-}
-
-pub(super) fn load_file_stats(
-    store: &Store,
-    graph: &str,
-) -> Result<BTreeMap<String, FileStat>, StoreError> {
-    let rows = store.read(queries::FILE_STATS, Params::new().with("graph", graph))?;
-    Ok(decode_rows::<FileStatsRow>(&rows)?
-        .into_iter()
-        .map(|r| {
-            (
-                r.path.into_owned(),
-                FileStat {
-                    bytes: r.bytes,
-                    mtime_ns: r.mtime_ns,
-                    layout: r.layout.into_owned(),
-                    hash: r.hash.into_owned(),
-                },
-            )
-        })
-        .collect())
 }
 
 /// The files [`record_stats`] looks at.
@@ -203,24 +173,46 @@ pub(super) fn record_stats(
     Ok(())
 }
 
-pub(super) fn load_file_states(
-    store: &Store,
-    graph: &str,
-) -> Result<BTreeMap<String, StoredFile>, StoreError> {
-    let rows = store.read(queries::FILE_STATES, Params::new().with("graph", graph))?;
-    Ok(decode_rows::<FileStatesRow>(&rows)?
-        .into_iter()
-        .map(|r| {
-            (
-                r.path.into_owned(),
-                StoredFile {
-                    hash: r.hash.into_owned(),
-                    status: r.status.into_owned(),
-                    edge_digest: r.edge_digest.into_owned(),
-                },
-            )
-        })
-        .collect())
+/// Every file's stored row (`code_file`) and stat row (`code_file_stat`)
+/// of `graph`, read in one transaction: against them a run decides which
+/// files to read again.
+pub(super) fn load_file_rows(store: &Store, graph: &str) -> Result<FileRows, StoreError> {
+    let mut read = store.graph_rows(&[CodeFileRow::NAME, CodeFileStatRow::NAME], graph)?;
+    let mut take = |name: &str| read.remove(name).unwrap_or_default();
+    let (files, stats) = (take(CodeFileRow::NAME), take(CodeFileStatRow::NAME));
+    check_headers::<CodeFileRow>(&files)?;
+    check_headers::<CodeFileStatRow>(&stats)?;
+    let mut states = BTreeMap::new();
+    for row in &files.rows {
+        let r = CodeFileRow::decode(row)?;
+        let file = StoredFile {
+            hash: r.hash.into_owned(),
+            status: r.status.into_owned(),
+            edge_digest: r.edge_digest.into_owned(),
+        };
+        states.insert(r.path.into_owned(), file);
+    }
+    let mut by_path = BTreeMap::new();
+    for row in &stats.rows {
+        let r = CodeFileStatRow::decode(row)?;
+        let stat = FileStat {
+            bytes: r.bytes,
+            mtime_ns: r.mtime_ns,
+            layout: r.layout.into_owned(),
+            hash: r.hash.into_owned(),
+        };
+        by_path.insert(r.path.into_owned(), stat);
+    }
+    Ok(FileRows {
+        states,
+        stats: by_path,
+    })
+}
+
+/// What [`load_file_rows`] read: each file's row and stat row, by path.
+pub(super) struct FileRows {
+    pub states: BTreeMap<String, StoredFile>,
+    pub stats: BTreeMap<String, FileStat>,
 }
 
 /// Every stored interface of `graph` that this version can read.

@@ -638,6 +638,39 @@ impl Store {
             .collect())
     }
 
+    /// Every stored row of `graph` in each of `relations` (named by the
+    /// relation), read in one transaction, columns in the relation's own
+    /// order (keys first). Each relation's first key column must be its
+    /// graph.
+    ///
+    /// A whole relation is read as stored rather than through a query: a
+    /// query of every row sorts and deduplicates what it reads (CozoDB
+    /// keeps a rule's rows as a set), which took a no-op index run on a
+    /// 9,400-file tree twice as long as reading its file rows takes.
+    pub fn graph_rows(
+        &self,
+        relations: &[&str],
+        graph: &str,
+    ) -> Result<BTreeMap<String, NamedRows>> {
+        let exported = while_busy(
+            || {
+                self.settle_landing()?;
+                let _commit = lock::CommitLock::read(&self.location);
+                self.guard(|| self.db.export_relations(relations.iter()))?
+                    .map_err(|e| self.failure(&e.to_string()))
+            },
+            |done| matches!(done, Err(StoreError::Busy(_))),
+        )?;
+        Ok(exported
+            .into_iter()
+            .map(|(name, mut rows)| {
+                rows.rows
+                    .retain(|r| r.first().and_then(DataValue::get_str) == Some(graph));
+                (name, rows)
+            })
+            .collect())
+    }
+
     /// Every row of `relation`, sorted, for comparisons in tests and dumps.
     pub fn dump(&self, relation: &str) -> Result<Vec<Vec<DataValue>>> {
         self.settle_landing()?;
@@ -1315,5 +1348,33 @@ mod tests {
             .unwrap();
         let row = decode_first::<CodeStatsRow>(&rows).unwrap().unwrap();
         assert_eq!(row.entities, 1);
+    }
+
+    #[test]
+    fn graph_rows_reads_one_graphs_rows_of_each_relation() {
+        let store = Store::memory().unwrap();
+        let mut batch = Batch::new();
+        for (graph, path) in [("code", "b.rs"), ("code", "a.rs"), ("other", "a.rs")] {
+            batch.put_row(crate::store::rows::CodeFileStatRow {
+                graph: graph.into(),
+                path: path.into(),
+                bytes: 10,
+                mtime_ns: 7,
+                layout: "l".into(),
+                hash: "h".into(),
+            });
+        }
+        store.apply(batch).unwrap();
+        let read = store
+            .graph_rows(&["code_file_stat", "code_file"], "code")
+            .unwrap();
+        let paths: Vec<&str> = read["code_file_stat"]
+            .rows
+            .iter()
+            .map(|r| r[1].get_str().unwrap())
+            .collect();
+        assert_eq!(paths, ["a.rs", "b.rs"]);
+        assert_eq!(read["code_file_stat"].headers[..2], ["graph", "path"]);
+        assert!(read["code_file"].rows.is_empty());
     }
 }

@@ -15,8 +15,6 @@ macro_rules! queries {
 }
 
 queries! {
-    FILE_STATES => "file_states.cozo",
-    FILE_STATS => "file_stats.cozo",
     EXTRACTS => "extracts.cozo",
     INTERFACES => "interfaces.cozo",
     INTERFACES_OF => "interfaces_of.cozo",

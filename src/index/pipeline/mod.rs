@@ -49,7 +49,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::state::{load_file_states, load_file_stats, stat_vouches};
+use super::state::{load_file_rows, stat_vouches};
 use super::walk;
 use crate::store::{Store, StoreError};
 
@@ -214,8 +214,8 @@ pub fn index_repository_cached(
 pub fn stale_files(store: &Store, root: &Path, graph: &str) -> Result<Vec<String>, StoreError> {
     let walked = walk::walk(root);
     let layout_digest = layout_key(&walked);
-    let stored = load_file_states(store, graph)?;
-    let stats = load_file_stats(store, graph)?;
+    let rows = load_file_rows(store, graph)?;
+    let (stored, stats) = (rows.states, rows.stats);
     let mut stale: Vec<String> = walked
         .files
         .par_iter()

@@ -13,7 +13,7 @@ use super::{FileNote, IndexError, IndexOptions, IndexSummary};
 use crate::index::names;
 use crate::index::polyglot::Tables;
 use crate::index::replay::StoredLinks;
-use crate::index::state::{load_file_states, load_file_stats, CodeCounts, FileStat, StoredFile};
+use crate::index::state::{load_file_rows, CodeCounts, FileStat, StoredFile};
 use crate::index::text::{self, FileWords};
 use crate::index::usage;
 use crate::index::walk::{self, SourceFile};
@@ -203,13 +203,16 @@ impl StoredFiles {
                 cached: true,
                 seq,
             },
-            None => StoredFiles {
-                stored: load_file_states(store, graph)?,
-                stats: load_file_stats(store, graph)?,
-                held_names: None,
-                cached: false,
-                seq,
-            },
+            None => {
+                let rows = load_file_rows(store, graph)?;
+                StoredFiles {
+                    stored: rows.states,
+                    stats: rows.stats,
+                    held_names: None,
+                    cached: false,
+                    seq,
+                }
+            }
         })
     }
 }
