@@ -31,7 +31,14 @@ pub fn index_location(
         Location::Sqlite(path) => {
             // A build killed after it was linked into place.
             let _ = std::fs::remove_file(crate::store::building_path(path));
-            return index_repository(&Store::open(location)?, root, opts);
+            let opts = IndexOptions {
+                walk_record: opts
+                    .walk_record
+                    .clone()
+                    .or_else(|| Some(walk_record_of(path))),
+                ..opts.clone()
+            };
+            return index_repository(&Store::open(location)?, root, &opts);
         }
         Location::Memory => return index_repository(&Store::open(location)?, root, opts),
     };
@@ -52,6 +59,14 @@ pub fn index_location(
         Err(StoreError::Occupied(_)) => index_repository(&Store::open(location)?, root, opts),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Where the runs into the database at `db` record their walk: beside
+/// it, `graph.db` → `graph.db.walk`.
+pub fn walk_record_of(db: &Path) -> std::path::PathBuf {
+    let mut name = db.as_os_str().to_os_string();
+    name.push(".walk");
+    name.into()
 }
 
 /// Note a finished run in the database's run record (see

@@ -531,3 +531,55 @@ fn answers_follow_edits_made_just_before() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!stdout(&out).contains("# stale:"));
 }
+
+#[test]
+fn a_recorded_walk_sees_new_files_and_directories() {
+    let repo = shapes_copy();
+    // Settled, as a tree is between edits: a manifest or ignore file
+    // changed in the last moments is never trusted to a record.
+    backdate(repo.path());
+    let out = graphctx(repo.path(), &["index", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The second run records the walk beside the database.
+    let out = graphctx(repo.path(), &["index", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let record = repo.path().join(".graphctx/graph.db.walk");
+    assert!(record.is_file());
+    // A module in a new directory, declared by an edited file.
+    let lib = repo.path().join("src/lib.rs");
+    let mut text = std::fs::read_to_string(&lib).unwrap();
+    text.push_str("\npub mod fresh;\n");
+    std::fs::write(&lib, text).unwrap();
+    std::fs::create_dir(repo.path().join("src/fresh")).unwrap();
+    std::fs::write(
+        repo.path().join("src/fresh/mod.rs"),
+        "/// Made after the walk was recorded.\npub fn fresh_fn() {}\n",
+    )
+    .unwrap();
+    let out = graphctx(repo.path(), &["index", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["walk_kept"], serde_json::json!(false), "{summary}");
+    let out = graphctx(repo.path(), &["entities", "--json"]);
+    assert!(stdout(&out).contains("fresh_fn"), "{}", stdout(&out));
+    // Nothing changed since: the recorded walk holds.
+    let out = graphctx(repo.path(), &["index", "--json"]);
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["walk_kept"], serde_json::json!(true), "{summary}");
+}
+
+/// Every file and directory under `dir` made a minute old.
+fn backdate(dir: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            backdate(&path);
+        }
+        std::fs::File::open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    std::fs::File::open(dir).unwrap().set_modified(old).unwrap();
+}

@@ -27,7 +27,7 @@ use proptest::prelude::*;
 const OWN_SOURCES: &[&str] = &[
     "src/index/rust/resolve.rs",
     "src/index/pipeline/mod.rs",
-    "src/index/walk.rs",
+    "src/index/walk/mod.rs",
     "src/store/mod.rs",
     "src/model.rs",
 ];

@@ -76,6 +76,11 @@ pub struct IndexOptions {
     /// indexed without it finds nothing by text until a run with it.
     #[doc(hidden)]
     pub text_index: bool,
+    /// Where a run that keeps no walk in memory (a command-line run)
+    /// records its walk for the next process, which checks it by `stat`
+    /// instead of walking the tree (`walk::WalkSnapshot::checked_record`).
+    /// `None`: every run walks.
+    pub walk_record: Option<std::path::PathBuf>,
 }
 
 impl Default for IndexOptions {
@@ -86,6 +91,7 @@ impl Default for IndexOptions {
             progress: false,
             history: true,
             text_index: true,
+            walk_record: None,
         }
     }
 }
@@ -183,7 +189,7 @@ pub fn index_repository_cached(
     // little else).
     let (tree, files) = std::thread::scope(|s| {
         let files = s.spawn(|| StoredFiles::read(store, graph, seq_before, held));
-        let tree = Tree::walk(root, cache);
+        let tree = Tree::walk(root, cache, opts.walk_record.as_deref());
         let files = files
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -204,6 +210,10 @@ pub fn index_repository_cached(
         run.refresh_cache(cache, now, file_rows);
     }
     let ended = run.finish(cache, run_started_ns)?;
+    let mut tree = tree;
+    if let Some(record) = &opts.walk_record {
+        tree.write_record(record);
+    }
     ended.keep(cache, tree).report(store, &opts.graph, started)
 }
 

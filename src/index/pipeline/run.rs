@@ -44,8 +44,9 @@ enum Walked {
 
 impl Tree {
     /// Stage: walk. A kept walk is checked by `stat`, or at the paths a
-    /// watch saw change; without one, the tree is walked.
-    pub(super) fn walk(root: &Path, cache: &mut InterfaceCache) -> Tree {
+    /// watch saw change; a command-line run checks the walk recorded at
+    /// `record` the same way; without either, the tree is walked.
+    pub(super) fn walk(root: &Path, cache: &mut InterfaceCache, record: Option<&Path>) -> Tree {
         let mut walk_kept = false;
         let watched = cache.watched.take();
         let mut looked_at: BTreeSet<String> = BTreeSet::new();
@@ -65,9 +66,14 @@ impl Tree {
                 None => walk::WalkSnapshot::take(root),
             }
         });
-        let walk = match snapshot {
-            Some(s) => Walked::Snapshot(s),
-            None => Walked::Once(walk::walk(root)),
+        let walk = match (snapshot, record) {
+            (Some(s), _) => Walked::Snapshot(s),
+            (None, Some(record)) => {
+                let kept = walk::WalkSnapshot::checked_record(record, root);
+                walk_kept = kept.is_some();
+                Walked::Snapshot(kept.unwrap_or_else(|| walk::WalkSnapshot::take(root)))
+            }
+            (None, None) => Walked::Once(walk::walk(root)),
         };
         Tree {
             walk,
@@ -82,6 +88,14 @@ impl Tree {
         match &self.walk {
             Walked::Snapshot(s) => &s.result,
             Walked::Once(w) => w,
+        }
+    }
+
+    /// Record the walk at `record` for the next process, when it moved
+    /// (see [`walk::WalkSnapshot::write_record`]).
+    pub(super) fn write_record(&mut self, record: &Path) {
+        if let Walked::Snapshot(s) = &mut self.walk {
+            s.write_record(record);
         }
     }
 

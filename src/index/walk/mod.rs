@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -52,7 +53,7 @@ pub struct WalkResult {
 
 /// Walk `root` for the files a language claims.
 pub fn walk(root: &Path) -> WalkResult {
-    walk_noting(root, |_| {})
+    walk_noting(root, |_| {}).0
 }
 
 /// What the walk found at one entry.
@@ -72,7 +73,7 @@ enum Found {
 /// ignore files looked for) that wait on the kernel one at a time.
 /// What each thread finds is gathered and sorted, so the result does
 /// not depend on the order the threads met the entries in.
-fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> WalkResult {
+fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> (WalkResult, Manifests) {
     let langs = languages::all();
     let found: std::sync::Mutex<Vec<Found>> = std::sync::Mutex::new(Vec::new());
     let visit = |entry: Result<ignore::DirEntry, ignore::Error>| -> Option<Found> {
@@ -126,9 +127,8 @@ fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> WalkResult {
         })
     });
 
-    let mut sources: Vec<(String, PathBuf, u64, i64, LanguageId)> = Vec::new();
-    // Per language: manifest dir → text.
-    let mut manifests: Vec<BTreeMap<String, String>> = vec![BTreeMap::new(); langs.len()];
+    let mut sources: Vec<Source> = Vec::new();
+    let mut manifests: Manifests = vec![BTreeMap::new(); langs.len()];
     let mut issues = Vec::new();
     for f in found.into_inner().unwrap_or_else(|e| e.into_inner()) {
         match f {
@@ -143,12 +143,26 @@ fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> WalkResult {
             Found::Issue(issue) => issues.push(issue),
         }
     }
+    issues.sort_by(|a, b| a.path.cmp(&b.path));
+    let result = assemble(sources, &manifests, issues);
+    (result, manifests)
+}
 
-    let mut paths: Vec<BTreeSet<String>> = vec![BTreeSet::new(); langs.len()];
+/// A source file as a walk found it: its repository-relative path, its
+/// path on disk, size, modification time and language.
+type Source = (String, PathBuf, u64, i64, LanguageId);
+
+/// Per language: each manifest's directory and text.
+type Manifests = Vec<BTreeMap<String, String>>;
+
+/// The walk's result from the source files and manifests it found: the
+/// layout the manifests describe, and each file's context in it.
+fn assemble(sources: Vec<Source>, manifests: &Manifests, issues: Vec<WalkIssue>) -> WalkResult {
+    let mut paths: Vec<BTreeSet<String>> = vec![BTreeSet::new(); manifests.len()];
     for (rel, .., lang) in &sources {
         paths[usize::from(lang.0)].insert(rel.clone());
     }
-    let layout = Layouts::new(&manifests, &paths);
+    let layout = Layouts::new(manifests, &paths);
     let mut files: Vec<SourceFile> = sources
         .into_iter()
         .map(|(rel, abs_path, bytes, mtime_ns, lang)| SourceFile {
@@ -160,7 +174,6 @@ fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> WalkResult {
         })
         .collect();
     files.sort_by(|a, b| a.ctx.path.cmp(&b.ctx.path));
-    issues.sort_by(|a, b| a.path.cmp(&b.path));
     WalkResult {
         files,
         issues,
@@ -211,6 +224,12 @@ pub struct WalkSnapshot {
     controls: Vec<Stamp>,
     /// When the last check began (nanoseconds since the Unix epoch).
     checked_ns: i64,
+    /// The manifests' texts, from which the layout is made again when
+    /// the snapshot is read back from its record ([`record`]).
+    manifests: Manifests,
+    /// Whether the snapshot is worth recording again ([`record`]): it was
+    /// taken by a walk, or a check listed many directories again.
+    moved: bool,
     /// Where each file and directory is in `result.files` and `dirs`: a
     /// check told by a watch looks up the paths it reported instead of
     /// going over every file and directory of the tree.
@@ -232,6 +251,8 @@ struct Stamp {
     seen: Option<(u64, i64)>,
 }
 
+mod record;
+
 fn mtime_of(meta: &std::fs::Metadata) -> i64 {
     meta.modified().ok().map_or(0, unix_nanos)
 }
@@ -241,6 +262,45 @@ fn stamp(path: PathBuf) -> Stamp {
         .ok()
         .map(|m| (m.len(), mtime_of(&m)));
     Stamp { path, seen }
+}
+
+/// Whether the directories and control files of a walk last checked at
+/// `checked_ns` are as they were: every control file unchanged (and not
+/// changed too recently to tell), every directory's names the same (a
+/// directory whose time moved, or is too recent to trust, is listed
+/// again, and its new time taken). How many were listed again, or `None`
+/// when only a new walk can tell.
+fn check_tree(dirs: &mut [DirStamp], controls: &[Stamp], checked_ns: i64) -> Option<usize> {
+    use rayon::prelude::*;
+    let recent = checked_ns - SETTLE_NS;
+    let controls_same = controls.par_iter().all(|c| {
+        let now = stamp(c.path.clone());
+        now == *c && c.seen.is_none_or(|(_, mtime)| mtime < recent)
+    });
+    if !controls_same {
+        return None;
+    }
+    let relisted = AtomicUsize::new(0);
+    let dirs_same = dirs.par_iter_mut().all(|d| {
+        let Ok(meta) = std::fs::metadata(&d.path) else {
+            return false;
+        };
+        let mtime_ns = mtime_of(&meta);
+        if mtime_ns == d.mtime_ns && mtime_ns < recent {
+            return true;
+        }
+        d.mtime_ns = mtime_ns;
+        relisted.fetch_add(1, Ordering::Relaxed);
+        list_dir(&d.path).is_some_and(|names| names == d.names)
+    });
+    dirs_same.then(|| relisted.into_inner())
+}
+
+/// A file's size and time as they are now; `None` when it is gone or no
+/// longer a file.
+fn stat_now(path: &Path) -> Option<(u64, i64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    meta.is_file().then(|| (meta.len(), mtime_of(&meta)))
 }
 
 /// Take `file`'s size and time as they are now; false when it is gone or
@@ -273,7 +333,7 @@ impl WalkSnapshot {
         // Each directory is stamped and listed before the walk reads it:
         // a name that arrives in between is in the walk and not in the
         // list, and the next check walks again.
-        let result = walk_noting(root, |dir| {
+        let (result, manifests) = walk_noting(root, |dir| {
             let mtime_ns = std::fs::metadata(dir).map_or(0, |m| mtime_of(&m));
             let names = list_dir(dir);
             let mut listed = listed.lock().unwrap_or_else(|e| e.into_inner());
@@ -313,6 +373,18 @@ impl WalkSnapshot {
             // Never trusted (see `recheck`).
             dirs.clear();
         }
+        WalkSnapshot::of(root, result, dirs, controls, checked_ns, manifests)
+    }
+
+    /// A snapshot of these parts, with its lookup maps.
+    fn of(
+        root: &Path,
+        result: WalkResult,
+        dirs: Vec<DirStamp>,
+        controls: Vec<Stamp>,
+        checked_ns: i64,
+        manifests: Manifests,
+    ) -> WalkSnapshot {
         let file_at = result
             .files
             .iter()
@@ -330,6 +402,8 @@ impl WalkSnapshot {
             dirs,
             controls,
             checked_ns,
+            manifests,
+            moved: true,
             file_at,
             dir_at,
         }
@@ -343,32 +417,20 @@ impl WalkSnapshot {
             return None;
         }
         let now = unix_nanos(std::time::SystemTime::now());
-        let recent = self.checked_ns - SETTLE_NS;
-        let controls_same = self.controls.par_iter().all(|c| {
-            let now = stamp(c.path.clone());
-            now == *c && c.seen.is_none_or(|(_, mtime)| mtime < recent)
-        });
-        if !controls_same {
-            return None;
-        }
-        let dirs_same = self.dirs.par_iter_mut().all(|d| {
-            let Ok(meta) = std::fs::metadata(&d.path) else {
-                return false;
-            };
-            let mtime_ns = mtime_of(&meta);
-            if mtime_ns == d.mtime_ns && mtime_ns < recent {
-                return true;
+        let relisted = check_tree(&mut self.dirs, &self.controls, self.checked_ns)?;
+        let restated = AtomicBool::new(false);
+        let files_there = self.result.files.par_iter_mut().all(|f| {
+            let before = (f.bytes, f.mtime_ns);
+            let there = restat(f);
+            if (f.bytes, f.mtime_ns) != before {
+                restated.store(true, Ordering::Relaxed);
             }
-            d.mtime_ns = mtime_ns;
-            list_dir(&d.path).is_some_and(|names| names == d.names)
+            there
         });
-        if !dirs_same {
-            return None;
-        }
-        let files_there = self.result.files.par_iter_mut().all(restat);
         if !files_there {
             return None;
         }
+        self.moved |= relisted > 0 || restated.into_inner();
         self.checked_ns = now;
         Some(self)
     }
@@ -426,6 +488,7 @@ impl WalkSnapshot {
         if !files_there {
             return None;
         }
+        self.moved |= !paths.is_empty();
         self.checked_ns = now;
         Some(self)
     }
@@ -525,7 +588,7 @@ mod tests {
 
     /// A tree whose files and directories were last changed long ago, as
     /// a server's tree is between saves.
-    fn settled_tree() -> tempfile::TempDir {
+    pub(super) fn settled_tree() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::fs::create_dir_all(root.join("src/a")).unwrap();
