@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -418,19 +418,11 @@ impl WalkSnapshot {
         }
         let now = unix_nanos(std::time::SystemTime::now());
         let relisted = check_tree(&mut self.dirs, &self.controls, self.checked_ns)?;
-        let restated = AtomicBool::new(false);
-        let files_there = self.result.files.par_iter_mut().all(|f| {
-            let before = (f.bytes, f.mtime_ns);
-            let there = restat(f);
-            if (f.bytes, f.mtime_ns) != before {
-                restated.store(true, Ordering::Relaxed);
-            }
-            there
-        });
+        let files_there = self.result.files.par_iter_mut().all(restat);
         if !files_there {
             return None;
         }
-        self.moved |= relisted > 0 || restated.into_inner();
+        self.note_relisted(relisted);
         self.checked_ns = now;
         Some(self)
     }
@@ -488,7 +480,6 @@ impl WalkSnapshot {
         if !files_there {
             return None;
         }
-        self.moved |= !paths.is_empty();
         self.checked_ns = now;
         Some(self)
     }
@@ -612,6 +603,34 @@ mod tests {
         dir
     }
 
+    /// A change to `settled_tree` after which only a walk can tell what
+    /// the tree holds: a name that came or went, a manifest or ignore
+    /// rules that changed.
+    pub(super) type TreeChange = (&'static str, fn(&Path));
+
+    pub(super) fn tree_changes() -> [TreeChange; 6] {
+        [
+            ("new file", |r| {
+                std::fs::write(r.join("src/a/b.rs"), "").unwrap()
+            }),
+            ("deleted file", |r| {
+                std::fs::remove_file(r.join("src/a/mod.rs")).unwrap()
+            }),
+            ("new directory", |r| {
+                std::fs::create_dir(r.join("src/c")).unwrap()
+            }),
+            ("manifest edited", |r| {
+                std::fs::write(r.join("Cargo.toml"), "[package]\nname = \"u\"\n").unwrap()
+            }),
+            ("ignore rules edited", |r| {
+                std::fs::write(r.join(".gitignore"), "/target\nsrc/a\n").unwrap()
+            }),
+            ("ignore file added", |r| {
+                std::fs::write(r.join("src/.ignore"), "a/\n").unwrap()
+            }),
+        ]
+    }
+
     fn paths(w: &WalkResult) -> Vec<String> {
         w.files.iter().map(|f| f.ctx.path.clone()).collect()
     }
@@ -703,28 +722,7 @@ mod tests {
 
     #[test]
     fn a_kept_walk_gives_way_when_names_manifests_or_ignore_rules_change() {
-        type Change = fn(&Path);
-        let changes: [(&str, Change); 6] = [
-            ("new file", |r| {
-                std::fs::write(r.join("src/a/b.rs"), "").unwrap()
-            }),
-            ("deleted file", |r| {
-                std::fs::remove_file(r.join("src/a/mod.rs")).unwrap()
-            }),
-            ("new directory", |r| {
-                std::fs::create_dir(r.join("src/c")).unwrap()
-            }),
-            ("manifest edited", |r| {
-                std::fs::write(r.join("Cargo.toml"), "[package]\nname = \"u\"\n").unwrap()
-            }),
-            ("ignore rules edited", |r| {
-                std::fs::write(r.join(".gitignore"), "/target\nsrc/a\n").unwrap()
-            }),
-            ("ignore file added", |r| {
-                std::fs::write(r.join("src/.ignore"), "a/\n").unwrap()
-            }),
-        ];
-        for (what, change) in changes {
+        for (what, change) in tree_changes() {
             let tree = settled_tree();
             let snap = WalkSnapshot::take(tree.path());
             change(tree.path());

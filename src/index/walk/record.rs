@@ -129,8 +129,15 @@ impl WalkSnapshot {
             f.mtime_ns = mtime_ns;
         }
         let mut snapshot = WalkSnapshot::of(root, result, dirs, controls, now, manifests);
-        snapshot.moved = relisted > RELISTED;
+        snapshot.moved = false;
+        snapshot.note_relisted(relisted);
         Some(snapshot)
+    }
+
+    /// Note that a check listed `relisted` directories again: past
+    /// [`RELISTED`], the snapshot is worth recording anew.
+    pub(super) fn note_relisted(&mut self, relisted: usize) {
+        self.moved |= relisted > RELISTED;
     }
 
     /// Write the snapshot to `path` when a walk took it or a check listed
@@ -207,7 +214,7 @@ impl WalkSnapshot {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::settled_tree;
+    use super::super::tests::{settled_tree, tree_changes};
     use super::super::walk;
     use super::*;
 
@@ -246,28 +253,7 @@ mod tests {
 
     #[test]
     fn a_recorded_walk_gives_way_when_names_manifests_or_ignore_rules_change() {
-        type Change = fn(&Path);
-        let changes: [(&str, Change); 6] = [
-            ("new file", |r| {
-                std::fs::write(r.join("src/a/b.rs"), "").unwrap()
-            }),
-            ("deleted file", |r| {
-                std::fs::remove_file(r.join("src/a/mod.rs")).unwrap()
-            }),
-            ("new directory", |r| {
-                std::fs::create_dir(r.join("src/c")).unwrap()
-            }),
-            ("manifest edited", |r| {
-                std::fs::write(r.join("Cargo.toml"), "[package]\nname = \"u\"\n").unwrap()
-            }),
-            ("ignore rules edited", |r| {
-                std::fs::write(r.join(".gitignore"), "/target\nsrc/a\n").unwrap()
-            }),
-            ("ignore file added", |r| {
-                std::fs::write(r.join("src/.ignore"), "a/\n").unwrap()
-            }),
-        ];
-        for (what, change) in changes {
+        for (what, change) in tree_changes() {
             let tree = settled_tree();
             let root = tree.path();
             let beside = tempfile::tempdir().unwrap();
