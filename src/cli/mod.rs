@@ -449,7 +449,8 @@ fn open_or_index(global: &Global) -> Result<Store> {
         graph: global.graph.clone(),
         progress: std::io::stderr().is_terminal(),
         ..IndexOptions::default()
-    };
+    }
+    .recorded_beside(&location);
     let summary = index::index_repository(&store, &root, &opts)?;
     eprintln!(
         "graphctx: indexed {} files: {} entities, {} edges",

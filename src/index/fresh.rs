@@ -31,13 +31,7 @@ pub fn index_location(
         Location::Sqlite(path) => {
             // A build killed after it was linked into place.
             let _ = std::fs::remove_file(crate::store::building_path(path));
-            let opts = IndexOptions {
-                walk_record: opts
-                    .walk_record
-                    .clone()
-                    .or_else(|| Some(walk_record_of(path))),
-                ..opts.clone()
-            };
+            let opts = opts.clone().recorded_beside(location);
             return index_repository(&Store::open(location)?, root, &opts);
         }
         Location::Memory => return index_repository(&Store::open(location)?, root, opts),
@@ -61,12 +55,26 @@ pub fn index_location(
     }
 }
 
-/// Where the runs into the database at `db` record their walk: beside
-/// it, `graph.db` → `graph.db.walk`.
-pub fn walk_record_of(db: &Path) -> std::path::PathBuf {
-    let mut name = db.as_os_str().to_os_string();
-    name.push(".walk");
-    name.into()
+impl IndexOptions {
+    /// These options for a one-shot run into the database at `location`:
+    /// the walk is recorded beside a database file (`graph.db` →
+    /// `graph.db.walk`) for the next process to check instead of walking,
+    /// unless a place is already given. An in-memory database keeps none.
+    pub fn recorded_beside(self, location: &Location) -> IndexOptions {
+        let walk_record = match (&self.walk_record, location) {
+            (Some(given), _) => Some(given.clone()),
+            (None, Location::Sqlite(db)) => {
+                let mut name = db.as_os_str().to_os_string();
+                name.push(".walk");
+                Some(name.into())
+            }
+            (None, Location::Memory) => None,
+        };
+        IndexOptions {
+            walk_record,
+            ..self
+        }
+    }
 }
 
 /// Note a finished run in the database's run record (see

@@ -422,7 +422,8 @@ pub fn bring_current(store: &Store, root: &Path, graph: &str) -> Result<Vec<Stri
         progress: false,
         history: false,
         ..IndexOptions::default()
-    };
+    }
+    .recorded_beside(store.location());
     index_repository(store, root, &opts)?;
     drop(lock);
     Ok(Vec::new())

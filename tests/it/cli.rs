@@ -566,6 +566,16 @@ fn a_recorded_walk_sees_new_files_and_directories() {
     let out = graphctx(repo.path(), &["index", "--json"]);
     let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(summary["walk_kept"], serde_json::json!(true), "{summary}");
+    // A reading command brings the index current the same way, and
+    // records its walk too.
+    std::fs::remove_file(&record).unwrap();
+    let out = graphctx(
+        repo.path(),
+        &["context", "--file", "src/fresh/mod.rs", "--format", "e"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("fresh_fn"), "{}", stdout(&out));
+    assert!(record.is_file());
 }
 
 /// Every file and directory under `dir` made a minute old.
