@@ -23,6 +23,7 @@ mod common;
 use common::{copy_crates, crate_names_from_args, ms, percentile, stats};
 
 fn main() {
+    graphctx::languages::install();
     // As the binary does (src/main.rs): before any parser exists.
     graphctx::index::parser_memory::parsers_use_mimalloc();
     let work = tempfile::tempdir().unwrap();

@@ -453,6 +453,7 @@ fn parse_only(x: &mut Extractors, path: &str, source: &str) -> usize {
 }
 
 fn main() {
+    graphctx::languages::install();
     // As the binary does (src/main.rs): before any parser exists.
     graphctx::index::parser_memory::parsers_use_mimalloc();
     let args: Vec<String> = std::env::args()

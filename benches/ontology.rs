@@ -68,6 +68,7 @@ fn time_capture(store: &Store, graph: &str, mode: Mode, miss: bool) -> Vec<f64> 
 }
 
 fn main() {
+    graphctx::languages::install();
     println!("graphctx ontology bench: capture latency and Format E vs JSON tokens");
     let store = Store::memory().unwrap();
 

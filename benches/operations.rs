@@ -211,6 +211,7 @@ fn bench_apply() {
 }
 
 fn main() {
+    graphctx::languages::install();
     bench_chunking();
     bench_apply();
 }

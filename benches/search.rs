@@ -45,6 +45,7 @@ fn first_sentence(doc: &str) -> Option<String> {
 }
 
 fn main() {
+    graphctx::languages::install();
     // As the binary does (src/main.rs): before any parser exists.
     graphctx::index::parser_memory::parsers_use_mimalloc();
     let db = tempfile::tempdir().unwrap();

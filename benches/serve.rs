@@ -53,6 +53,7 @@ fn uri(p: &Path) -> String {
 }
 
 fn main() {
+    graphctx::languages::install();
     // As the binary does (src/main.rs): before any parser exists.
     graphctx::index::parser_memory::parsers_use_mimalloc();
     let work = tempfile::tempdir().unwrap();

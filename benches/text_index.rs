@@ -122,6 +122,7 @@ fn bench_tree(label: &str, root: &Path, pairs: usize) {
 }
 
 fn main() {
+    graphctx::languages::install();
     // As the binary does (src/main.rs): before any parser exists.
     graphctx::index::parser_memory::parsers_use_mimalloc();
     let mut args: Vec<String> = std::env::args()

@@ -34,6 +34,7 @@ use chromium::{body_attr, percent_encode, Chromium};
 const LOADS: usize = 7;
 
 fn main() {
+    graphctx::languages::install();
     let chromium = Chromium::find().expect("/usr/bin/chromium (scripts/install-test-clients.sh)");
     let out = tempfile::tempdir().unwrap();
     println!("| graph | nodes | edges | file | first render p50 | layout p50 | redraw p50 |");

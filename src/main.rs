@@ -30,6 +30,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     // Before any parser exists (see the function's docs).
     graphctx::index::parser_memory::parsers_use_mimalloc();
+    graphctx::languages::install();
     let args = cli::Cli::parse();
     // Servers and one-shot commands alike (see the module's docs).
     graphctx::support::heap::purge_freed_pages_lazily();

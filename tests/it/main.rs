@@ -17,6 +17,13 @@
 
 mod common;
 
+/// The languages, installed before any test runs (the binary installs
+/// them in `main`; a library user calls the same function).
+#[ctor::ctor]
+fn install_languages() {
+    graphctx::languages::install();
+}
+
 mod architecture;
 mod bad_input;
 mod canvas;
@@ -38,4 +45,5 @@ mod python;
 mod recovery;
 mod schema;
 mod search;
+mod settled_files;
 mod view;

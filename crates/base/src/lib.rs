@@ -1,0 +1,4 @@
+//! graphctx-base
+
+pub mod model;
+pub mod support;

@@ -1,0 +1,239 @@
+//! Python: everything the index knows about the language, behind
+//! [`Language`] (see [`crate::index::lang`]).
+//!
+//! - [`layout`] — import roots (`pyproject.toml`/`setup.cfg`/`setup.py`,
+//!   `src/` layouts) and the dotted module of every file.
+//! - [`extract`] — one file's parse into entities, imports
+//!   ([`imports`]) and references ([`exprs`]).
+//! - [`table`] — the symbol table: modules, scopes, classes with their
+//!   bases, and what names, attributes and calls mean.
+//! - [`resolve`] — references into edges over the table.
+//! - [`interface`] — what of a file other files' resolution reads, and
+//!   the stored forms.
+//! - [`names`] — the names a file mentions and an interface edit
+//!   touches: which files an edit re-resolves.
+//! - [`texts`] — the literals and comments of bodies, for the text index.
+//! - [`encoding`] — a file's text as Python reads it (PEP 263).
+//!
+//! Keys follow dotted module paths: `{file}-{module}` for a file's module
+//! (`src/flask/app.py-flask.app`), `{file}-{module}-{qualname}` for what
+//! it defines (`…-flask.app-Flask.run`), with `()` after a function
+//! whose locals they are (`…-create_app().FlaskTask`).
+//!
+//! Nothing outside this folder names it but the registry
+//! ([`crate::index::languages`]).
+use graphctx_base::model;
+use graphctx_base::support;
+use graphctx_index as index;
+
+mod encoding;
+pub mod exprs;
+pub mod extract;
+pub mod imports;
+pub mod interface;
+pub mod layout;
+mod names;
+pub mod resolve;
+pub mod table;
+mod texts;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashSet as HashSet;
+use tree_sitter::Tree;
+
+pub use extract::PyExtractor;
+
+use crate::index::lang::{self, Extractor, Language, Stored, SymbolTable};
+use crate::index::links::{FileLinks, RefsApart};
+use crate::index::names::{Name, SpreadFacts};
+use crate::model::{Entity, FileContext, FileExtract, LanguageId, RawRef};
+
+/// Python's place in the registry.
+pub const ID: LanguageId = LanguageId(1);
+
+/// Changes whenever the extractor or the stored extract changes.
+pub const EXTRACT_VERSION: &str = "graphctx-python-4";
+
+/// The Python language.
+pub struct Python;
+
+impl Language for Python {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+
+    fn id(&self) -> LanguageId {
+        ID
+    }
+
+    fn extract_version(&self) -> &'static str {
+        EXTRACT_VERSION
+    }
+
+    fn claims(&self, file_name: &str) -> bool {
+        file_name.ends_with(".py") || file_name.ends_with(".pyi")
+    }
+
+    fn manifests(&self) -> &'static [&'static str] {
+        &["pyproject.toml", "setup.cfg", "setup.py"]
+    }
+
+    fn layout(
+        &self,
+        manifests: &BTreeMap<String, String>,
+        files: &BTreeSet<String>,
+    ) -> Box<dyn lang::Layout> {
+        Box::new(layout::Layout::new(manifests, files))
+    }
+
+    fn extractor(&self) -> Box<dyn Extractor> {
+        Box::new(PyExtractor::new())
+    }
+
+    fn decode(&self, bytes: Vec<u8>) -> (String, Option<String>) {
+        encoding::decode(bytes)
+    }
+
+    fn encode(&self, extract: &FileExtract) -> Stored {
+        interface::encode(extract)
+    }
+
+    fn decode_interface(&self, bytes: &[u8]) -> Option<FileExtract> {
+        interface::decode_interface(bytes)
+    }
+
+    fn decode_body(&self, bytes: &[u8]) -> Option<Vec<RawRef>> {
+        interface::decode_body(bytes)
+    }
+
+    fn take_apart(&self, extract: &mut FileExtract) -> Vec<RawRef> {
+        interface::take_apart(extract)
+    }
+
+    fn join(&self, iface: FileExtract, body: Vec<RawRef>) -> FileExtract {
+        interface::join(iface, body)
+    }
+
+    fn interface_copy(&self, extract: &FileExtract) -> FileExtract {
+        interface::interface_copy(extract)
+    }
+
+    fn keep_interface(&self, extract: &mut FileExtract) {
+        extract.refs.clear();
+    }
+
+    fn same_interface(&self, a: &FileExtract, b: &FileExtract) -> bool {
+        interface::same_interface(a, b)
+    }
+
+    fn same_entity_facts(&self, a: &Entity, b: &Entity) -> bool {
+        interface::same_entity_facts(a, b)
+    }
+
+    fn mentioned(&self, extract: &FileExtract) -> Vec<Name> {
+        names::mentioned(extract, &[])
+    }
+
+    fn mentioned_with(&self, extract: &FileExtract, apart: &[RawRef]) -> Vec<Name> {
+        names::mentioned(extract, apart)
+    }
+
+    fn changed_names(&self, before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name>> {
+        names::changed(before, after)
+    }
+
+    fn spread_facts(&self, extract: &FileExtract) -> SpreadFacts {
+        names::spread_facts(extract)
+    }
+
+    fn resolve_files<'a>(
+        &self,
+        files: &[(&'a FileContext, &'a FileExtract)],
+        wanted: &dyn Fn(&str) -> bool,
+        apart: RefsApart,
+    ) -> BTreeMap<String, FileLinks<'a>> {
+        resolve::resolve_files(files, wanted, apart)
+    }
+
+    fn symbol_table(&self, files: Vec<(FileContext, FileExtract)>) -> Box<dyn SymbolTable> {
+        Box::new(Resident::build(files))
+    }
+}
+
+impl Extractor for PyExtractor {
+    fn extract(&mut self, ctx: &FileContext, source: &str) -> FileExtract {
+        PyExtractor::extract(self, ctx, source)
+    }
+
+    fn parse(&mut self, source: &str, old: Option<&Tree>) -> Option<Tree> {
+        PyExtractor::parse(self, source, old)
+    }
+
+    fn extract_tree(&mut self, ctx: &FileContext, source: &str, tree: &Tree) -> FileExtract {
+        PyExtractor::extract_tree(self, ctx, source, tree)
+    }
+}
+
+/// The table a server keeps: built once from every Python file's
+/// interface, and kept for as long as they stay what they were, so a
+/// body edit resolves the edited file alone. An interface edit builds it
+/// again (Python tables are quick to build beside a save's parse, and
+/// imports, star imports and bases reach across modules further than a
+/// swap in place could follow).
+struct Resident {
+    // Declared before the interfaces it borrows, so dropped first.
+    table: table::Table<'static>,
+    /// Every file's interface, in path order. Never changed while the
+    /// table lives: the table refers into this vector's elements, which
+    /// stay where they are when the vector itself moves.
+    files: Vec<(FileContext, FileExtract)>,
+}
+
+impl Resident {
+    /// The table of these interfaces (of whole extracts, their interface
+    /// parts are kept).
+    fn build(mut files: Vec<(FileContext, FileExtract)>) -> Resident {
+        for (_, extract) in &mut files {
+            extract.refs.clear();
+        }
+        // SAFETY: `files` moves into the returned value with the table,
+        // which is dropped before it, and is not changed while the table
+        // lives (see `lang::unbound`).
+        let refs: Vec<(&'static FileContext, &'static FileExtract)> =
+            files.iter().map(|f| unsafe { lang::unbound(f) }).collect();
+        let table = table::Table::build(&refs);
+        Resident { table, files }
+    }
+}
+
+impl SymbolTable for Resident {
+    fn resolve_files<'s>(
+        &'s self,
+        files: &[(&'s FileContext, &'s FileExtract)],
+        apart: RefsApart,
+    ) -> BTreeMap<String, FileLinks<'s>> {
+        resolve::resolve_against(&self.table, files, apart)
+    }
+
+    fn update(
+        self: Box<Self>,
+        changed: &dyn Fn(&str) -> bool,
+        now: Vec<(FileContext, FileExtract)>,
+    ) -> Box<dyn SymbolTable> {
+        if now.is_empty() && !self.files.iter().any(|(_, e)| changed(&e.path)) {
+            return self;
+        }
+        let Resident { table, files } = *self;
+        drop(table);
+        let mut files: Vec<(FileContext, FileExtract)> = files
+            .into_iter()
+            .filter(|(_, e)| !changed(&e.path))
+            .collect();
+        files.extend(now);
+        files.sort_by(|a, b| a.1.path.cmp(&b.1.path));
+        Box::new(Resident::build(files))
+    }
+
+    fn prepare_edits(&mut self) {}
+}
