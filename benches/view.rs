@@ -52,9 +52,14 @@ fn main() {
     for n in [200, 2000] {
         // The smallest budget whose diagram may hold n nodes.
         let budget = (0..).map(|b| b * 6).find(|b| max_nodes(*b) >= n).unwrap();
-        let base = BaseSpec::File("src/store/mod.rs".into());
+        let base = BaseSpec::File("crates/store/src/lib.rs".into());
         let g = context_graph(&store, "code", &base, 3, Strategy::Blended, budget).unwrap();
-        measure(&chromium, out.path(), "context of src/store/mod.rs", &g);
+        measure(
+            &chromium,
+            out.path(),
+            "context of crates/store/src/lib.rs",
+            &g,
+        );
     }
 }
 

@@ -1,34 +1,101 @@
-//! The import rules of ARCHITECTURE.md, checked on the source:
+//! The import rules of ARCHITECTURE.md that the compiler does not hold,
+//! checked on the source:
 //!
-//! - a top-level module of the library uses only modules of lower layers:
-//!   every `crate::<module>` path in a module's code (comments, strings
-//!   and character literals skipped) counts as a use, whether in a `use`
-//!   declaration or inline;
-//! - no file outside a language's folder (`src/index/<language>/`) names
-//!   that language's module, but the registry (`src/index/languages.rs`)
-//!   and the `mod` declaration in `src/index/mod.rs`: the pipeline, the
-//!   store, analysis, emitting, the servers, the CLI and `main.rs` talk to
-//!   languages through `index::lang::Language` and the registry.
+//! - the workspace's crates are its layers: a crate depends on crates of
+//!   lower layers only, a language crate on the index and what is below
+//!   it, and only the binary's assembly (the root package) on a language;
+//! - inside `graphctx-apply`, which holds several modules of the apply
+//!   side, a module uses only modules of lower layers: every
+//!   `crate::<module>` path in its code (comments, strings and character
+//!   literals skipped) counts as a use;
+//! - no file outside a language's crate names it, but the assembly
+//!   (`src/languages.rs`): the index, analysis, emitting, the servers and
+//!   the CLI talk to languages through `index::lang::Language` and the
+//!   registry `index::languages`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// Layers from the bottom up; a module may use modules of lower layers
-/// only (not its own layer's, so a layer cannot hide a cycle).
+/// The workspace's crates by layer, from the bottom up. A crate depends
+/// on crates of lower layers only (not its own layer's, so a layer cannot
+/// hide a cycle). Language crates are not listed: they are found by what
+/// they implement ([`language_crates`]).
 const LAYERS: &[&[&str]] = &[
-    &["model", "support"],
-    &["store"],
-    &["graph", "index", "llm"],
-    &["analyse"],
-    &["emit"],
+    &["graphctx-base"],
+    &["graphctx-store"],
+    &["graphctx-graph", "graphctx-index", "graphctx-llm"],
+    &["graphctx-analyse"],
+    &["graphctx-emit"],
+    &["graphctx-apply"],
+    &["graphctx-serve"],
+];
+
+/// The crate a language crate builds on; it may use that crate's layer
+/// and the ones below.
+const LANGUAGE_BASE: &str = "graphctx-index";
+
+/// The modules of `graphctx-apply` by layer, from the bottom up.
+const APPLY_LAYERS: &[&[&str]] = &[
     &["ontology"],
     &["canvas", "capture", "flow", "operations"],
     &["assistant"],
-    &["serve"],
 ];
 
-fn layer_of(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|l| l.contains(&module))
+fn layer_of(krate: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| l.contains(&krate))
+}
+
+fn apply_layer_of(module: &str) -> Option<usize> {
+    APPLY_LAYERS.iter().position(|l| l.contains(&module))
+}
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every crate under `crates/`: its package name and directory.
+fn crates() -> Vec<(String, PathBuf)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(workspace().join("crates")).unwrap() {
+        let dir = entry.unwrap().path();
+        let Ok(manifest) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+            continue;
+        };
+        let name = manifest
+            .lines()
+            .find_map(|l| l.strip_prefix("name = \""))
+            .map(|n| n.trim_end_matches('"').to_string())
+            .expect("a crate's manifest names its package");
+        found.push((name, dir));
+    }
+    found.sort();
+    found
+}
+
+/// The workspace crates a manifest's `[dependencies]` name.
+fn workspace_dependencies(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let mut in_dependencies = false;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        if line.starts_with('[') {
+            in_dependencies = line == "[dependencies]";
+        } else if in_dependencies && line.starts_with("graphctx-") {
+            found.push(line.split([' ', '=', '.']).next().unwrap().to_string());
+        }
+    }
+    found
+}
+
+/// The language crates: those whose root implements `Language`.
+fn language_crates() -> Vec<(String, PathBuf)> {
+    crates()
+        .into_iter()
+        .filter(|(_, dir)| {
+            std::fs::read_to_string(dir.join("src/lib.rs"))
+                .is_ok_and(|t| code_only(&t).contains("Language for "))
+        })
+        .collect()
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -217,17 +284,59 @@ fn split_top_level(group: &str) -> Vec<&str> {
 }
 
 #[test]
-fn modules_use_only_lower_layers() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+fn crates_depend_only_on_lower_layers() {
+    let languages: Vec<String> = language_crates().into_iter().map(|(n, _)| n).collect();
+    assert!(
+        languages.contains(&"graphctx-rust".to_string()),
+        "the Rust language crate implements Language: {languages:?}"
+    );
+    let mut violations = Vec::new();
+    let mut unknown = Vec::new();
+    for (name, dir) in crates() {
+        let is_language = languages.contains(&name);
+        let ceiling = match (is_language, layer_of(&name)) {
+            (true, _) => layer_of(LANGUAGE_BASE).unwrap() + 1,
+            (false, Some(layer)) => layer,
+            (false, None) => {
+                unknown.push(name);
+                continue;
+            }
+        };
+        for dep in workspace_dependencies(&dir.join("Cargo.toml")) {
+            let fits = match languages.contains(&dep) {
+                true => false,
+                false => layer_of(&dep).is_some_and(|l| l < ceiling),
+            };
+            if !fits {
+                violations.push(format!("{name} depends on {dep}"));
+            }
+        }
+    }
+    assert!(
+        unknown.is_empty(),
+        "crates missing from the layer table in tests/it/architecture.rs \
+         (and ARCHITECTURE.md): {unknown:?}"
+    );
+    assert!(
+        violations.is_empty(),
+        "crates depending on a crate of their own or a higher layer, or on a language \
+         (see ARCHITECTURE.md, \"Layers point down\"):\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn modules_of_apply_use_only_lower_layers() {
+    let src = workspace().join("crates/apply/src");
     let mut violations = BTreeMap::new();
     let mut unknown = Vec::new();
     for entry in std::fs::read_dir(&src).unwrap() {
         let path = entry.unwrap().path();
         let module = path.file_stem().unwrap().to_str().unwrap().to_string();
-        if ["lib", "main", "cli"].contains(&module.as_str()) {
+        if module == "lib" {
             continue;
         }
-        let Some(layer) = layer_of(&module) else {
+        let Some(layer) = apply_layer_of(&module) else {
             unknown.push(module);
             continue;
         };
@@ -236,34 +345,29 @@ fn modules_use_only_lower_layers() {
             rust_files(&path, &mut files);
         } else {
             files.push(path.clone());
-            let dir = src.join(&module);
-            if dir.is_dir() {
-                rust_files(&dir, &mut files);
-            }
         }
         for file in files {
             let code = code_only(&std::fs::read_to_string(&file).unwrap());
             for used in used_modules(&code) {
-                if used == module {
+                // Other crates' modules, imported at the crate root, are
+                // below by the crates' own layering.
+                let Some(used_layer) = apply_layer_of(&used) else {
                     continue;
-                }
-                match layer_of(&used) {
-                    Some(l) if l < layer => {}
-                    _ => {
-                        violations
-                            .entry(format!(
-                                "{} uses crate::{used}",
-                                file.strip_prefix(&src).unwrap().display()
-                            ))
-                            .or_insert(());
-                    }
+                };
+                if used != module && used_layer >= layer {
+                    violations
+                        .entry(format!(
+                            "{} uses crate::{used}",
+                            file.strip_prefix(&src).unwrap().display()
+                        ))
+                        .or_insert(());
                 }
             }
         }
     }
     assert!(
         unknown.is_empty(),
-        "top-level modules missing from the layer table in tests/it/architecture.rs \
+        "modules of graphctx-apply missing from APPLY_LAYERS in tests/it/architecture.rs \
          (and ARCHITECTURE.md): {unknown:?}"
     );
     let list: Vec<_> = violations.into_keys().collect();
@@ -289,23 +393,6 @@ fn the_scanner_sees_code_and_skips_text() {
     );
 }
 
-/// The language folders: the directories of `src/index` whose module
-/// implements the `Language` trait.
-fn language_modules(index: &Path) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(index).unwrap() {
-        let path = entry.unwrap().path();
-        let Ok(text) = std::fs::read_to_string(path.join("mod.rs")) else {
-            continue;
-        };
-        if code_only(&text).contains("Language for ") {
-            found.push(path.file_name().unwrap().to_str().unwrap().to_string());
-        }
-    }
-    found.sort();
-    found
-}
-
 /// Where `code` names the identifier `name` (a whole word), by line.
 fn mentions(code: &str, name: &str) -> Vec<usize> {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
@@ -329,40 +416,29 @@ fn mentions(code: &str, name: &str) -> Vec<usize> {
 }
 
 #[test]
-fn only_the_registry_names_a_language() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let index = src.join("index");
-    let languages = language_modules(&index);
-    assert!(
-        languages.contains(&"rust".to_string()),
-        "the Rust language module implements Language: {languages:?}"
-    );
+fn only_the_assembly_names_a_language() {
+    let root = workspace();
+    let languages = language_crates();
     let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("crates"), &mut files);
     let mut violations = Vec::new();
-    for file in files {
-        let rel = file.strip_prefix(&src).unwrap().to_path_buf();
-        let in_language = languages
-            .iter()
-            .any(|l| rel.starts_with(Path::new("index").join(l)));
-        if in_language || rel == Path::new("index/languages.rs") {
-            continue;
-        }
-        let code = code_only(&std::fs::read_to_string(&file).unwrap());
-        for lang in &languages {
-            // The folder is declared where its parent declares modules.
-            let code = match rel == Path::new("index/mod.rs") {
-                true => code.replace(&format!("pub mod {lang};"), ""),
-                false => code.clone(),
-            };
-            for line in mentions(&code, lang) {
-                violations.push(format!("{}:{line} names {lang}", rel.display()));
+    for (name, dir) in &languages {
+        let ident = name.replace('-', "_");
+        for file in &files {
+            if file.starts_with(dir) || file == &root.join("src/languages.rs") {
+                continue;
+            }
+            let code = code_only(&std::fs::read_to_string(file).unwrap());
+            for line in mentions(&code, &ident) {
+                let rel = file.strip_prefix(&root).unwrap();
+                violations.push(format!("{}:{line} names {ident}", rel.display()));
             }
         }
     }
     assert!(
         violations.is_empty(),
-        "files outside a language's folder naming it (go through index::languages and \
+        "files outside a language's crate naming it (go through index::languages and \
          index::lang::Language; see ARCHITECTURE.md, \"Import rules\"):\n{}",
         violations.join("\n")
     );
@@ -371,10 +447,10 @@ fn only_the_registry_names_a_language() {
 #[test]
 fn the_word_scanner_finds_path_segments_only() {
     let code = code_only(
-        "use super::rust::resolve; // rust\n\
-         let s = \"crate::index::rust\"; let t = tree_sitter_rust::LANGUAGE;\n\
-         use super::{links, rust};\n\
-         fn rust_files() {}",
+        "use graphctx_rust::resolve; // graphctx_rust\n\
+         let s = \"graphctx_rust\"; let t = graphctx_rust_x::LANGUAGE;\n\
+         use graphctx_rust::{self as rust};\n\
+         fn graphctx_rust_files() {}",
     );
-    assert_eq!(mentions(&code, "rust"), vec![1, 3]);
+    assert_eq!(mentions(&code, "graphctx_rust"), vec![1, 3]);
 }

@@ -232,16 +232,30 @@ fn a_second_writer_gets_index_busy_with_no_wait() {
     assert!(stderr(&out).contains("index busy"), "{}", stderr(&out));
 }
 
+/// This project's sources, every crate's `src` folder, copied under
+/// `dst` (a folder each): real code, a few hundred files.
+fn copy_own_sources(dst: &Path) {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sources = vec![("graphctx".to_string(), here.join("src"))];
+    for entry in std::fs::read_dir(here.join("crates")).unwrap() {
+        let krate = entry.unwrap().path();
+        let name = krate.file_name().unwrap().to_string_lossy().into_owned();
+        sources.push((name, krate.join("src")));
+    }
+    for (name, src) in sources {
+        let to = dst.join(name);
+        std::fs::create_dir_all(&to).unwrap();
+        copy_dir(&src, &to);
+    }
+}
+
 #[test]
 fn killing_an_index_run_leaves_a_database_the_next_run_completes() {
     // A tree big enough that the run takes a while: the fixture plus many
     // copies of real sources.
     let repo = shapes_copy();
-    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     for i in 0..40 {
-        let dst = repo.path().join(format!("src/copy{i}"));
-        std::fs::create_dir_all(&dst).unwrap();
-        copy_dir(&own, &dst);
+        copy_own_sources(&repo.path().join(format!("src/copy{i}")));
     }
     let started = std::time::Instant::now();
     let expected = {
@@ -342,11 +356,8 @@ fn killing_a_run_over_an_existing_index_leaves_the_old_index_readable() {
     // course. Readers after each kill find the old index or the new one,
     // whole.
     let repo = shapes_copy();
-    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     for i in 0..8 {
-        let dst = repo.path().join(format!("src/copy{i}"));
-        std::fs::create_dir_all(&dst).unwrap();
-        copy_dir(&own, &dst);
+        copy_own_sources(&repo.path().join(format!("src/copy{i}")));
     }
     let db = tempfile::tempdir().unwrap();
     let db_path = db.path().join("g.db");

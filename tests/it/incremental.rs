@@ -25,11 +25,11 @@ use graphctx::store::{Location, Store};
 use proptest::prelude::*;
 
 const OWN_SOURCES: &[&str] = &[
-    "src/index/rust/resolve.rs",
-    "src/index/pipeline/mod.rs",
-    "src/index/walk/mod.rs",
-    "src/store/mod.rs",
-    "src/model.rs",
+    "crates/rust/src/resolve.rs",
+    "crates/index/src/pipeline/mod.rs",
+    "crates/index/src/walk/mod.rs",
+    "crates/store/src/lib.rs",
+    "crates/base/src/model.rs",
 ];
 
 const RENAMES: &[(&str, &str)] = &[

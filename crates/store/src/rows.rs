@@ -19,7 +19,8 @@
 
 use std::borrow::Cow;
 
-use cozo::{DataValue, JsonData};
+pub use cozo::DataValue;
+use cozo::JsonData;
 use serde_json::Value;
 
 use super::value::Row;
@@ -260,7 +261,7 @@ macro_rules! row_type {
 
             #[allow(unused_assignments, unused_mut, unused_variables)]
             fn decode(
-                row: &'a [cozo::DataValue],
+                row: &'a [$crate::rows::DataValue],
             ) -> Result<Self, $crate::rows::RowError> {
                 let mut i = 0;
                 $(

@@ -367,7 +367,7 @@ mod tests {
         // renamed, then back.
         let resolve_rs = files
             .iter()
-            .position(|f| f.0.path == "src/index/rust/resolve.rs")
+            .position(|f| f.0.path == "crates/rust/src/resolve.rs")
             .unwrap();
         let text = files[resolve_rs].2.clone();
         let renamed = text.replacen("struct SymbolTable<", "struct SymbolTableRenamed<", 1);

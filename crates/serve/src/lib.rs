@@ -26,6 +26,19 @@
 //! mode gives readers a consistent snapshot), so they never see half of a
 //! run.
 
+use graphctx_analyse as analyse;
+use graphctx_apply::assistant;
+use graphctx_apply::canvas;
+use graphctx_apply::capture;
+use graphctx_apply::operations;
+use graphctx_base::model;
+use graphctx_base::support;
+use graphctx_emit as emit;
+use graphctx_graph as graph;
+use graphctx_index as index;
+use graphctx_llm as llm;
+use graphctx_store as store;
+
 pub mod ask_tool;
 pub mod code_tools;
 pub mod graph_tools;

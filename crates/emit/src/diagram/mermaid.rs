@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::{escape_lines, DiagramGraph, DiagramNode};
-use crate::emit::palette::{self, BASE_STROKE, CYCLE_EDGE, NOTE_FILL, NOTE_STROKE};
+use crate::palette::{self, BASE_STROKE, CYCLE_EDGE, NOTE_FILL, NOTE_STROKE};
 
 /// The text of a label: escaped, lines joined by `<br>`.
 pub fn label(text: &str) -> String {

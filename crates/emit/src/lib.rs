@@ -6,6 +6,13 @@
 //! counts; the assembled document is then counted exactly, and
 //! `token_count` is that exact count — never above the budget.
 
+use graphctx_analyse as analyse;
+use graphctx_base::model;
+use graphctx_base::support;
+use graphctx_graph as graph;
+use graphctx_index as index;
+use graphctx_store as store;
+
 mod compose;
 pub mod diagram;
 pub mod entity;

@@ -63,7 +63,7 @@ fn is_docs_or_examples(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::search::query;
+    use crate::search::query;
 
     #[test]
     fn documentation_and_examples_are_told_by_their_directories() {

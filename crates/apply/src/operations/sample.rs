@@ -86,4 +86,4 @@ pub fn cargo_response(groups: usize) -> Value {
 }
 
 /// Seed 001 §11's response (the order system), verbatim.
-pub const SEED_11: &str = include_str!("../../tests/fixtures/operations/seed_11.json");
+pub const SEED_11: &str = include_str!("../../../../tests/fixtures/operations/seed_11.json");

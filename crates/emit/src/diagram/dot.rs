@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::{escape_lines, DiagramGraph, DiagramNode};
-use crate::emit::palette::{self, BASE_STROKE, CYCLE_EDGE, NOTE_FILL, NOTE_STROKE};
+use crate::palette::{self, BASE_STROKE, CYCLE_EDGE, NOTE_FILL, NOTE_STROKE};
 
 /// A quoted DOT string of `text`.
 pub fn quoted(text: &str) -> String {

@@ -13,10 +13,10 @@ use super::{Cut, DiagramGraph, DiagramNode};
 use crate::analyse::blast::{CallLink, Reached};
 use crate::analyse::cycles::Cycle;
 use crate::analyse::select::{BaseSpec, Selection};
-use crate::emit::{load_entities, relationships, Loaded};
 use crate::graph::{self, Details};
 use crate::model::rel::name;
 use crate::store::{Store, StoreError};
+use crate::{load_entities, relationships, Loaded};
 
 /// Fewest tokens a node takes in any diagram (its id, label and class).
 const NODE_TOKENS: usize = 6;
@@ -70,8 +70,8 @@ fn entity_node(d: &Details, tier: u8, base: bool) -> DiagramNode {
 fn bare_node(key: &str, tier: u8, base: bool) -> DiagramNode {
     DiagramNode {
         key: key.to_string(),
-        label: crate::emit::entity::item_name(key),
-        name: crate::emit::entity::item_name(key),
+        label: crate::entity::item_name(key),
+        name: crate::entity::item_name(key),
         kind: "entity".into(),
         tier,
         base,
@@ -329,7 +329,7 @@ pub fn context_graph(
     hops: u32,
     strategy: crate::analyse::relevance::Strategy,
     budget: usize,
-) -> Result<DiagramGraph, crate::emit::ContextError> {
+) -> Result<DiagramGraph, crate::ContextError> {
     let selection = crate::analyse::select::select(store, graph_name, base, hops, strategy)?;
     Ok(selection_graph(
         store,

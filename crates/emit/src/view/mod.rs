@@ -211,7 +211,7 @@ fn sha256_base64(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emit::diagram::DiagramNode;
+    use crate::diagram::DiagramNode;
 
     fn node(key: &str, label: &str) -> DiagramNode {
         DiagramNode {
