@@ -25,8 +25,8 @@
 
 use std::time::Instant;
 
-use graphctx::analyse::search::{self, Options};
 use graphctx::index::{index_repository, IndexOptions};
+use graphctx::search::{self, Options};
 use graphctx::store::value::str_list;
 use graphctx::store::{queries, Location, Params, Store};
 use graphctx::support::words::query_terms;

@@ -5,7 +5,8 @@
 //! pipelines (see ARCHITECTURE.md): [`index`] (repository → entities and
 //! references, with each language a crate of its own that [`languages`]
 //! installs) → [`store`] (CozoDB relations, migrations, queries) →
-//! [`analyse`] (blast radius, relevance, cycles, search) → [`emit`]
+//! [`analyse`] (blast radius, relevance, cycles) → [`search`] (ranked
+//! search from a task or bug report) and [`emit`]
 //! (CodeGraphContext.json, Format E, token budgets) and the graphs an
 //! LLM edits ([`ontology`], [`operations`], [`canvas`], [`flow`], …) →
 //! [`serve`] (editors over LSP, agents over MCP). [`graph`] reads the
@@ -18,6 +19,7 @@ pub use graphctx_emit as emit;
 pub use graphctx_graph as graph;
 pub use graphctx_index as index;
 pub use graphctx_llm as llm;
+pub use graphctx_search as search;
 pub use graphctx_serve as serve;
 pub use graphctx_store as store;
 

@@ -352,7 +352,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             let query = search::query_text(query, query_file)?;
             let store = open_existing(&global)?;
             warn_stale(&bring_current(&global, &store)?);
-            let opts = graphctx::analyse::search::Options {
+            let opts = graphctx::search::Options {
                 limit,
                 kind,
                 file,

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
-use graphctx::analyse::search::{self, Options, SearchError};
 use graphctx::model::EntityKind;
+use graphctx::search::{self, Options, SearchError};
 use graphctx::store::Store;
 
 use super::output::{print_json, print_table};

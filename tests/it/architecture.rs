@@ -25,7 +25,7 @@ const LAYERS: &[&[&str]] = &[
     &["graphctx-store"],
     &["graphctx-graph", "graphctx-index", "graphctx-llm"],
     &["graphctx-analyse"],
-    &["graphctx-emit"],
+    &["graphctx-emit", "graphctx-search"],
     &["graphctx-apply"],
     &["graphctx-serve"],
 ];

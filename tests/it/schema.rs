@@ -104,11 +104,11 @@ fn next_run_equals_a_fresh_index_and_searches(store: &Store, root: &std::path::P
     crate::common::index(store, root);
     let (fresh, _) = crate::common::index_fresh(root);
     assert_eq!(crate::common::dump(store), crate::common::dump(&fresh));
-    let hits = graphctx::analyse::search::search(
+    let hits = graphctx::search::search(
         store,
         "code",
         "scale a rectangle by a factor",
-        &graphctx::analyse::search::Options::default(),
+        &graphctx::search::Options::default(),
     )
     .unwrap();
     assert_eq!(hits[0].key, "src/geometry/mod.rs-geometry-Rect::scale");

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use graphctx::analyse::search::{search, Hit, Options, SearchError};
+use graphctx::search::{search, Hit, Options, SearchError};
 use graphctx::store::{schema, Location, Params, Store};
 use serde_json::Value;
 

@@ -1,7 +1,6 @@
 //! Analysis over the stored graph: blast radius, relevance, cycles, history,
 //! and the selection of a context's entities.
 use graphctx_base::model;
-use graphctx_base::support;
 use graphctx_graph as graph;
 use graphctx_index as index;
 use graphctx_store as store;
@@ -9,5 +8,4 @@ use graphctx_store as store;
 pub mod blast;
 pub mod cycles;
 pub mod relevance;
-pub mod search;
 pub mod select;

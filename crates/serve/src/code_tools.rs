@@ -12,10 +12,10 @@ use super::{ServeError, Workspace};
 use crate::analyse::blast::{self, MAX_HOPS};
 use crate::analyse::cycles;
 use crate::analyse::relevance::Strategy;
-use crate::analyse::search::{self, SearchError};
 use crate::analyse::select::BaseSpec;
 use crate::emit::diagram::{self, DiagramFormat, DiagramGraph};
 use crate::graph;
+use crate::search::{self, SearchError};
 
 /// The tools over the code graph.
 pub fn specs() -> Vec<ToolSpec> {

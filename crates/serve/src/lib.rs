@@ -37,6 +37,7 @@ use graphctx_emit as emit;
 use graphctx_graph as graph;
 use graphctx_index as index;
 use graphctx_llm as llm;
+use graphctx_search as search;
 use graphctx_store as store;
 
 pub mod ask_tool;

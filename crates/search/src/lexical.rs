@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::query::{WeightedTerm, MAX_TERMS};
+use crate::query::{WeightedTerm, MAX_TERMS};
 use crate::store::rows::{decode_rows, query_rows, Bytes, RowError, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};

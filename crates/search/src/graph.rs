@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use rustc_hash::FxHashMap;
 
 use super::{Cand, HISTORY, HISTORY_FILES, NAMED, SEEDS, SPREAD};
-use crate::relevance::rel_weight;
+use crate::analyse::relevance::rel_weight;
 use crate::store::rows::{decode_rows, query_rows, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};

@@ -9,7 +9,7 @@
 //! "the serve bench opens files") is about the benchmark files, and
 //! files under a benchmark directory keep their whole score for it.
 
-use super::query::Reading;
+use crate::query::Reading;
 
 /// Test, benchmark, documentation and example code is rarely where a
 /// change belongs; it still ranks, lower.
@@ -63,7 +63,7 @@ fn is_docs_or_examples(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::query;
+    use crate::query;
 
     #[test]
     fn documentation_and_examples_are_told_by_their_directories() {

@@ -17,7 +17,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::query::Location;
+use crate::query::Location;
 use crate::store::rows::{decode_rows, query_rows, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};

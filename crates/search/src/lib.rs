@@ -28,6 +28,10 @@
 //! different places. All weights are fixed constants, the same for every
 //! repository; docs/search.md gives them and what each adds.
 
+use graphctx_analyse as analyse;
+use graphctx_base::support;
+use graphctx_store as store;
+
 mod graph;
 mod lexical;
 mod locate;
@@ -37,7 +41,7 @@ pub mod query;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::select::EntityBrief;
+use crate::analyse::select::EntityBrief;
 use crate::store::rows::{decode_first, decode_rows, query_rows, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
