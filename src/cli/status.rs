@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
+use graphctx::index::languages;
 use graphctx::index::pipeline::stale_files;
 use graphctx::serve::presence::{self, Watcher};
 use graphctx::store::runs::Run;
@@ -36,8 +37,11 @@ struct Status {
     size_bytes: Option<u64>,
     disk_files: Vec<DiskFile>,
     seq: i64,
-    /// Totals by language of the files they come from.
-    languages: BTreeMap<&'static str, Totals>,
+    /// The graph's totals; `None` for a graph no index run wrote.
+    totals: Option<Totals>,
+    /// Files and entities by the language of their file; edges and
+    /// unresolved references too when one language holds every file.
+    languages: BTreeMap<&'static str, LanguageTotals>,
     last_run: Option<Run>,
     last_change: Option<Run>,
     /// `None` when it cannot be told cheaply and truly (see `unknown`).
@@ -51,6 +55,42 @@ struct Status {
     graphctx_version: &'static str,
     watching: bool,
     watchers: Vec<Watcher>,
+}
+
+/// One language's part of a graph (see `Status::languages`).
+#[derive(Serialize, Default)]
+struct LanguageTotals {
+    files: i64,
+    entities: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edges: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unresolved: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ambiguous: Option<i64>,
+}
+
+/// The graph's files and entities by the language of each file; a graph
+/// of one language has the graph's edge totals too.
+fn by_language(
+    files: Vec<(String, i64)>,
+    totals: Option<Totals>,
+) -> BTreeMap<&'static str, LanguageTotals> {
+    let mut out: BTreeMap<&'static str, LanguageTotals> = BTreeMap::new();
+    for (path, entities) in files {
+        let name = languages::of_file(&path).map_or("other", |l| l.name());
+        let t = out.entry(name).or_default();
+        t.files += 1;
+        t.entities += entities;
+    }
+    if let (Some(t), 1) = (totals, out.len()) {
+        for part in out.values_mut() {
+            part.edges = Some(t.edges);
+            part.unresolved = Some(t.unresolved);
+            part.ambiguous = Some(t.ambiguous);
+        }
+    }
+    out
 }
 
 pub fn status(global: &Global, json: bool) -> Result<Outcome> {
@@ -89,9 +129,8 @@ pub fn status(global: &Global, json: bool) -> Result<Outcome> {
             })
             .collect(),
         seq: facts.seq,
-        // Every file indexed today is Rust; `code_stats` is kept per
-        // graph. A second language gets its own entry here.
-        languages: facts.totals.map(|t| ("rust", t)).into_iter().collect(),
+        totals: facts.totals,
+        languages: by_language(status::file_entities(&store, graph)?, facts.totals),
         last_run,
         last_change,
         files_changed,
@@ -138,6 +177,45 @@ fn changed_since(
     }
 }
 
+/// A line per language, and the graph's totals on a line of their own
+/// when no one language holds them all.
+fn print_totals(s: &Status) -> Result<()> {
+    let Some(totals) = s.totals else {
+        outln!("totals    none: no index run wrote this graph");
+        return Ok(());
+    };
+    let edges = |edges: i64, unresolved: i64, ambiguous: i64| {
+        let ambiguous = match ambiguous >= 0 {
+            true => format!(" ({ambiguous} ambiguous)"),
+            false => String::new(),
+        };
+        format!(", {edges} edges, {unresolved} unresolved{ambiguous}")
+    };
+    for (language, t) in &s.languages {
+        let rest = match (t.edges, t.unresolved, t.ambiguous) {
+            (Some(e), Some(u), Some(a)) => edges(e, u, a),
+            _ => String::new(),
+        };
+        outln!(
+            "{language:<9} {} files, {} entities{rest}",
+            t.files,
+            t.entities
+        );
+    }
+    if s.languages.len() != 1 {
+        let Totals {
+            files,
+            entities,
+            edges: e,
+            unresolved,
+            ambiguous,
+        } = totals;
+        let rest = edges(e, unresolved, ambiguous);
+        outln!("totals    {files} files, {entities} entities{rest}");
+    }
+    Ok(())
+}
+
 fn print_text(s: &Status) -> Result<()> {
     let size = match s.size_bytes {
         Some(total) => {
@@ -155,23 +233,7 @@ fn print_text(s: &Status) -> Result<()> {
     };
     outln!("index     {}{size}", s.db);
     outln!("graph     {}, seq {}", s.graph, s.seq);
-    if s.languages.is_empty() {
-        outln!("totals    none: no index run wrote this graph");
-    }
-    for (language, t) in &s.languages {
-        let ambiguous = if t.ambiguous >= 0 {
-            format!(" ({} ambiguous)", t.ambiguous)
-        } else {
-            String::new()
-        };
-        outln!(
-            "{language:<9} {} files, {} entities, {} edges, {} unresolved{ambiguous}",
-            t.files,
-            t.entities,
-            t.edges,
-            t.unresolved
-        );
-    }
+    print_totals(s)?;
     match (&s.last_run, &s.last_change) {
         (None, _) => outln!("last run  not recorded (indexed by an older graphctx)"),
         (Some(run), change) => {

@@ -16,6 +16,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use graphctx::index::lang::Language;
+
 /// The workspace's crates by layer, from the bottom up. A crate depends
 /// on crates of lower layers only (not its own layer's, so a layer cannot
 /// hide a cycle). Language crates are not listed: they are found by what
@@ -112,8 +114,21 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The source with comments, string literals (raw ones included) and
 /// character literals blanked out, so only code is left to search.
 fn code_only(src: &str) -> String {
+    scan(src).0
+}
+
+/// A string literal's text as written, and where it stands in
+/// [`code_only`]'s output.
+struct Literal {
+    text: String,
+    at: usize,
+}
+
+/// [`code_only`]'s output, and every string literal it blanked out.
+fn scan(src: &str) -> (String, Vec<Literal>) {
     let b = src.as_bytes();
     let mut out = String::with_capacity(src.len());
+    let mut literals = Vec::new();
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -172,13 +187,24 @@ fn code_only(src: &str) -> String {
                 }
                 j += 1;
             }
+            let start = (i + 2 + hashes).min(b.len());
+            let end = j.saturating_sub(1 + hashes).max(start);
+            literals.push(Literal {
+                text: src[start..end].to_string(),
+                at: out.len(),
+            });
             i = j;
             out.push_str("\"\"");
         } else if c == b'"' {
             i += 1;
+            let start = i;
             while i < b.len() && b[i] != b'"' {
                 i += if b[i] == b'\\' { 2 } else { 1 };
             }
+            literals.push(Literal {
+                text: src[start..i.min(b.len())].to_string(),
+                at: out.len(),
+            });
             i += 1;
             out.push_str("\"\"");
         } else if c == b'\'' {
@@ -206,6 +232,55 @@ fn code_only(src: &str) -> String {
             out.push(ch);
             i += ch.len_utf8();
         }
+    }
+    (out, literals)
+}
+
+/// The spans of `code` (as [`code_only`] gives it) that only tests
+/// compile: each `#[cfg(test)]` item to its closing brace.
+fn test_spans(code: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut from = 0;
+    while let Some(k) = code[from..].find("#[cfg(test)]") {
+        let start = from + k;
+        let Some(open) = code[start..].find(['{', ';']).map(|o| start + o) else {
+            break;
+        };
+        let mut end = open;
+        if code.as_bytes()[open] == b'{' {
+            let mut depth = 0;
+            for (o, ch) in code[open..].char_indices() {
+                match ch {
+                    '{' => depth += 1,
+                    '}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = open + o;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        spans.push((start, end));
+        from = end + 1;
+    }
+    spans
+}
+
+/// `code` with what only tests compile blanked out, lines kept: tests may
+/// name what the library does not (a language, through a
+/// dev-dependency).
+fn without_tests(code: &str) -> String {
+    let mut out = code.to_string();
+    for (start, end) in test_spans(code).into_iter().rev() {
+        let end = (end + 1).min(code.len());
+        let blank: String = code[start..end]
+            .chars()
+            .map(|c| if c == '\n' { '\n' } else { ' ' })
+            .collect();
+        out.replace_range(start..end, &blank);
     }
     out
 }
@@ -429,7 +504,7 @@ fn only_the_assembly_names_a_language() {
             if file.starts_with(dir) || file == &root.join("src/languages.rs") {
                 continue;
             }
-            let code = code_only(&std::fs::read_to_string(file).unwrap());
+            let code = without_tests(&code_only(&std::fs::read_to_string(file).unwrap()));
             for line in mentions(&code, &ident) {
                 let rel = file.strip_prefix(&root).unwrap();
                 violations.push(format!("{}:{line} names {ident}", rel.display()));
@@ -453,4 +528,95 @@ fn the_word_scanner_finds_path_segments_only() {
          fn graphctx_rust_files() {}",
     );
     assert_eq!(mentions(&code, "graphctx_rust"), vec![1, 3]);
+}
+
+/// Whether a string literal names something of `lang`: its name, a
+/// source file by its extension (`.rs`, `*.py`), a manifest, one of its
+/// common files (`lib.rs`), or a stem of those that no word shares
+/// (`__init__`; not `main` or `mod`, which name kinds and functions too).
+fn names_language(text: &str, lang: &dyn Language) -> bool {
+    let stems = lang
+        .common_file_names()
+        .iter()
+        .map(|f| f.rsplit_once('.').map_or(*f, |(stem, _)| stem))
+        .chain(lang.directory_module_stems().iter().copied())
+        .filter(|stem| !stem.chars().all(|c| c.is_ascii_lowercase()));
+    let extension = |ext: &str| {
+        let dotted = format!(".{ext}");
+        text.match_indices(&dotted).any(|(at, _)| {
+            !text[at + dotted.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+        })
+    };
+    text == lang.name()
+        || lang.extensions().iter().any(|e| extension(e))
+        || lang.manifests().iter().any(|m| text.contains(m))
+        || lang.common_file_names().iter().any(|f| text.contains(f))
+        || stems.into_iter().any(|stem| text == stem)
+}
+
+/// The seam holds for every language installed, the next one included:
+/// no string literal outside the languages' crates and the assembly
+/// names one of them (tests aside).
+#[test]
+fn neutral_code_names_no_language_in_its_strings() {
+    let root = workspace();
+    let languages: Vec<PathBuf> = language_crates().into_iter().map(|(_, d)| d).collect();
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("crates"), &mut files);
+    // Build scripts are Cargo's, whatever the indexed language.
+    let build_script = |f: &Path| f.file_name().is_some_and(|n| n == "build.rs");
+    files.retain(|f| {
+        !languages.iter().any(|d| f.starts_with(d))
+            && !build_script(f)
+            && f != &root.join("src/languages.rs")
+            && f.components().all(|c| c.as_os_str() != "tests")
+            && f.file_name().is_some_and(|n| n != "tests.rs")
+    });
+    assert!(files.len() > 100, "{} files", files.len());
+    let mut violations = Vec::new();
+    for file in &files {
+        let (code, literals) = scan(&std::fs::read_to_string(file).unwrap());
+        let tests = test_spans(&code);
+        for literal in literals {
+            if tests.iter().any(|(a, b)| (*a..=*b).contains(&literal.at)) {
+                continue;
+            }
+            for lang in graphctx::index::languages::all() {
+                if names_language(&literal.text, *lang) {
+                    let rel = file.strip_prefix(&root).unwrap();
+                    let line = code[..literal.at].matches('\n').count() + 1;
+                    violations.push(format!(
+                        "{}:~{line} {:?} names {}",
+                        rel.display(),
+                        literal.text,
+                        lang.name()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "string literals naming a language outside its crate (ask the language through \
+         index::lang::Language instead; see ARCHITECTURE.md, \"Import rules\"):\n{}",
+        violations.join("\n")
+    );
+}
+
+#[test]
+fn the_string_scanner_sees_literals_outside_tests() {
+    let src = "let a = \"src/lib.rs\"; // \"not.rs\"\n\
+               let b = r#\"Cargo.toml\"#;\n\
+               #[cfg(test)]\n\
+               mod tests { const C: &str = \"main.rs\"; }\n\
+               fn after() { let d = \"rust\"; }";
+    let (code, literals) = scan(src);
+    let spans = test_spans(&code);
+    let outside: Vec<&str> = literals
+        .iter()
+        .filter(|l| !spans.iter().any(|(a, b)| (*a..=*b).contains(&l.at)))
+        .map(|l| l.text.as_str())
+        .collect();
+    assert_eq!(outside, ["src/lib.rs", "Cargo.toml", "rust"]);
 }

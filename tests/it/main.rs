@@ -42,6 +42,7 @@ mod mcp;
 mod ontology;
 mod operations;
 mod python;
+mod python_repository;
 mod recovery;
 mod schema;
 mod search;

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::blast::{self, Via};
 use super::relevance::{self, Signals, Strategy};
 use crate::graph::EntitiesNamed;
-use crate::index::history;
+use crate::index::{history, keys};
 use crate::store::rows::{self, query_rows, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
@@ -443,13 +443,24 @@ fn resolve_base(store: &Store, graph: &str, base: &BaseSpec) -> Result<Vec<Strin
     }
 }
 
+/// A key's file and its entity's own name, as a key's language reads
+/// them; for a key no language reads, no file and the text after its
+/// last separator.
+fn file_and_name(key: &str) -> (&str, &str) {
+    match (keys::split_key(key), keys::key_language(key)) {
+        (Some((file, _)), Some((lang, tail))) => {
+            (file, lang.tail_names(tail).last().copied().unwrap_or(tail))
+        }
+        _ => ("", key.rsplit(['-', ':', '>', '.']).next().unwrap_or(key)),
+    }
+}
+
 /// Up to five existing keys closest to the missing ones: same file or same
 /// item name, ranked by shared prefix and edit distance.
 pub fn suggest(store: &Store, graph: &str, missing: &[String]) -> Result<Vec<String>, StoreError> {
     let mut scored: Vec<(usize, String)> = Vec::new();
     for m in missing {
-        let file = m.find(".rs-").map(|i| &m[..i + 3]).unwrap_or("");
-        let name = m.rsplit(['-', ':', '>']).next().unwrap_or(m.as_str());
+        let (file, name) = file_and_name(m);
         let rows = store.read(
             queries::SIMILAR_KEYS,
             Params::new()

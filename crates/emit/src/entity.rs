@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 use crate::analyse::relevance::CRITICAL_FAN_IN;
 use crate::analyse::select::Candidate;
 pub use crate::graph::Details;
+use crate::index::keys;
 pub use crate::index::usage::Usage;
 use crate::model::rel::name;
 
@@ -33,21 +34,18 @@ pub const DETAILS: [Detail; 4] = [
     Detail::Minimal,
 ];
 
-/// `crate::module::item` for a key, read from the key itself.
+/// The path a key names, as its language writes it (`crate::a::Foo::new`,
+/// `flask.app.Flask.run`), read from the key itself; a key no language
+/// reads is shown as it is.
 pub fn qualified_path(key: &str) -> String {
-    let rest = key.find(".rs-").map(|i| &key[i + 4..]).unwrap_or(key);
-    let (module, item) = rest.split_once('-').unwrap_or(("crate", rest));
-    let item = item.split('#').next().unwrap_or(item);
-    if module == "crate" {
-        format!("crate::{item}")
-    } else {
-        format!("crate::{module}::{item}")
-    }
+    keys::key_language(key).map_or_else(|| key.to_string(), |(l, tail)| l.qualified_name(tail))
 }
 
+/// The entity's own name, the last of the names its key's tail is made of.
 pub fn item_name(key: &str) -> String {
-    let q = qualified_path(key);
-    q.rsplit("::").next().unwrap_or(&q).to_string()
+    keys::key_language(key)
+        .and_then(|(l, tail)| l.tail_names(tail).last().map(|n| n.to_string()))
+        .unwrap_or_else(|| key.to_string())
 }
 
 /// Seed 004 `tdd_classification`, computed from the graph.
@@ -187,7 +185,7 @@ fn lsp_metadata(d: &Details, u: &Usage, detail: Detail) -> Value {
         .dependencies(&d.key)
         .into_iter()
         .filter(|k| !k.starts_with(&format!("{}-", d.file)))
-        .map(|k| format!("use {};", qualified_path(k)))
+        .map(|k| keys::key_language(k).map_or_else(|| k.to_string(), |(l, t)| l.import_line(t)))
         .collect();
     meta.insert(
         "usage_analysis".into(),

@@ -705,3 +705,10 @@ pub fn compare_formats(
         reduction,
     })
 }
+
+/// The languages, installed before any test of the crate runs.
+#[cfg(test)]
+#[ctor::ctor]
+fn install_languages() {
+    index::languages::install(vec![&graphctx_rust::Rust, &graphctx_python::Python]);
+}

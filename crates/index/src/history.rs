@@ -3,16 +3,19 @@
 //!
 //! Read with `git log --name-only` (the repository's own history, nothing
 //! fetched), from the indexed root: for each non-merge commit touching
-//! between 2 and [`MAX_FILES_PER_COMMIT`] `.rs` files, every pair of its
-//! files gains `1 / (n - 1)` — a commit of two files ties them strongly, a
-//! sweeping refactor barely. Stored per file pair in `code_cochange` and
-//! recomputed only when HEAD moves (the HEAD it was computed for is kept in
-//! `code_history`), so it costs nothing on an unchanged checkout.
+//! between 2 and [`MAX_FILES_PER_COMMIT`] source files of any language the
+//! index reads (their extensions are the pathspecs, from the registry),
+//! every pair of its files gains `1 / (n - 1)` — a commit of two files ties
+//! them strongly, a sweeping refactor barely. Stored per file pair in
+//! `code_cochange` and recomputed only when HEAD or the pathspecs move (the
+//! stamp it was computed for is kept in `code_history`), so it costs
+//! nothing on an unchanged checkout.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
 
+use crate::languages;
 use crate::store::rows::{
     decode_first, decode_rows, query_rows, CodeCochangeRow, CodeHistoryRow, Str,
 };
@@ -53,8 +56,19 @@ pub fn git_head(root: &Path) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// Co-change weights from the last `max_commits` commits reachable from HEAD.
-/// Paths are relative to `root` (which may be a subdirectory of the checkout).
+/// The git pathspecs of every language's sources (`*.rs`, `*.py`, …), in
+/// registry order.
+pub fn source_pathspecs() -> Vec<String> {
+    languages::all()
+        .iter()
+        .flat_map(|l| l.extensions())
+        .map(|ext| format!("*.{ext}"))
+        .collect()
+}
+
+/// Co-change weights from the last `max_commits` commits reachable from
+/// HEAD that touch a source file of some language. Paths are relative to
+/// `root` (which may be a subdirectory of the checkout).
 pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
     let out = Command::new("git")
         .arg("-C")
@@ -68,7 +82,8 @@ pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
             "-n",
         ])
         .arg(max_commits.to_string())
-        .args(["--", "*.rs"])
+        .arg("--")
+        .args(source_pathspecs())
         .output()
         .ok()?;
     if !out.status.success() {
@@ -80,7 +95,7 @@ pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
         let mut files: Vec<&str> = commit
             .lines()
             .map(str::trim)
-            .filter(|l| l.ends_with(".rs"))
+            .filter(|l| languages::of_file(l).is_some())
             .collect();
         files.sort();
         files.dedup();
@@ -111,9 +126,10 @@ pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
 /// recorded as the graph's source.
 pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreError> {
     let head = git_head(root).unwrap_or_default();
+    let stamp = history_stamp(&head);
     let stored = store.read(queries::HISTORY_HEAD, Params::new().with("graph", graph))?;
-    let stored_head = decode_first::<HistoryHead>(&stored)?.map(|r| r.head.into_owned());
-    if stored_head.as_deref() == Some(head.as_str()) {
+    let stored_stamp = decode_first::<HistoryHead>(&stored)?.map(|r| r.head.into_owned());
+    if stored_stamp.as_deref() == Some(stamp.as_str()) {
         return Ok(false);
     }
     let pairs = if head.is_empty() {
@@ -139,7 +155,7 @@ pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreErr
     }
     batch.put_row(CodeHistoryRow {
         graph: graph.into(),
-        head: head.into(),
+        head: stamp.into(),
         pairs: pairs.len() as i64,
     });
     let change = store
@@ -147,6 +163,16 @@ pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreErr
         .with_source(root.display().to_string());
     store.apply_to_graph(&change, batch)?;
     Ok(true)
+}
+
+/// What the stored history was computed for: HEAD and the pathspecs read
+/// (empty outside a repository), so that history is read again when a
+/// language is added as well as when HEAD moves.
+fn history_stamp(head: &str) -> String {
+    match head.is_empty() {
+        true => String::new(),
+        false => format!("{head} {}", source_pathspecs().join(",")),
+    }
 }
 
 /// Co-change weight of every file with the given files (summed over them).

@@ -1,76 +1,37 @@
-//! ISGL1 entity keys: `{file}-{module}-{item}`.
+//! Entity keys: `{file}-{tail}`, unique in a repository because the
+//! file's repository-relative path is part of every key, and stable
+//! across edits that do not rename or move an entity (they carry no line
+//! numbers). The tail is the language's: Rust's is `{module}-{item}`
+//! (`src/models/user.rs-models::user-User`, see the Rust crate's `keys`),
+//! Python's `{module}-{qualname}` (`src/flask/app.py-flask.app-Flask.run`,
+//! see docs/python.md). A second item with the same key in the same file
+//! (cfg-gated twins) gets `#2`, `#3`, … in source order.
 //!
-//! * `file` — repository-relative path (`src/models/user.rs`),
-//! * `module` — the module path inside the crate joined with `::`
-//!   (`models::user`), or `crate` for the crate root,
-//! * `item` — the item name; methods carry their owner (`User::new`), trait
-//!   impl methods their owner and trait (`<User as Display>::fmt`), impl
-//!   blocks read `impl User` / `impl Display for User`.
-//!
-//! Items declared inside a function body carry the function's key:
-//! `{function key}()::{item}`.
-//!
-//! Python keys (made in `index::python`) follow dotted module paths:
-//! `{file}-{module}` for a file's module (`src/flask/app.py-flask.app`),
-//! `{file}-{module}-{qualname}` for what it defines (`…-flask.app-Flask`,
-//! `…-flask.app-Flask.run`), `()` after a function whose local a
-//! definition is (`…-flask.app-create_app().helper`); see docs/python.md.
-//!
-//! A second item with the same key in the same file (cfg-gated twins) gets
-//! `#2`, `#3`, … in source order. Keys contain no line numbers, so they are
-//! stable across edits that do not rename or move an entity, and unique in
-//! a repository because the file path is part of every key.
+//! Shared code reads a key through [`split_key`] and [`key_language`],
+//! and asks the language how to show its tail
+//! ([`Language::tail_names`](crate::lang::Language::tail_names),
+//! [`Language::qualified_name`](crate::lang::Language::qualified_name)).
 
 use std::collections::HashMap;
 
-/// The module part of a key.
-pub fn module_part(module_path: &[String]) -> String {
-    if module_path.is_empty() {
-        "crate".to_string()
-    } else {
-        module_path.join("::")
-    }
+use crate::lang::Language;
+use crate::languages;
+
+/// A key's file and tail: the file is the shortest prefix ending before a
+/// `-` whose name a language claims (`crates/graph-x/src/lib.rs-crate-run`
+/// → `crates/graph-x/src/lib.rs`, `crate-run`); `None` for a key no
+/// language's file starts.
+pub fn split_key(key: &str) -> Option<(&str, &str)> {
+    key.match_indices('-')
+        .map(|(i, _)| i)
+        .find(|&i| languages::of_file(&key[..i]).is_some())
+        .map(|i| (&key[..i], &key[i + 1..]))
 }
 
-/// Key of an ordinary item (fn, struct, const, inline module, macro, ...).
-pub fn item_key(file: &str, module_path: &[String], item: &str) -> String {
-    format!("{file}-{}-{item}", module_part(module_path))
-}
-
-/// Key of an item declared inside a function body: the function's key,
-/// `()`, then the item (`src/a.rs-a-outer()::Helper`,
-/// `src/a.rs-a-Foo::run()::helper`), so each function's local items are
-/// its own and never twins of another function's.
-pub fn local_item_key(function_key: &str, item: &str) -> String {
-    format!("{function_key}()::{item}")
-}
-
-/// Item part for a method or associated item of `owner`, optionally in an
-/// impl of `trait_name` (written without generic arguments of the owner,
-/// with those of the trait: `<X as From<u8>>::from`).
-pub fn method_item(owner: &str, trait_name: Option<&str>, name: &str) -> String {
-    match trait_name {
-        Some(t) => format!("<{owner} as {t}>::{name}"),
-        None => format!("{owner}::{name}"),
-    }
-}
-
-/// Item part for an impl block.
-pub fn impl_item(owner: &str, trait_name: Option<&str>) -> String {
-    match trait_name {
-        Some(t) => format!("impl {t} for {owner}"),
-        None => format!("impl {owner}"),
-    }
-}
-
-/// Key of a file's own module entity: `src/a/b.rs-a-b`; a crate root
-/// (`src/lib.rs`, `src/main.rs`, `src/bin/x.rs`, `tests/t.rs`) is
-/// `src/lib.rs-crate-{crate_name}`.
-pub fn file_module_key(file: &str, module_path: &[String], crate_name: &str) -> String {
-    match module_path.split_last() {
-        None => item_key(file, &[], crate_name),
-        Some((last, parent)) => item_key(file, parent, last),
-    }
+/// The language of a key's file, and the key's tail.
+pub fn key_language(key: &str) -> Option<(&'static dyn Language, &str)> {
+    let (file, tail) = split_key(key)?;
+    Some((languages::of_file(file)?, tail))
 }
 
 /// Hands out keys for one file, appending `#2`, `#3`, ... to repeats.
@@ -94,33 +55,6 @@ impl KeyAllocator {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn p(s: &[&str]) -> Vec<String> {
-        s.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn keys_follow_isgl1_shape() {
-        assert_eq!(
-            item_key("src/models/user.rs", &p(&["models", "user"]), "User"),
-            "src/models/user.rs-models::user-User"
-        );
-        assert_eq!(item_key("src/lib.rs", &[], "run"), "src/lib.rs-crate-run");
-        assert_eq!(
-            file_module_key("src/a/b.rs", &p(&["a", "b"]), "x"),
-            "src/a/b.rs-a-b"
-        );
-        assert_eq!(
-            file_module_key("src/lib.rs", &[], "x"),
-            "src/lib.rs-crate-x"
-        );
-        assert_eq!(
-            method_item("X", Some("Display"), "fmt"),
-            "<X as Display>::fmt"
-        );
-        assert_eq!(method_item("X", None, "new"), "X::new");
-        assert_eq!(impl_item("X", Some("Debug")), "impl Debug for X");
-    }
 
     #[test]
     fn repeated_keys_get_ordinal_suffixes() {

@@ -37,8 +37,30 @@ pub trait Language: Send + Sync + 'static {
     /// parsed again instead of being resolved from a stale extract.
     fn extract_version(&self) -> &'static str;
 
-    /// Whether a file of this name is one of its sources.
-    fn claims(&self, file_name: &str) -> bool;
+    /// The extensions of its source files, without the dot (`rs`; `py`,
+    /// `pyi`): git history reads the files `*.{ext}`
+    /// ([`super::history`]).
+    fn extensions(&self) -> &'static [&'static str];
+    /// Whether a file of this name is one of its sources: by default, one
+    /// ending in `.{ext}` for one of its [`Language::extensions`].
+    fn claims(&self, file_name: &str) -> bool {
+        file_name
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| self.extensions().contains(&ext))
+    }
+    /// File names nearly every package of the language holds (`lib.rs`,
+    /// `mod.rs`; `__init__.py`): a path ending in one names no file
+    /// without its directory.
+    fn common_file_names(&self) -> &'static [&'static str];
+    /// File stems whose module is their directory's (`mod`; `__init__`):
+    /// a path read as one name drops them.
+    fn directory_module_stems(&self) -> &'static [&'static str];
+    /// Directories its tools write build output to (`target`), which a
+    /// server's file watch does not follow (the walk reads them unless
+    /// they are ignored).
+    fn output_dirs(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The names of the manifests that decide its layout (`Cargo.toml`):
     /// the walk hands their texts to [`Language::layout`], and a change
     /// to one means a new walk.
@@ -51,6 +73,21 @@ pub trait Language: Send + Sync + 'static {
         manifests: &BTreeMap<String, String>,
         files: &BTreeSet<String>,
     ) -> Box<dyn Layout>;
+
+    /// The names a key's tail (what follows `{file}-`, see
+    /// [`super::keys`]) is made of, in order, with root markers and twin
+    /// marks (`#2`) dropped; the last is the entity's own name. Rust
+    /// `a::b-Foo::new` → `a b Foo new`; Python `flask.app-Flask.run` →
+    /// `flask app Flask run`.
+    fn tail_names<'k>(&self, tail: &'k str) -> Vec<&'k str>;
+    /// A key's tail as the language writes the path it names: Rust
+    /// `crate::a::b::Foo::new`, Python `flask.app.Flask.run`.
+    fn qualified_name(&self, tail: &str) -> String;
+    /// How code elsewhere imports what a key's tail names: Rust
+    /// `use crate::a::Foo;`, Python `from flask.app import Flask`.
+    fn import_line(&self, tail: &str) -> String {
+        self.qualified_name(tail)
+    }
 
     /// An extractor; one per thread, reused across files.
     fn extractor(&self) -> Box<dyn Extractor>;

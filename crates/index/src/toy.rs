@@ -34,8 +34,20 @@ impl Language for Toy {
     fn extract_version(&self) -> &'static str {
         "toy 1"
     }
-    fn claims(&self, file_name: &str) -> bool {
-        file_name.ends_with(".toy")
+    fn extensions(&self) -> &'static [&'static str] {
+        &["toy"]
+    }
+    fn common_file_names(&self) -> &'static [&'static str] {
+        &["lib.toy"]
+    }
+    fn directory_module_stems(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn tail_names<'k>(&self, tail: &'k str) -> Vec<&'k str> {
+        vec![tail]
+    }
+    fn qualified_name(&self, tail: &str) -> String {
+        tail.to_string()
     }
     fn manifests(&self) -> &'static [&'static str] {
         &["Toy.toml"]

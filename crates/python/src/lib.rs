@@ -71,8 +71,43 @@ impl Language for Python {
         EXTRACT_VERSION
     }
 
-    fn claims(&self, file_name: &str) -> bool {
-        file_name.ends_with(".py") || file_name.ends_with(".pyi")
+    fn extensions(&self) -> &'static [&'static str] {
+        &["py", "pyi"]
+    }
+
+    fn common_file_names(&self) -> &'static [&'static str] {
+        &["__init__.py", "__init__.pyi", "__main__.py", "conftest.py"]
+    }
+
+    fn directory_module_stems(&self) -> &'static [&'static str] {
+        &["__init__"]
+    }
+
+    fn tail_names<'k>(&self, tail: &'k str) -> Vec<&'k str> {
+        let (module, qualname) = tail_parts(tail);
+        module
+            .split('.')
+            .chain(qualname.into_iter().flat_map(|q| q.split('.')))
+            .map(|s| s.trim_end_matches("()"))
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
+    fn qualified_name(&self, tail: &str) -> String {
+        match tail_parts(tail) {
+            (module, None) => module.to_string(),
+            (module, Some(qualname)) => format!("{module}.{qualname}"),
+        }
+    }
+
+    fn import_line(&self, tail: &str) -> String {
+        match tail_parts(tail) {
+            (module, None) => format!("import {module}"),
+            (module, Some(qualname)) => {
+                let first = qualname.split('.').next().unwrap_or(qualname);
+                format!("from {module} import {}", first.trim_end_matches("()"))
+            }
+        }
     }
 
     fn manifests(&self) -> &'static [&'static str] {
@@ -236,4 +271,15 @@ impl SymbolTable for Resident {
     }
 
     fn prepare_edits(&mut self) {}
+}
+
+/// A key's tail read back: its dotted module and, for what a module
+/// defines, its qualified name, without a twin mark
+/// (`flask.app-Flask.run#2` → `flask.app`, `Flask.run`).
+fn tail_parts(tail: &str) -> (&str, Option<&str>) {
+    let tail = tail.split('#').next().unwrap_or(tail);
+    match tail.split_once('-') {
+        Some((module, qualname)) => (module, Some(qualname)),
+        None => (tail, None),
+    }
 }

@@ -17,6 +17,7 @@ use graphctx_index as index;
 
 pub mod extract;
 pub mod interface;
+pub mod keys;
 pub mod layout;
 pub mod names;
 pub mod resolve;
@@ -58,12 +59,44 @@ impl Language for Rust {
         EXTRACT_VERSION
     }
 
-    fn claims(&self, file_name: &str) -> bool {
-        file_name.ends_with(".rs")
+    fn extensions(&self) -> &'static [&'static str] {
+        &["rs"]
+    }
+
+    fn common_file_names(&self) -> &'static [&'static str] {
+        &["lib.rs", "mod.rs", "main.rs", "build.rs"]
+    }
+
+    fn directory_module_stems(&self) -> &'static [&'static str] {
+        &["mod"]
+    }
+
+    fn output_dirs(&self) -> &'static [&'static str] {
+        &["target"]
     }
 
     fn manifests(&self) -> &'static [&'static str] {
         &["Cargo.toml"]
+    }
+
+    fn tail_names<'k>(&self, tail: &'k str) -> Vec<&'k str> {
+        let (module, item) = keys::tail_parts(tail);
+        module
+            .split("::")
+            .chain(item.split("::"))
+            .filter(|s| !s.is_empty() && *s != "crate")
+            .collect()
+    }
+
+    fn qualified_name(&self, tail: &str) -> String {
+        match keys::tail_parts(tail) {
+            ("crate", item) => format!("crate::{item}"),
+            (module, item) => format!("crate::{module}::{item}"),
+        }
+    }
+
+    fn import_line(&self, tail: &str) -> String {
+        format!("use {};", self.qualified_name(tail))
     }
 
     fn layout(

@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 
 use super::{Cand, HISTORY, HISTORY_FILES, NAMED, SEEDS, SPREAD};
 use crate::analyse::relevance::rel_weight;
+use crate::index::keys;
 use crate::store::rows::{decode_rows, query_rows, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
@@ -70,22 +71,15 @@ pub fn named_entities(identifiers: &[String], cands: &FxHashMap<String, Cand>) -
 }
 
 /// `src/sync/watch.rs-sync::watch-Receiver::borrow` → `sync`, `watch`,
-/// `receiver`, `borrow`: the module path and item path of a key, lowercased.
+/// `receiver`, `borrow`: the names a key's tail is made of, as its
+/// language reads them, lowercased.
 fn key_segments(key: &str) -> Vec<String> {
-    // The key is `{file}-{module path}-{item}`; the file may hold dashes,
-    // the module path and the item path hold none outside generics.
-    let tail = key.rsplitn(3, '-').collect::<Vec<_>>();
-    let (module, item) = match tail.as_slice() {
-        [item, module, _] => (*module, *item),
-        [item, module] => (*module, *item),
-        _ => ("", key),
-    };
-    module
-        .split("::")
-        .chain(item.split("::"))
-        .filter(|s| !s.is_empty() && *s != "crate")
-        .map(str::to_lowercase)
-        .collect()
+    keys::key_language(key)
+        .map(|(lang, tail)| {
+            let names = lang.tail_names(tail);
+            names.into_iter().map(str::to_lowercase).collect()
+        })
+        .unwrap_or_default()
 }
 
 /// One hop of the best lexical hits' scores along their edges.

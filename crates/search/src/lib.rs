@@ -30,6 +30,7 @@
 
 use graphctx_analyse as analyse;
 use graphctx_base::support;
+use graphctx_index as index;
 use graphctx_store as store;
 
 mod graph;
@@ -608,4 +609,11 @@ fn keep(r: &EntityBrief, opts: &Options) -> bool {
         }
     }
     true
+}
+
+/// The languages, installed before any test of the crate runs.
+#[cfg(test)]
+#[ctor::ctor]
+fn install_languages() {
+    index::languages::install(vec![&graphctx_rust::Rust, &graphctx_python::Python]);
 }

@@ -17,6 +17,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::index::languages;
 use crate::query::Location;
 use crate::store::rows::{decode_rows, query_rows, Str};
 use crate::store::value::str_list;
@@ -121,8 +122,9 @@ pub fn locate(store: &Store, graph: &str, locations: &[Location]) -> Result<Loca
 
 /// The files whose paths end with the most components of `quoted` that
 /// any file's path ends with (a crate directory's version dropped), when
-/// few enough share it; at least the file name and, for the names every
-/// crate has (`lib.rs`, `mod.rs`, `main.rs`), its directory too.
+/// few enough share it; at least the file name and, for the names nearly
+/// every package of its language has (`lib.rs`, `__init__.py`: the
+/// language's common file names), its directory too.
 fn matching_files<'p>(paths: &[&'p str], quoted: &str) -> Vec<&'p str> {
     let want: Vec<String> = quoted
         .split('/')
@@ -132,7 +134,7 @@ fn matching_files<'p>(paths: &[&'p str], quoted: &str) -> Vec<&'p str> {
     let Some(name) = want.last() else {
         return Vec::new();
     };
-    let generic = matches!(name.as_str(), "lib.rs" | "mod.rs" | "main.rs" | "build.rs");
+    let generic = is_common_file_name(name);
     let min = if generic { 2 } else { 1 };
     let mut scored: Vec<(&str, usize)> = Vec::new();
     for p in paths {
@@ -177,8 +179,9 @@ fn best_few(scored: Vec<(&str, usize)>) -> Vec<&str> {
 /// `sphinx/pycode/ast.py`, `__init__` files counting as their package),
 /// among the files outside tests; the ones sharing the most leading
 /// directories with the test, when at most [`MAX_MATCHES`] do. None for
-/// a file that is no test, or a test of a name every crate has
-/// (`tests/main.rs`).
+/// a file that is no test, or a test of a name every package has (a
+/// language's common file names, `tests/main.rs`, or words such as
+/// `util`).
 fn tested_files<'p>(paths: &[&'p str], test: &str) -> Vec<&'p str> {
     if !is_test_path(test) {
         return Vec::new();
@@ -189,7 +192,7 @@ fn tested_files<'p>(paths: &[&'p str], test: &str) -> Vec<&'p str> {
         .or_else(|| stem.strip_suffix("_tests"))
         .or_else(|| stem.strip_suffix("_test"))
         .unwrap_or(stem);
-    if name.len() < 3 || matches!(name, "main" | "mod" | "lib" | "util" | "utils" | "common") {
+    if name.len() < 3 || matches!(name, "util" | "utils" | "common") || is_common_stem(name) {
         return Vec::new();
     }
     let suffix = format!("_{name}");
@@ -236,17 +239,37 @@ fn file_stem(path: &str) -> &str {
 }
 
 /// A path read as one name: its components without the extension joined
-/// by `_`, a package's `__init__`/`mod` file as its directory
-/// (`sphinx/builders/latex/__init__.py` → `sphinx_builders_latex`).
+/// by `_`, a file whose module is its directory's as that directory
+/// (`sphinx/builders/latex/__init__.py` → `sphinx_builders_latex`; the
+/// language's directory module stems).
 fn path_name(path: &str) -> String {
     let mut parts: Vec<&str> = path.split('/').collect();
     if let Some(last) = parts.last_mut() {
         *last = file_stem(last);
     }
-    if parts.len() > 1 && matches!(parts.last(), Some(&"__init__") | Some(&"mod")) {
+    let stands_for_directory = languages::of_file(path).is_some_and(|l| {
+        parts
+            .last()
+            .is_some_and(|stem| l.directory_module_stems().contains(stem))
+    });
+    if parts.len() > 1 && stands_for_directory {
         parts.pop();
     }
     parts.join("_")
+}
+
+/// Whether a file name is one nearly every package of its language holds.
+fn is_common_file_name(name: &str) -> bool {
+    languages::of_file(name).is_some_and(|l| l.common_file_names().contains(&name))
+}
+
+/// Whether a name is the stem of some language's common file name or one
+/// of its directory module stems (`main`, `mod`, `__init__`).
+fn is_common_stem(name: &str) -> bool {
+    languages::all().iter().any(|l| {
+        l.directory_module_stems().contains(&name)
+            || l.common_file_names().iter().any(|f| file_stem(f) == name)
+    })
 }
 
 /// `tokio-1.38.0` → `tokio`: a crate's directory in a registry or vendor

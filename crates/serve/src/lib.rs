@@ -456,3 +456,10 @@ fn lexical_normalize(p: &Path) -> PathBuf {
     }
     out
 }
+
+/// The languages, installed before any test of the crate runs.
+#[cfg(test)]
+#[ctor::ctor]
+fn install_languages() {
+    index::languages::install(vec![&graphctx_rust::Rust, &graphctx_python::Python]);
+}

@@ -53,7 +53,8 @@ pub struct HoverInfo {
     pub kind: String,
     pub signature: String,
     pub doc: String,
-    /// The language of its file (`rust`, `python`): the code fence's.
+    /// The language of its file (`rust`, `python`; empty for a file no
+    /// language claims): the code fence's.
     pub language: &'static str,
     /// Distinct entities that depend on it within [`HOVER_HOPS`].
     pub dependents: usize,
@@ -483,7 +484,7 @@ impl Workspace {
             kind: d.kind.clone(),
             signature: d.head(),
             doc: d.doc.clone(),
-            language: crate::index::languages::of_file(&d.file).map_or("rust", |l| l.name()),
+            language: crate::index::languages::of_file(&d.file).map_or("", |l| l.name()),
             dependents,
             dependent_files,
             stale_files: Vec::new(),

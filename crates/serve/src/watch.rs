@@ -15,6 +15,7 @@
 //! root for the workspace's [`Changes`], so that answers can tell a quiet
 //! tree without asking it (see [`super::quiet`]).
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
@@ -24,7 +25,7 @@ use notify::{EventKind, RecursiveMode, Watcher};
 
 use super::quiet::{Changes, FENCE_SUFFIX};
 use super::{Refresh, Workspace};
-use crate::index::IndexSummary;
+use crate::index::{languages, walk, IndexSummary};
 use crate::store::{Location, STORE_DIR};
 
 /// Why a run is wanted.
@@ -132,19 +133,30 @@ impl Refresher {
     }
 }
 
-/// Whether a changed path can change the code graph.
+/// Whether a changed path can change the code graph: a source file some
+/// language claims, a manifest or an ignore file, outside the places no
+/// change of the graph comes from.
 pub fn relevant(root: &Path, path: &Path) -> bool {
     let Ok(rel) = path.strip_prefix(root) else {
         return false;
     };
-    if rel.components().any(|c| {
-        let s = c.as_os_str();
-        s == STORE_DIR || s == "target" || s == ".git"
-    }) {
+    if rel.components().any(|c| outside_the_graph(c.as_os_str())) {
         return false;
     }
-    path.extension().is_some_and(|e| e == "rs")
-        || path.file_name().is_some_and(|n| n == "Cargo.toml")
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    languages::of_file(name).is_some() || walk::control_files().any(|c| c == name)
+}
+
+/// A directory nothing under which changes the code graph: the store's,
+/// git's, or a language's build output (`target`).
+fn outside_the_graph(component: &OsStr) -> bool {
+    component == STORE_DIR
+        || component == ".git"
+        || languages::all()
+            .iter()
+            .any(|l| l.output_dirs().iter().any(|d| component == *d))
 }
 
 /// Keeps the file-system watch alive; drop to stop watching.
@@ -320,10 +332,7 @@ fn count_change(changes: &Changes, event: &notify::Event, fence: Option<&Path>, 
 
 fn watchable_dir(root: &Path, dir: &Path) -> bool {
     match dir.strip_prefix(root) {
-        Ok(rel) => !rel.components().any(|c| {
-            let s = c.as_os_str();
-            s == STORE_DIR || s == "target" || s == ".git"
-        }),
+        Ok(rel) => !rel.components().any(|c| outside_the_graph(c.as_os_str())),
         Err(_) => false,
     }
 }

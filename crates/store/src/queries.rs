@@ -29,6 +29,7 @@ queries! {
     GRAPH_SEQ => "graph_seq.cozo",
     CODE_COUNTS => "code_counts.cozo",
     STATUS_COUNTS => "status_counts.cozo",
+    STATUS_FILE_ENTITIES => "status_file_entities.cozo",
     EXPORT_FILES => "export_files.cozo",
     EXPORT_ENTITIES => "export_entities.cozo",
     AMBIGUOUS_COUNT => "ambiguous_count.cozo",

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::rows::{decode_first, CodeStatsRow};
+use super::rows::{decode_first, decode_rows, query_rows, CodeStatsRow, Str};
 use super::runs::{self, GraphRuns};
 use super::{queries, schema, sidecar, Params, Result, Store};
 
@@ -56,6 +56,27 @@ pub struct StoreStatus {
     /// `None` for a graph no index run wrote.
     pub totals: Option<Totals>,
     pub runs: Option<GraphRuns>,
+}
+
+query_rows! {
+    /// `queries/status_file_entities.cozo`.
+    FileEntities = "status_file_entities" {
+        key { path: Str<'a> }
+        value { entities: i64 }
+    }
+}
+
+/// Every file of a code graph and the number of its entities, for totals
+/// per language (the store does not know languages: the caller groups).
+pub fn file_entities(store: &Store, graph: &str) -> Result<Vec<(String, i64)>> {
+    let rows = store.read(
+        queries::STATUS_FILE_ENTITIES,
+        Params::new().with("graph", graph),
+    )?;
+    Ok(decode_rows::<FileEntities>(&rows)?
+        .into_iter()
+        .map(|r| (r.path.into_owned(), r.entities))
+        .collect())
 }
 
 /// Read the [`StoreStatus`] of `graph` in `store`.

@@ -189,7 +189,7 @@ const SETTLE_NS: i64 = 2_000_000_000;
 
 /// The names in a directory that decide what a walk finds there or
 /// below it: ignore files and every language's manifests.
-fn control_files() -> impl Iterator<Item = &'static str> {
+pub fn control_files() -> impl Iterator<Item = &'static str> {
     let manifests = languages::all().iter().flat_map(|l| l.manifests());
     [".gitignore", ".ignore"]
         .into_iter()

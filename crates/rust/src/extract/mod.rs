@@ -31,7 +31,8 @@ use std::sync::OnceLock;
 use tree_sitter::{Language, Node, Parser, Tree, TreeCursor};
 
 use crate::index::body_text::BodyTexts;
-use crate::index::keys::{self, KeyAllocator};
+use crate::index::keys::KeyAllocator;
+use crate::keys;
 use crate::model::{
     Entity, EntityKind, Field, FileContext, FileExtract, ModDecl, Param, ParamPattern, ParseStatus,
     RawRef, Recv, RefKind, Signature, UseDecl, Visibility,
