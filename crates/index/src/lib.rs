@@ -1,8 +1,8 @@
 //! Indexing: walk → hash → parse changed files → extract → resolve → store.
 //!
-//! Language-specific work lives in a folder per language ([`rust`],
-//! [`python`]),
-//! behind [`lang::Language`] and found through [`languages`]; the
+//! Language-specific work lives in a crate per language, behind
+//! [`lang::Language`] and found through [`languages`], which the binary
+//! fills at start-up (`graphctx::languages::install`); the
 //! pipeline, the walk, the co-change history, the text index and the
 //! usage summaries are about files, extracts and links.
 use graphctx_base::model;

@@ -20,7 +20,8 @@
 //! it defines (`…-flask.app-Flask.run`), with `()` after a function
 //! whose locals they are (`…-create_app().FlaskTask`).
 //!
-//! Nothing outside this folder names it but the registry
+//! Nothing outside this crate names it but the binary's assembly
+//! (`src/languages.rs`), which installs it in the index's registry
 //! ([`crate::index::languages`]).
 use graphctx_base::model;
 use graphctx_base::support;

@@ -9,7 +9,8 @@
 //! - [`names`] — which names an interface change touches.
 //! - [`types`] — declared types parsed into structure, std's common types.
 //!
-//! Nothing outside this folder names it but the registry
+//! Nothing outside this crate names it but the binary's assembly
+//! (`src/languages.rs`), which installs it in the index's registry
 //! ([`crate::index::languages`]).
 use graphctx_base::model;
 use graphctx_base::support;

@@ -8,8 +8,9 @@
 //! lock the run is retried with a growing pause, never blocking answers,
 //! which keep reading the committed state meanwhile.
 //!
-//! [`watch_workspace`] feeds file-system events (`notify`) for `.rs` files
-//! and `Cargo.toml` into a refresher. It watches the directories the
+//! [`watch_workspace`] feeds file-system events (`notify`) for the files
+//! some language claims, its manifests and the ignore files into a
+//! refresher ([`relevant`]). It watches the directories the
 //! indexer walks (the same gitignore-aware walk) and starts watching
 //! directories created later. It also counts every change under the
 //! root for the workspace's [`Changes`], so that answers can tell a quiet
