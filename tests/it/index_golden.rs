@@ -376,7 +376,7 @@ fn a_file_declared_by_two_crate_roots_belongs_to_the_first_in_target_order() {
         assert!(summary.files_reparsed <= 1, "{summary:?}");
         let rows = store
             .read(
-                "?[id, crate_name] := *code_entity{graph: 'code', id, crate_name, file: 'src/shared.rs'}",
+                "?[id, package] := *code_entity{graph: 'code', id, package, file: 'src/shared.rs'}",
                 Params::new(),
             )
             .unwrap();

@@ -380,10 +380,10 @@ pub struct FileExtract {
     pub entities: Vec<Entity>,
     pub refs: Vec<RawRef>,
     pub uses: Vec<UseDecl>,
-    /// Out-of-line module declarations (`mod name;`): which files belong
-    /// to the crate (see `index::rust::layout`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub mods: Vec<ModDecl>,
+    /// The declarations that make other files part of the package (Rust's
+    /// `mod name;`): the layout follows them from the package's roots.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", alias = "mods")]
+    pub children: Vec<ChildDecl>,
     /// The crate and module the extract was made for: keys contain the
     /// module path, so an extract is reused only while this is still the
     /// file's place.
@@ -400,38 +400,45 @@ pub struct FileExtract {
     pub texts: Vec<(u32, String)>,
 }
 
-/// `mod name;` — a module whose body is another file.
+/// A declaration in one file that makes another file part of its package
+/// (Rust's `mod name;`): the layout follows these from the package's
+/// roots. Stored in extracts under its Rust-era field names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ModDecl {
+pub struct ChildDecl {
     pub name: String,
-    /// Inline modules between the file's own module and the declaration
+    /// Inline scopes between the file's own module and the declaration
     /// (`mod a { mod b; }` gives `["a"]` for `b`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inline: Vec<String>,
-    /// `#[path = "…"]` as written.
+    /// The child's path as the declaration gives it (`#[path = "…"]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path_attr: Option<String>,
-    /// Under `#[cfg(test)]` (or inside test code).
+    /// Declared for tests only (`#[cfg(test)]`, or inside test code).
     #[serde(default)]
     pub cfg_test: bool,
 }
 
-/// Where a file sits in the workspace: which crate and which module.
-/// Computed by the walker from Cargo layout, passed to the extractor.
+/// Where a file sits in the repository: which package, and which module
+/// in it. Computed by the walk from the language's layout, passed to the
+/// extractor.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct FileContext {
     /// Repository-relative path with `/` separators.
     pub path: String,
-    /// Crate name with `-` replaced by `_` (`serde_json`).
-    pub crate_name: String,
-    /// The crate as resolution tells crates apart: a library's name (what
-    /// other crates call it by), or the root path of any other target. No
-    /// crate names a binary, test, example, bench or build script, and two
-    /// of them with one name are different crates: every package's
-    /// `build.rs` is `build_script_build`, and a package's binary is
-    /// usually named as its library, which it uses by that name.
-    pub crate_id: String,
-    /// Module path of the file inside its crate (empty for a crate root).
+    /// The package's name as code names it (a Rust crate's, `-` replaced
+    /// by `_`: `serde_json`; a Python project's).
+    #[serde(alias = "crate_name")]
+    pub package: String,
+    /// The package as resolution tells packages apart: the unit its
+    /// references resolve within. Rust: a library's name (what other
+    /// crates call it by), or the root path of any other target — no
+    /// crate names a binary, test, example, bench or build script, and
+    /// two of them with one name are different crates (every package's
+    /// `build.rs` is `build_script_build`). Python: the import root's
+    /// directory (`src`, `""` for the top).
+    #[serde(alias = "crate_id")]
+    pub unit: String,
+    /// Module path of the file inside its package (empty for a root).
     pub module_path: Vec<String>,
     /// In a `tests/`, `benches/` directory or otherwise test-only location.
     pub is_test_file: bool,

@@ -40,7 +40,7 @@ query_rows! {
     EntityDetails = "entity_details" {
         key { doc: Str<'a> }
         value {
-            crate_name: Str<'a>,
+            package: Str<'a>,
             module_path: Vec<Str<'a>>,
             signature: Json<'a>,
             owner: Option<Str<'a>>,
@@ -106,7 +106,7 @@ pub struct Details {
     pub name: String,
     pub doc: String,
     pub file: String,
-    pub crate_name: String,
+    pub package: String,
     pub module_path: Vec<String>,
     pub visibility: String,
     pub start_line: i64,
@@ -133,7 +133,7 @@ impl Details {
                 name: h.name.into_owned(),
                 doc: d.doc.into_owned(),
                 file: h.file.into_owned(),
-                crate_name: d.crate_name.into_owned(),
+                package: d.package.into_owned(),
                 // In place: a `Cow<str>` and a `String` have one layout.
                 module_path: d.module_path.into_iter().map(|s| s.into_owned()).collect(),
                 visibility: h.visibility.into_owned(),

@@ -22,7 +22,7 @@ use tree_sitter::Tree;
 
 use super::links::{FileLinks, RefsApart};
 use super::names::{Name, SpreadFacts};
-use crate::model::{Entity, FileContext, FileExtract, LanguageId, ModDecl, RawRef};
+use crate::model::{Entity, FileContext, FileExtract, LanguageId, ChildDecl, RawRef};
 
 /// One language the index reads. Implementations are unit structs listed
 /// once in [`super::languages`]; every method is a pure function of its
@@ -207,7 +207,7 @@ pub trait Layout: Send + Sync {
     fn contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+        decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext>;
     /// The contexts of the files reached from a root through
     /// declarations; a file whose declarations `decls_of` does not know
@@ -215,7 +215,7 @@ pub trait Layout: Send + Sync {
     fn reached_contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+        decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext>;
     /// The roots among `files`, each once, in its context (a root is
     /// "mod-rs": its children live beside it).
@@ -226,9 +226,9 @@ pub trait Layout: Send + Sync {
     fn child_contexts(
         &self,
         file: &str,
-        mod_rs: bool,
+        children_beside: bool,
         parent: &FileContext,
-        decls: &[ModDecl],
+        decls: &[ChildDecl],
         files: &BTreeSet<String>,
     ) -> Vec<(String, bool, FileContext)>;
 }

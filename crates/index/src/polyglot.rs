@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::lang::{Extractor, Language, Layout, SymbolTable};
 use super::languages;
 use super::links::{FileLinks, RefsApart};
-use crate::model::{FileContext, FileExtract, LanguageId, ModDecl};
+use crate::model::{FileContext, FileExtract, LanguageId, ChildDecl};
 
 /// The language of an extract.
 pub fn lang_of(extract: &FileExtract) -> &'static dyn Language {
@@ -257,8 +257,8 @@ impl Layouts {
             // Every language of the registry has a layout.
             None => FileContext {
                 path: rel.to_string(),
-                crate_name: String::new(),
-                crate_id: String::new(),
+                package: String::new(),
+                unit: String::new(),
                 module_path: Vec::new(),
                 is_test_file: false,
             },
@@ -269,7 +269,7 @@ impl Layouts {
     pub fn contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+        decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext> {
         let mut out = BTreeMap::new();
         for (layout, own) in self.split(files) {
@@ -282,7 +282,7 @@ impl Layouts {
     pub fn reached_contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+        decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext> {
         let mut out = BTreeMap::new();
         for (layout, own) in self.split(files) {
@@ -304,13 +304,13 @@ impl Layouts {
         &self,
         lang: LanguageId,
         file: &str,
-        mod_rs: bool,
+        children_beside: bool,
         parent: &FileContext,
-        decls: &[ModDecl],
+        decls: &[ChildDecl],
         files: &BTreeSet<String>,
     ) -> Vec<(String, bool, FileContext)> {
         match self.layout(lang) {
-            Some(l) => l.child_contexts(file, mod_rs, parent, decls, files),
+            Some(l) => l.child_contexts(file, children_beside, parent, decls, files),
             None => Vec::new(),
         }
     }

@@ -12,7 +12,7 @@ use tree_sitter::Tree;
 
 use crate::lang::{Extractor, Language, Layout, Stored, SymbolTable};
 use crate::links::{FileLinks, RefsApart};
-use crate::model::{Entity, FileContext, FileExtract, LanguageId, ModDecl, ParseStatus, RawRef};
+use crate::model::{Entity, FileContext, FileExtract, LanguageId, ChildDecl, ParseStatus, RawRef};
 use crate::names::{Name, SpreadFacts};
 
 /// The toy language; install it with [`install`].
@@ -129,8 +129,8 @@ impl ToyLayout {
     fn context(rel: &str) -> FileContext {
         FileContext {
             path: rel.to_string(),
-            crate_name: "toy".into(),
-            crate_id: "toy".into(),
+            package: "toy".into(),
+            unit: "toy".into(),
             module_path: vec![rel.trim_end_matches(".toy").replace('/', "_")],
             is_test_file: false,
         }
@@ -147,7 +147,7 @@ impl Layout for ToyLayout {
     fn contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        _decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+        _decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext> {
         files
             .iter()
@@ -157,7 +157,7 @@ impl Layout for ToyLayout {
     fn reached_contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+        decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext> {
         self.contexts(files, decls_of)
     }
@@ -172,7 +172,7 @@ impl Layout for ToyLayout {
         _file: &str,
         _mod_rs: bool,
         _parent: &FileContext,
-        _decls: &[ModDecl],
+        _decls: &[ChildDecl],
         _files: &BTreeSet<String>,
     ) -> Vec<(String, bool, FileContext)> {
         Vec::new()
@@ -191,7 +191,7 @@ impl Extractor for ToyExtractor {
             entities: Vec::new(),
             refs: Vec::new(),
             uses: Vec::new(),
-            mods: Vec::new(),
+            children: Vec::new(),
             context: ctx.clone(),
             language: LanguageId(0),
             texts: Vec::new(),

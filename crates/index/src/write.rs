@@ -32,7 +32,7 @@ query_rows! {
             name: Str<'a>,
             doc: Str<'a>,
             file: Str<'a>,
-            crate_name: Str<'a>,
+            package: Str<'a>,
             module_path: Vec<Str<'a>>,
             visibility: Str<'a>,
             start_line: i64,
@@ -106,7 +106,7 @@ enum OldEntity<'a> {
     Stored(Box<(NodeRow<'a>, CodeEntityRow<'a>)>),
     Held {
         entity: &'a Entity,
-        crate_name: &'a str,
+        package: &'a str,
     },
 }
 
@@ -133,7 +133,7 @@ struct EntityChange {
 /// The `node` and `code_entity` rows of an entity.
 pub(super) fn entity_rows<'a>(
     graph: &'a str,
-    crate_name: &'a str,
+    package: &'a str,
     e: &'a Entity,
 ) -> (NodeRow<'a>, CodeEntityRow<'a>) {
     (
@@ -148,7 +148,7 @@ pub(super) fn entity_rows<'a>(
             graph: graph.into(),
             id: e.key.as_ref().into(),
             file: e.file.as_ref().into(),
-            crate_name: crate_name.into(),
+            package: package.into(),
             module_path: e.module_path.iter().map(|m| m.as_str().into()).collect(),
             visibility: e.visibility.as_str().into(),
             start_line: e.start_line as i64,
@@ -180,7 +180,7 @@ pub(super) fn stored_entity_rows<'a>(
             graph: graph.into(),
             id: r.id,
             file: r.file,
-            crate_name: r.crate_name,
+            package: r.package,
             module_path: r.module_path,
             visibility: r.visibility,
             start_line: r.start_line,
@@ -330,7 +330,7 @@ pub(super) fn write_entities(
                     e.key.to_string(),
                     OldEntity::Held {
                         entity: e,
-                        crate_name: &ex.context.crate_name,
+                        package: &ex.context.package,
                     },
                 );
             }
@@ -391,10 +391,10 @@ pub(super) fn write_entities(
             let (change, now) = match &before {
                 Some(OldEntity::Held {
                     entity: o,
-                    crate_name,
+                    package,
                 }) => {
                     let same_node = o.kind == e.kind && o.name == e.name && o.doc == e.doc;
-                    let same_but_lines = *crate_name == ctx.crate_name.as_str()
+                    let same_but_lines = *package == ctx.package.as_str()
                         && o.file == e.file
                         && lang.same_entity_facts(o, e);
                     let same_lines = (o.start_line, o.end_line) == (e.start_line, e.end_line);
@@ -406,7 +406,7 @@ pub(super) fn write_entities(
                     (change, None)
                 }
                 Some(OldEntity::Stored(rows)) => {
-                    let now = entity_rows(graph, &ctx.crate_name, e);
+                    let now = entity_rows(graph, &ctx.package, e);
                     let change = EntityChange {
                         node: rows.0 != now.0,
                         row: rows.1 != now.1,
@@ -432,7 +432,7 @@ pub(super) fn write_entities(
             }
             // Each row only if it changed: lines moved by an edit above
             // an entity change its entity row, not its node.
-            let (node, entity) = now.unwrap_or_else(|| entity_rows(graph, &ctx.crate_name, e));
+            let (node, entity) = now.unwrap_or_else(|| entity_rows(graph, &ctx.package, e));
             if change.node {
                 batch.put_row(node);
             }
@@ -984,7 +984,7 @@ pub(super) fn write_files(
     let crate_of = |p: &str| {
         extracts
             .get(p)
-            .map(|(c, _)| c.crate_name.clone())
+            .map(|(c, _)| c.package.clone())
             .unwrap_or_default()
     };
     let entities_of = |p: &str| {
@@ -1009,7 +1009,7 @@ pub(super) fn write_files(
             bytes: bytes as i64,
             status: status.into(),
             reason: reason.into(),
-            crate_name: crate_of(path).into(),
+            package: crate_of(path).into(),
             entities: entities_of(path),
             edge_digest: digest_of(path).into(),
         });

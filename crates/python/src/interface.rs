@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 use crate::index::lang::Stored;
-use crate::model::{Entity, FileContext, FileExtract, ModDecl, ParseStatus, RawRef, UseDecl};
+use crate::model::{Entity, FileContext, FileExtract, ChildDecl, ParseStatus, RawRef, UseDecl};
 use crate::support::packed::{pack, unpack};
 
 #[derive(Serialize)]
@@ -22,7 +22,7 @@ struct InterfaceView<'a> {
     refs: [RawRef; 0],
     uses: &'a [UseDecl],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    mods: &'a [ModDecl],
+    children: &'a [ChildDecl],
     context: &'a FileContext,
 }
 
@@ -35,7 +35,7 @@ pub fn encode(extract: &FileExtract) -> Stored {
         entities: &extract.entities,
         refs: [],
         uses: &extract.uses,
-        mods: &extract.mods,
+        children: &extract.children,
         context: &extract.context,
     };
     Stored {
@@ -75,7 +75,7 @@ pub fn interface_copy(extract: &FileExtract) -> FileExtract {
         entities: extract.entities.clone(),
         refs: Vec::new(),
         uses: extract.uses.clone(),
-        mods: extract.mods.clone(),
+        children: extract.children.clone(),
         context: extract.context.clone(),
         language: extract.language,
         texts: Vec::new(),

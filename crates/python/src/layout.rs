@@ -11,14 +11,14 @@
 //! Directories without `__init__.py` are namespace packages and count as
 //! packages all the same, so `src/flask/sansio/app.py` is `flask.sansio.app`.
 //!
-//! In the [`FileContext`] a root is the crate: `crate_id` is its directory
-//! (`""` for the top, `src`, `examples/tutorial`), `crate_name` the
+//! In the [`FileContext`] a root is the package: `unit` is its directory
+//! (`""` for the top, `src`, `examples/tutorial`), `package` the
 //! project's name from its manifest when it has one (else the directory's
 //! name), `module_path` the dotted path's segments.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::{FileContext, ModDecl};
+use crate::model::{FileContext, ChildDecl};
 
 /// An import root: its directory (`""`: the tree's top) and the name of
 /// the project it holds.
@@ -105,8 +105,8 @@ impl Layout {
         };
         FileContext {
             path: rel.to_string(),
-            crate_name: name.to_string(),
-            crate_id: dir.to_string(),
+            package: name.to_string(),
+            unit: dir.to_string(),
             module_path: module_path_of(below),
             is_test_file: is_test_path(rel),
         }
@@ -130,7 +130,7 @@ impl crate::index::lang::Layout for Layout {
     fn contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        _decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+        _decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext> {
         Layout::contexts(self, files)
     }
@@ -138,7 +138,7 @@ impl crate::index::lang::Layout for Layout {
     fn reached_contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        _decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+        _decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext> {
         Layout::contexts(self, files)
     }
@@ -153,7 +153,7 @@ impl crate::index::lang::Layout for Layout {
         _file: &str,
         _mod_rs: bool,
         _parent: &FileContext,
-        _decls: &[ModDecl],
+        _decls: &[ChildDecl],
         _files: &BTreeSet<String>,
     ) -> Vec<(String, bool, FileContext)> {
         Vec::new()
@@ -271,7 +271,7 @@ mod tests {
         let c = l.context("src/flask/sansio/app.py");
         assert_eq!(c.module_path, ["flask", "sansio", "app"]);
         assert_eq!(
-            (c.crate_id.as_str(), c.crate_name.as_str()),
+            (c.unit.as_str(), c.package.as_str()),
             ("src", "flask")
         );
         assert_eq!(l.context("src/flask/__init__.py").module_path, ["flask"]);
@@ -280,7 +280,7 @@ mod tests {
         assert!(t.is_test_file);
         let e = l.context("examples/tutorial/flaskr/db.py");
         assert_eq!(e.module_path, ["flaskr", "db"]);
-        assert_eq!(e.crate_id, "examples/tutorial");
+        assert_eq!(e.unit, "examples/tutorial");
         assert!(!e.is_test_file);
     }
 }

@@ -214,8 +214,8 @@ mod tests {
     fn extract(path: &str, module: &[&str], src: &str) -> FileExtract {
         let ctx = FileContext {
             path: path.into(),
-            crate_name: "shop".into(),
-            crate_id: "src".into(),
+            package: "shop".into(),
+            unit: "src".into(),
             module_path: module.iter().map(|s| s.to_string()).collect(),
             is_test_file: false,
         };

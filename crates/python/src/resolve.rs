@@ -71,7 +71,7 @@ fn resolve_one<'a>(table: &Table<'a>, ex: &'a FileExtract, held: &[RawRef]) -> F
     if let (Some(m), Some((_, parent))) = (ex.entities.first(), ex.context.module_path.split_last())
     {
         if !parent.is_empty() {
-            if let Some(Val::Module(pf)) = table.module(&ex.context.crate_id, &parent.join(".")) {
+            if let Some(Val::Module(pf)) = table.module(&ex.context.unit, &parent.join(".")) {
                 if let Some(pm) = table.module_entity(pf) {
                     if pm.key != m.key {
                         links.edge(&pm.key, rel::CONTAINS, &m.key);

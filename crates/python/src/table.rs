@@ -88,7 +88,7 @@ impl<'a> Table<'a> {
             let fi = t.files.len();
             t.files.push(FileT { ctx, ex });
             t.by_path.insert(ex.path.as_str(), fi);
-            let root = ex.context.crate_id.as_str();
+            let root = ex.context.unit.as_str();
             let dotted = ex.context.module_path.join(".");
             if let std::collections::hash_map::Entry::Vacant(v) =
                 t.modules.entry((root, dotted.clone()))
@@ -231,7 +231,7 @@ impl<'a> Table<'a> {
         match v {
             Val::Module(f) => {
                 let c = &self.files[f].ex.context;
-                Some((c.crate_id.as_str(), c.module_path.join(".")))
+                Some((c.unit.as_str(), c.module_path.join(".")))
             }
             Val::Package(p) => {
                 let (r, d) = &self.packages[p];
@@ -327,7 +327,7 @@ impl<'a> Table<'a> {
             .path
             .first()
             .is_some_and(|p| p.is_empty() || p.starts_with('.'));
-        let root = self.files[file].ex.context.crate_id.as_str();
+        let root = self.files[file].ex.context.unit.as_str();
         if !from_form {
             let upto = if whole { u.path.len() } else { 1 };
             return self.module(root, &u.path[..upto].join("."));
@@ -346,7 +346,7 @@ impl<'a> Table<'a> {
     fn module_of_from(&self, file: usize, base: &[String]) -> Option<Val<'a>> {
         let (dots, rest) = base.split_first()?;
         let ctx = &self.files[file].ex.context;
-        let root = ctx.crate_id.as_str();
+        let root = ctx.unit.as_str();
         if dots.is_empty() {
             return self.module(root, &rest.join("."));
         }

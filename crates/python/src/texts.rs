@@ -149,8 +149,8 @@ mod tests {
     fn texts_by_name(src: &str) -> Vec<(String, String)> {
         let ctx = FileContext {
             path: "pkg/mod.py".into(),
-            crate_name: "pkg".into(),
-            crate_id: "pkg".into(),
+            package: "pkg".into(),
+            unit: "pkg".into(),
             module_path: vec!["pkg".into(), "mod".into()],
             is_test_file: false,
         };

@@ -19,7 +19,7 @@
 use serde::Serialize;
 
 use crate::model::{
-    Entity, FileContext, FileExtract, ModDecl, ParseStatus, RawRef, RefKind, UseDecl,
+    Entity, FileContext, FileExtract, ChildDecl, ParseStatus, RawRef, RefKind, UseDecl,
 };
 use crate::support::packed::{pack, unpack};
 
@@ -64,7 +64,7 @@ pub fn interface_copy(extract: &FileExtract) -> FileExtract {
             .cloned()
             .collect(),
         uses: extract.uses.clone(),
-        mods: extract.mods.clone(),
+        children: extract.children.clone(),
         context: extract.context.clone(),
         language: extract.language,
         texts: Vec::new(),
@@ -118,7 +118,7 @@ struct InterfaceView<'a> {
     refs: Vec<&'a RawRef>,
     uses: &'a [UseDecl],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    mods: &'a [ModDecl],
+    children: &'a [ChildDecl],
     context: &'a FileContext,
 }
 
@@ -142,7 +142,7 @@ pub fn encode(extract: &FileExtract) -> Stored {
         entities: &extract.entities,
         refs: iface,
         uses: &extract.uses,
-        mods: &extract.mods,
+        children: &extract.children,
         context: &extract.context,
     };
     Stored {
@@ -204,7 +204,7 @@ pub fn same_interface(a: &FileExtract, b: &FileExtract) -> bool {
     a.path == b.path
         && a.status == b.status
         && a.context == b.context
-        && a.mods == b.mods
+        && a.children == b.children
         && a.entities.len() == b.entities.len()
         && a.uses.len() == b.uses.len()
         && a.entities
@@ -305,8 +305,8 @@ mod tests {
     fn extract(src: &str) -> FileExtract {
         let ctx = FileContext {
             path: "src/lib.rs".into(),
-            crate_name: "demo".into(),
-            crate_id: "demo".into(),
+            package: "demo".into(),
+            unit: "demo".into(),
             module_path: vec![],
             is_test_file: false,
         };

@@ -53,7 +53,7 @@ pub fn impl_item(owner: &str, trait_name: Option<&str>) -> String {
 
 /// Key of a file's own module entity: `src/a/b.rs-a-b`; a crate root
 /// (`src/lib.rs`, `src/main.rs`, `src/bin/x.rs`, `tests/t.rs`) is
-/// `src/lib.rs-crate-{crate_name}`.
+/// `src/lib.rs-crate-{crate name}`.
 pub fn file_module_key(file: &str, module_path: &[String], crate_name: &str) -> String {
     match module_path.split_last() {
         None => item_key(file, &[], crate_name),

@@ -22,16 +22,16 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use crate::model::{FileContext, ModDecl};
+use crate::model::{FileContext, ChildDecl};
 
 /// One crate a package builds.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Target {
     /// Crate name with `-` replaced by `_`.
-    pub crate_name: String,
-    /// How resolution tells this crate apart ([`FileContext::crate_id`]):
+    pub package: String,
+    /// How resolution tells this crate apart ([`FileContext::unit`]):
     /// the name of a library, the root path of any other target.
-    pub crate_id: String,
+    pub unit: String,
     /// Repository-relative path of the crate root file.
     pub root: String,
     /// Test and bench targets: everything in them is test code.
@@ -198,7 +198,7 @@ impl Layout {
     pub fn digest(&self) -> String {
         let mut h = blake3::Hasher::new();
         for t in self.targets() {
-            for part in [t.crate_name.as_str(), t.crate_id.as_str(), t.root.as_str()] {
+            for part in [t.package.as_str(), t.unit.as_str(), t.root.as_str()] {
                 h.update(part.as_bytes());
                 h.update(&[0]);
             }
@@ -225,8 +225,8 @@ impl Layout {
             let t = &self.packages[dir].targets[*i];
             return FileContext {
                 path: rel.to_string(),
-                crate_name: t.crate_name.clone(),
-                crate_id: t.crate_id.clone(),
+                package: t.package.clone(),
+                unit: t.unit.clone(),
                 module_path: vec![],
                 is_test_file: is_test_file || t.is_test,
             };
@@ -239,8 +239,8 @@ impl Layout {
             // A loose file: its own crate root.
             return FileContext {
                 path: rel.to_string(),
-                crate_name: stem(rel),
-                crate_id: stem(rel),
+                package: stem(rel),
+                unit: stem(rel),
                 module_path: vec![],
                 is_test_file,
             };
@@ -254,8 +254,8 @@ impl Layout {
         match top {
             "src" => FileContext {
                 path: rel.to_string(),
-                crate_name: pkg.name.clone(),
-                crate_id: pkg.name.clone(),
+                package: pkg.name.clone(),
+                unit: pkg.name.clone(),
                 module_path: module_path_of(rest),
                 is_test_file,
             },
@@ -271,8 +271,8 @@ impl Layout {
                 };
                 FileContext {
                     path: rel.to_string(),
-                    crate_name: sanitize(target.strip_suffix(".rs").unwrap_or(target)),
-                    crate_id,
+                    package: sanitize(target.strip_suffix(".rs").unwrap_or(target)),
+                    unit: crate_id,
                     module_path: if inside.is_empty() {
                         vec![]
                     } else {
@@ -283,8 +283,8 @@ impl Layout {
             }
             _ => FileContext {
                 path: rel.to_string(),
-                crate_name: stem(rel),
-                crate_id: stem(rel),
+                package: stem(rel),
+                unit: stem(rel),
                 module_path: vec![],
                 is_test_file,
             },
@@ -296,7 +296,7 @@ impl Layout {
     pub fn contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        mods_of: impl Fn(&str) -> Option<&'m [ModDecl]>,
+        mods_of: impl Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext> {
         let mut out = self.reached_contexts(files, mods_of);
         for f in files {
@@ -316,7 +316,7 @@ impl Layout {
     pub fn reached_contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        mods_of: impl Fn(&str) -> Option<&'m [ModDecl]>,
+        mods_of: impl Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext> {
         let mut out: BTreeMap<String, FileContext> = BTreeMap::new();
         let mut queue: VecDeque<(String, bool)> = VecDeque::new();
@@ -324,18 +324,18 @@ impl Layout {
             out.insert(root.clone(), ctx);
             queue.push_back((root, true));
         }
-        while let Some((file, mod_rs)) = queue.pop_front() {
+        while let Some((file, children_beside)) = queue.pop_front() {
             let Some(decls) = mods_of(&file) else {
                 continue;
             };
-            for (child, child_mod_rs, ctx) in
-                self.child_contexts(&file, mod_rs, &out[&file], decls, files)
+            for (child, child_beside, ctx) in
+                self.child_contexts(&file, children_beside, &out[&file], decls, files)
             {
                 if out.contains_key(&child) {
                     continue;
                 }
                 out.insert(child.clone(), ctx);
-                queue.push_back((child, child_mod_rs));
+                queue.push_back((child, child_beside));
             }
         }
         out
@@ -352,8 +352,8 @@ impl Layout {
                 continue;
             }
             let mut ctx = self.guess(&t.root);
-            ctx.crate_name = t.crate_name.clone();
-            ctx.crate_id = t.crate_id.clone();
+            ctx.package = t.package.clone();
+            ctx.unit = t.unit.clone();
             ctx.module_path.clear();
             ctx.is_test_file |= t.is_test;
             roots.push((t.root.clone(), ctx));
@@ -370,28 +370,28 @@ impl Layout {
     pub fn child_contexts(
         &self,
         file: &str,
-        mod_rs: bool,
+        children_beside: bool,
         parent: &FileContext,
-        decls: &[ModDecl],
+        decls: &[ChildDecl],
         files: &BTreeSet<String>,
     ) -> Vec<(String, bool, FileContext)> {
         decls
             .iter()
             .filter_map(|d| {
-                let (child, child_mod_rs) = child_file(file, mod_rs, d, files)?;
+                let (child, child_beside) = child_file(file, children_beside, d, files)?;
                 let mut module_path = parent.module_path.clone();
                 module_path.extend(d.inline.iter().cloned());
                 module_path.push(d.name.clone());
                 let ctx = FileContext {
                     path: child.clone(),
-                    crate_name: parent.crate_name.clone(),
-                    crate_id: parent.crate_id.clone(),
+                    package: parent.package.clone(),
+                    unit: parent.unit.clone(),
                     module_path,
                     is_test_file: parent.is_test_file
                         || d.cfg_test
                         || child.split('/').any(|c| c == "tests"),
                 };
-                Some((child, child_mod_rs, ctx))
+                Some((child, child_beside, ctx))
             })
             .collect()
     }
@@ -402,14 +402,14 @@ impl Layout {
 /// after it).
 fn child_file(
     file: &str,
-    mod_rs: bool,
-    d: &ModDecl,
+    children_beside: bool,
+    d: &ChildDecl,
     files: &BTreeSet<String>,
 ) -> Option<(String, bool)> {
     let file_name = file.rsplit('/').next().unwrap_or(file);
     let stem = file_name.strip_suffix(".rs").unwrap_or(file_name);
     // The directory `mod` declarations of this file look in.
-    let own_dir = if mod_rs || stem == "mod" {
+    let own_dir = if children_beside || stem == "mod" {
         parent_dir(file).to_string()
     } else if parent_dir(file).is_empty() {
         stem.to_string()
@@ -455,8 +455,8 @@ fn targets_of(dir: &str, m: &Manifest, files: &BTreeSet<String>) -> Vec<Target> 
         if let Some(root) = root.filter(|r| files.contains(r)) {
             if !out.iter().any(|t| t.root == root) {
                 out.push(Target {
-                    crate_name: sanitize(&name),
-                    crate_id: root.clone(),
+                    package: sanitize(&name),
+                    unit: root.clone(),
                     root,
                     is_test,
                 });
@@ -476,7 +476,7 @@ fn targets_of(dir: &str, m: &Manifest, files: &BTreeSet<String>) -> Vec<Target> 
     push(&mut out, lib_name, lib_root, false);
     // Only a library is known to other crates, by its name.
     if let Some(lib) = out.first_mut() {
-        lib.crate_id = lib.crate_name.clone();
+        lib.unit = lib.package.clone();
     }
 
     // Explicit targets of each kind, then the discovered ones.
@@ -626,27 +626,27 @@ mod tests {
         assert_eq!(ctx("src/a/b.rs").module_path, vec!["a", "b"]);
         // A binary is a crate of its own.
         let bin = ctx("src/bin/tool/main.rs");
-        assert_eq!(bin.crate_name, "tool");
+        assert_eq!(bin.package, "tool");
         assert!(bin.module_path.is_empty());
         let c = ctx("crates/core/src/x.rs");
-        assert_eq!(c.crate_name, "app_core");
+        assert_eq!(c.package, "app_core");
         assert_eq!(c.module_path, vec!["x"]);
         let t = ctx("tests/it.rs");
-        assert_eq!(t.crate_name, "it");
+        assert_eq!(t.package, "it");
         assert!(t.is_test_file);
         assert!(t.module_path.is_empty());
-        assert_eq!(ctx("tests/common/mod.rs").crate_name, "common");
-        assert_eq!(ctx("build.rs").crate_name, "build_script_build");
+        assert_eq!(ctx("tests/common/mod.rs").package, "common");
+        assert_eq!(ctx("build.rs").package, "build_script_build");
         // Resolution knows a library by its name, any other target by its
         // root: the binary named as the library is another crate.
-        assert_eq!(ctx("src/lib.rs").crate_id, "my_app");
-        assert_eq!(ctx("src/a/b.rs").crate_id, "my_app");
-        assert_eq!(ctx("src/main.rs").crate_name, "my_app");
-        assert_eq!(ctx("src/main.rs").crate_id, "src/main.rs");
-        assert_eq!(ctx("build.rs").crate_id, "build.rs");
+        assert_eq!(ctx("src/lib.rs").unit, "my_app");
+        assert_eq!(ctx("src/a/b.rs").unit, "my_app");
+        assert_eq!(ctx("src/main.rs").package, "my_app");
+        assert_eq!(ctx("src/main.rs").unit, "src/main.rs");
+        assert_eq!(ctx("build.rs").unit, "build.rs");
         // A file of a test target no declaration reached is of that
         // target, not of a library named like it.
-        assert_eq!(ctx("tests/common/mod.rs").crate_id, "tests/common/main.rs");
+        assert_eq!(ctx("tests/common/mod.rs").unit, "tests/common/main.rs");
     }
 
     #[test]
@@ -660,8 +660,8 @@ mod tests {
         paths.iter().map(|s| s.to_string()).collect()
     }
 
-    fn decl(name: &str, path_attr: Option<&str>) -> ModDecl {
-        ModDecl {
+    fn decl(name: &str, path_attr: Option<&str>) -> ChildDecl {
+        ChildDecl {
             name: name.into(),
             inline: vec![],
             path_attr: path_attr.map(str::to_string),
@@ -697,7 +697,7 @@ path = "checks/smoke.rs"
         let layout = Layout::new(&manifests, &files);
         let roots: Vec<(&str, &str, bool)> = layout
             .targets()
-            .map(|t| (t.crate_name.as_str(), t.root.as_str(), t.is_test))
+            .map(|t| (t.package.as_str(), t.root.as_str(), t.is_test))
             .collect();
         assert_eq!(
             roots,
@@ -725,14 +725,14 @@ path = "checks/smoke.rs"
         let mut manifests = BTreeMap::new();
         manifests.insert(String::new(), "[package]\nname = \"fd-find\"\n".into());
         let layout = Layout::new(&manifests, &files);
-        let mods: BTreeMap<&str, Vec<ModDecl>> = [
+        let children: BTreeMap<&str, Vec<ChildDecl>> = [
             ("tests/tests.rs", vec![decl("testenv", None)]),
             ("tests/testenv/mod.rs", vec![decl("deep", None)]),
             (
                 "src/main.rs",
                 vec![
                     decl("generated", Some("gen/out.rs")),
-                    ModDecl {
+                    ChildDecl {
                         name: "imp".into(),
                         inline: vec!["sys".into()],
                         path_attr: None,
@@ -743,10 +743,10 @@ path = "checks/smoke.rs"
         ]
         .into_iter()
         .collect();
-        let ctx = layout.contexts(&files, |f| mods.get(f).map(|v| &v[..]));
+        let ctx = layout.contexts(&files, |f| children.get(f).map(|v| &v[..]));
         let env = &ctx["tests/testenv/mod.rs"];
         assert_eq!(
-            (env.crate_name.as_str(), &env.module_path[..]),
+            (env.package.as_str(), &env.module_path[..]),
             ("tests", &["testenv".to_string()][..])
         );
         assert!(env.is_test_file);
@@ -756,7 +756,7 @@ path = "checks/smoke.rs"
         );
         let g = &ctx["src/gen/out.rs"];
         assert_eq!(
-            (g.crate_name.as_str(), &g.module_path[..]),
+            (g.package.as_str(), &g.module_path[..]),
             ("fd_find", &["generated".to_string()][..])
         );
         // Not declared by anyone: the guess from the path.
@@ -769,14 +769,14 @@ path = "checks/smoke.rs"
         let mut manifests = BTreeMap::new();
         manifests.insert(String::new(), "[package]\nname = \"k\"\n".into());
         let layout = Layout::new(&manifests, &files);
-        let mods: BTreeMap<&str, Vec<ModDecl>> = [
+        let children: BTreeMap<&str, Vec<ChildDecl>> = [
             (
                 "src/lib.rs",
                 vec![decl("a", None), decl("x", Some("../shared/x.rs"))],
             ),
             (
                 "src/a.rs",
-                vec![ModDecl {
+                vec![ChildDecl {
                     name: "c".into(),
                     inline: vec!["b".into()],
                     path_attr: None,
@@ -786,9 +786,9 @@ path = "checks/smoke.rs"
         ]
         .into_iter()
         .collect();
-        let ctx = layout.contexts(&files, |f| mods.get(f).map(|v| &v[..]));
+        let ctx = layout.contexts(&files, |f| children.get(f).map(|v| &v[..]));
         assert_eq!(ctx["src/a/b/c.rs"].module_path, vec!["a", "b", "c"]);
-        assert_eq!(ctx["shared/x.rs"].crate_name, "k");
+        assert_eq!(ctx["shared/x.rs"].package, "k");
         assert_eq!(ctx["shared/x.rs"].module_path, vec!["x"]);
     }
 }

@@ -34,7 +34,7 @@ pub use extract::RustExtractor;
 use crate::index::lang::{self, Extractor, Language, Stored, SymbolTable};
 use crate::index::links::{FileLinks, RefsApart};
 use crate::index::names::{Name, SpreadFacts};
-use crate::model::{Entity, FileContext, FileExtract, LanguageId, ModDecl, RawRef};
+use crate::model::{Entity, FileContext, FileExtract, LanguageId, ChildDecl, RawRef};
 
 /// Rust's place in the registry.
 pub const ID: LanguageId = LanguageId(0);
@@ -204,7 +204,7 @@ impl lang::Layout for layout::Layout {
     fn contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+        decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext> {
         layout::Layout::contexts(self, files, decls_of)
     }
@@ -212,7 +212,7 @@ impl lang::Layout for layout::Layout {
     fn reached_contexts<'m>(
         &self,
         files: &BTreeSet<String>,
-        decls_of: &dyn Fn(&str) -> Option<&'m [ModDecl]>,
+        decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
     ) -> BTreeMap<String, FileContext> {
         layout::Layout::reached_contexts(self, files, decls_of)
     }
@@ -224,12 +224,12 @@ impl lang::Layout for layout::Layout {
     fn child_contexts(
         &self,
         file: &str,
-        mod_rs: bool,
+        children_beside: bool,
         parent: &FileContext,
-        decls: &[ModDecl],
+        decls: &[ChildDecl],
         files: &BTreeSet<String>,
     ) -> Vec<(String, bool, FileContext)> {
-        layout::Layout::child_contexts(self, file, mod_rs, parent, decls, files)
+        layout::Layout::child_contexts(self, file, children_beside, parent, decls, files)
     }
 }
 

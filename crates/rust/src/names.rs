@@ -133,7 +133,7 @@ fn use_key(u: &UseDecl) -> (&str, &[String], &[String], Option<&str>, bool, bool
 /// `before` and its extract `after`; `None` when the change reaches
 /// further than names can bound (see the module doc).
 pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name>> {
-    if before.context != after.context || before.mods != after.mods {
+    if before.context != after.context || before.children != after.children {
         return None;
     }
     let mut touched = HashSet::default();
@@ -243,8 +243,8 @@ mod tests {
     fn extract(path: &str, module: &[&str], src: &str) -> FileExtract {
         let ctx = FileContext {
             path: path.into(),
-            crate_name: "demo".into(),
-            crate_id: "demo".into(),
+            package: "demo".into(),
+            unit: "demo".into(),
             module_path: module.iter().map(|s| s.to_string()).collect(),
             is_test_file: false,
         };

@@ -100,7 +100,7 @@ fn resolve_one<'a>(
     held_apart: Vec<RawRef>,
 ) -> FileLinks<'a> {
     let mut links = LinksBuilder::default();
-    let krate = ctx.crate_id.as_str();
+    let krate = ctx.unit.as_str();
     // Containment from the syntax tree, and of a file's module by the
     // module one level up (`mod a;` in lib.rs contains src/a.rs).
     for e in &extract.entities {
@@ -1378,8 +1378,8 @@ mod tests {
     fn links(src: &str) -> FileLinks<'static> {
         let ctx = FileContext {
             path: "src/lib.rs".to_string(),
-            crate_name: "demo".to_string(),
-            crate_id: "demo".to_string(),
+            package: "demo".to_string(),
+            unit: "demo".to_string(),
             module_path: vec![],
             is_test_file: false,
         };
@@ -1709,8 +1709,8 @@ mod cross_crate_macros {
             .map(|(path, krate, src)| {
                 let ctx = FileContext {
                     path: path.to_string(),
-                    crate_name: krate.to_string(),
-                    crate_id: krate.to_string(),
+                    package: krate.to_string(),
+                    unit: krate.to_string(),
                     module_path: vec![],
                     is_test_file: false,
                 };

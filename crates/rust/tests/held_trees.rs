@@ -13,8 +13,8 @@ fn rust_extractor() -> Box<dyn Extractor> {
 fn ctx(path: &str) -> FileContext {
     FileContext {
         path: path.into(),
-        crate_name: "graphctx".into(),
-        crate_id: "graphctx".into(),
+        package: "graphctx".into(),
+        unit: "graphctx".into(),
         module_path: Vec::new(),
         is_test_file: false,
     }

@@ -9,8 +9,8 @@ use graphctx_index::replay::lines_moved;
 fn extract(text: &str) -> FileExtract {
     let ctx = FileContext {
         path: "src/lib.rs".into(),
-        crate_name: "demo".into(),
-        crate_id: "demo".into(),
+        package: "demo".into(),
+        unit: "demo".into(),
         module_path: Vec::new(),
         is_test_file: false,
     };

@@ -373,7 +373,7 @@ rows! {
         key { graph: Str<'a>, id: Str<'a> }
         value {
             file: Str<'a>,
-            crate_name: Str<'a>,
+            package: Str<'a>,
             module_path: Vec<Str<'a>>,
             visibility: Str<'a>,
             start_line: i64,
@@ -399,7 +399,7 @@ rows! {
             bytes: i64,
             status: Str<'a>,
             reason: Str<'a>,
-            crate_name: Str<'a>,
+            package: Str<'a>,
             entities: i64,
             edge_digest: Str<'a>,
         }
@@ -809,7 +809,7 @@ mod tests {
             graph: "code".into(),
             id: "k".into(),
             file: "src/lib.rs".into(),
-            crate_name: "c".into(),
+            package: "c".into(),
             module_path: vec!["c".into(), "m".into()],
             visibility: "pub".into(),
             start_line: 1,

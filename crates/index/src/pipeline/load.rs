@@ -178,7 +178,7 @@ impl<'a> Run<'a> {
             && self.replaced.iter().all(|p| {
                 match (self.extracts.get(p), self.old_interfaces.get(p)) {
                     (Some((_, now)), Some(before)) => {
-                        now.mods == before.mods && now.context == before.context
+                        now.children == before.children && now.context == before.context
                     }
                     _ => false,
                 }
@@ -207,7 +207,7 @@ impl<'a> Run<'a> {
         let paths: BTreeSet<String> = self.extracts.keys().cloned().collect();
         let contexts = walked
             .layout
-            .contexts(&paths, &|p| self.extracts.get(p).map(|(_, e)| &e.mods[..]));
+            .contexts(&paths, &|p| self.extracts.get(p).map(|(_, e)| &e.children[..]));
         let by_path: BTreeMap<&str, &SourceFile> = walked
             .files
             .iter()

@@ -191,7 +191,7 @@ fn parse_in_module_order(
         .get(p)
         .and_then(|&i| done[i].as_ref())
     {
-        Some((Outcome::Parsed { extract, .. }, _)) => Some(&extract.mods[..]),
+        Some((Outcome::Parsed { extract, .. }, _)) => Some(&extract.children[..]),
         _ => None,
     });
     let again: Vec<(usize, Option<FileContext>)> = walked
@@ -231,7 +231,7 @@ struct ModuleTreeParse<'w> {
 impl<'w> ModuleTreeParse<'w> {
     /// Parse file `i` in `ctx`, then the files its declarations reach
     /// that no other declaration claimed, each as a task of its own.
-    fn parse<'s>(&'s self, scope: &rayon::Scope<'s>, i: usize, ctx: FileContext, mod_rs: bool) {
+    fn parse<'s>(&'s self, scope: &rayon::Scope<'s>, i: usize, ctx: FileContext, children_beside: bool) {
         let taken = self
             .extractors
             .lock()
@@ -248,17 +248,17 @@ impl<'w> ModuleTreeParse<'w> {
             let children = self.walked.layout.child_contexts(
                 file.lang,
                 &file.ctx.path,
-                mod_rs,
+                children_beside,
                 &ctx,
-                &extract.mods,
+                &extract.children,
                 self.paths,
             );
-            for (child, child_mod_rs, child_ctx) in children {
+            for (child, child_beside, child_ctx) in children {
                 let Some(&j) = self.index_of.get(child.as_str()) else {
                     continue;
                 };
                 if !self.claimed[j].swap(true, Ordering::AcqRel) {
-                    scope.spawn(move |scope| self.parse(scope, j, child_ctx, child_mod_rs));
+                    scope.spawn(move |scope| self.parse(scope, j, child_ctx, child_beside));
                 }
             }
         }

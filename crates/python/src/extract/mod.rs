@@ -235,7 +235,7 @@ impl<'s> Walker<'s> {
             entities: self.entities,
             refs: self.refs,
             uses: self.uses,
-            mods: Vec::new(),
+            children: Vec::new(),
             context: self.ctx.clone(),
             language: super::ID,
             // Read from the tree once the entities are known

@@ -31,7 +31,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             file: self.file.clone(),
             start_line: line_of(n),
             end_line: end_line_of(n),
-            module_path: self.mods[cx.module as usize].path.clone(),
+            module_path: self.children[cx.module as usize].path.clone(),
             doc: String::new(),
             signature: Signature::default(),
             is_test: cx.is_test,

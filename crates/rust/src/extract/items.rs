@@ -520,8 +520,8 @@ impl<'t, 'x> Walker<'t, 'x> {
             // `mod foo;` — the module is the entity of another file.
             if let Some(name_node) = self.field(n, f.name) {
                 let inline =
-                    self.mods[cx.module as usize].path[self.ctx.module_path.len()..].to_vec();
-                self.mod_decls.push(ModDecl {
+                    self.children[cx.module as usize].path[self.ctx.module_path.len()..].to_vec();
+                self.mod_decls.push(ChildDecl {
                     name: self.text(name_node).to_string(),
                     inline,
                     path_attr: a.path,
@@ -543,16 +543,16 @@ impl<'t, 'x> Walker<'t, 'x> {
         e.signature = sig;
         e.is_test = is_test;
         let idx = self.add(e, name);
-        let mut path = self.mods[cx.module as usize].path.to_vec();
+        let mut path = self.children[cx.module as usize].path.to_vec();
         path.push(name.to_string());
-        self.mods.push(ModInfo {
+        self.children.push(ModInfo {
             path: path.into(),
             entity: idx,
         });
         let mut plan = Plan::new(*cx, self.generics.len());
         plan.body = Some(body);
         plan.body_cx = Cx {
-            module: (self.mods.len() - 1) as u32,
+            module: (self.children.len() - 1) as u32,
             from: idx,
             parent: idx,
             doc_target: idx,
@@ -580,7 +580,7 @@ impl<'t, 'x> Walker<'t, 'x> {
         let Some(name) = name.filter(|nm| *nm != "_") else {
             // `const _: () = { ... };` — no entity, but look inside.
             let vcx = Cx {
-                parent: self.mods[cx.module as usize].entity,
+                parent: self.children[cx.module as usize].entity,
                 container: Container::Module,
                 ..*cx
             };
@@ -612,7 +612,7 @@ impl<'t, 'x> Walker<'t, 'x> {
         let vcx = Cx {
             module: cx.module,
             from: idx,
-            parent: self.mods[cx.module as usize].entity,
+            parent: self.children[cx.module as usize].entity,
             doc_target: idx,
             container: Container::Module,
             self_ty: cx.self_ty,

@@ -34,7 +34,7 @@ use crate::index::body_text::BodyTexts;
 use crate::index::keys::KeyAllocator;
 use crate::keys;
 use crate::model::{
-    Entity, EntityKind, Field, FileContext, FileExtract, ModDecl, Param, ParamPattern, ParseStatus,
+    Entity, EntityKind, Field, FileContext, FileExtract, ChildDecl, Param, ParamPattern, ParseStatus,
     RawRef, Recv, RefKind, Signature, UseDecl, Visibility,
 };
 
@@ -824,7 +824,7 @@ struct Walker<'t, 'x> {
     /// The file's path, shared by its entities.
     file: std::sync::Arc<str>,
     uses: Vec<UseDecl>,
-    mods: Vec<ModInfo>,
+    children: Vec<ModInfo>,
     impls: Vec<ImplInfo>,
     generics: Vec<&'t str>,
     seen: FxMap<u64, u32>,
@@ -836,7 +836,7 @@ struct Walker<'t, 'x> {
     /// Start of the current item's bindings in `locals`.
     locals_base: usize,
     /// `mod name;` declarations.
-    mod_decls: Vec<ModDecl>,
+    mod_decls: Vec<ChildDecl>,
     /// `Cx::local` of the item being added.
     local_fn: u32,
     /// Per entity index, the string literals and comments of its body

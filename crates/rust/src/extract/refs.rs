@@ -219,7 +219,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             e.owner.clone().unwrap_or_else(|| e.name.clone())
         });
         let from = self.entities[cx.from as usize].key.clone();
-        let scope = self.mods[cx.module as usize].path.clone();
+        let scope = self.children[cx.module as usize].path.clone();
         self.refs.push(RawRef {
             from,
             kind,

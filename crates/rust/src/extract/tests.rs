@@ -5,8 +5,8 @@ use super::*;
 fn ctx(path: &str, module: &[&str]) -> FileContext {
     FileContext {
         path: path.to_string(),
-        crate_name: "demo".to_string(),
-        crate_id: "demo".to_string(),
+        package: "demo".to_string(),
+        unit: "demo".to_string(),
         module_path: module.iter().map(|s| s.to_string()).collect(),
         is_test_file: false,
     }

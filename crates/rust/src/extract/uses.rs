@@ -27,7 +27,7 @@ impl<'t, 'x> Walker<'t, 'x> {
         }
         self.uses.push(UseDecl {
             from: self.entities[cx.from as usize].key.to_string(),
-            scope: self.mods[cx.module as usize].path.to_vec(),
+            scope: self.children[cx.module as usize].path.to_vec(),
             path: path.iter().map(|s| s.to_string()).collect(),
             alias: alias.map(str::to_string),
             glob,

@@ -21,7 +21,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             ref_from: Vec::new(),
             file: ctx.path.as_str().into(),
             uses: Vec::new(),
-            mods: Vec::new(),
+            children: Vec::new(),
             impls: Vec::new(),
             generics: Vec::new(),
             seen: FxMap::default(),
@@ -51,7 +51,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             entities: exact(self.entities),
             refs: exact(self.refs),
             uses: exact(self.uses),
-            mods: self.mod_decls,
+            children: self.mod_decls,
             context: self.ctx.clone(),
             language: crate::ID,
             texts: self.texts.into_pairs(),
@@ -71,8 +71,8 @@ impl<'t, 'x> Walker<'t, 'x> {
             .module_path
             .last()
             .cloned()
-            .unwrap_or_else(|| ctx.crate_name.clone());
-        let key = keys::file_module_key(&ctx.path, &ctx.module_path, &ctx.crate_name);
+            .unwrap_or_else(|| ctx.package.clone());
+        let key = keys::file_module_key(&ctx.path, &ctx.module_path, &ctx.package);
         let key = self.keys.allocate(key);
         let module_path = match ctx.module_path.split_last() {
             Some((_, parent)) => parent.into(),
@@ -101,7 +101,7 @@ impl<'t, 'x> Walker<'t, 'x> {
             parent: None,
             language: crate::ID,
         });
-        self.mods.push(ModInfo {
+        self.children.push(ModInfo {
             path: ctx.module_path.as_slice().into(),
             entity: 0,
         });

@@ -135,7 +135,7 @@ impl<'a> Placing<'_, 'a> {
         ex: &'a FileExtract,
         base: EntId,
     ) -> (Vec<(EntId, EntId)>, Vec<ModuleUse<'a>>) {
-        let krate = ctx.crate_id.as_str();
+        let krate = ctx.unit.as_str();
         let mut members = Vec::new();
         // Entities in a row mostly share their parent (the items of a
         // module, the methods of an impl block): it is looked up once.
@@ -197,7 +197,7 @@ impl<'a> Placing<'_, 'a> {
     pub fn file_parent_module(&mut self, ctx: &'a FileContext) -> Option<ModId> {
         let own: Vec<&str> = ctx.module_path.iter().map(String::as_str).collect();
         let (_, parent) = own.split_last()?;
-        Some(self.tree.module(&ctx.crate_id, parent))
+        Some(self.tree.module(&ctx.unit, parent))
     }
 }
 
@@ -216,7 +216,7 @@ pub(super) fn impl_refs<'a>(
             _ => continue,
         };
         if let Some(&imp) = key_to_ent.get(&*r.from) {
-            list.push((imp, ctx.crate_id.as_str(), r));
+            list.push((imp, ctx.unit.as_str(), r));
         }
     }
     (owner_refs, trait_refs)
@@ -366,7 +366,7 @@ impl<'a> SymbolTable<'a> {
         ex: &'a FileExtract,
         base: EntId,
     ) {
-        let krate = ctx.crate_id.as_str();
+        let krate = ctx.unit.as_str();
         let file_mod: Vec<&str> = ctx.module_path.iter().map(String::as_str).collect();
         let fm = self.module(krate, &file_mod);
         if let Some(first) = ex.entities.first().filter(|e| e.kind == EntityKind::Module) {

@@ -89,7 +89,7 @@ impl<'a> SymbolTable<'a> {
     /// The module tree stays as it is: the same crate and module path,
     /// the same `mod` items, `use`s in the same scopes.
     fn check_modules(&self, old: File<'a>, new: File<'a>) -> Result<(), Unpatchable> {
-        let same_place = old.0.crate_id == new.0.crate_id && old.0.module_path == new.0.module_path;
+        let same_place = old.0.unit == new.0.unit && old.0.module_path == new.0.module_path;
         let modules = |ex: &'a FileExtract| {
             ex.entities
                 .iter()
@@ -143,7 +143,7 @@ impl<'a> SymbolTable<'a> {
         let file_parent = {
             let own: Vec<&str> = ctx.module_path.iter().map(String::as_str).collect();
             match own.split_last() {
-                Some((_, parent)) => Some(self.existing_module(&ctx.crate_id, parent)?),
+                Some((_, parent)) => Some(self.existing_module(&ctx.unit, parent)?),
                 None => None,
             }
         };
@@ -172,7 +172,7 @@ impl<'a> SymbolTable<'a> {
         let scopes: BTreeSet<&[String]> = ex.uses.iter().map(|u| u.scope.as_slice()).collect();
         for scope in scopes {
             let path: Vec<&str> = scope.iter().map(String::as_str).collect();
-            let m = self.existing_module(&ctx.crate_id, &path)?;
+            let m = self.existing_module(&ctx.unit, &path)?;
             let uses = &mut self.modules[m].uses;
             let at = uses
                 .iter()

@@ -267,8 +267,8 @@ mod tests {
         for (path, module_path, text) in cycle {
             let ctx = FileContext {
                 path: path.to_string(),
-                crate_name: "cycle".to_string(),
-                crate_id: "cycle".to_string(),
+                package: "cycle".to_string(),
+                unit: "cycle".to_string(),
                 module_path,
                 is_test_file: false,
             };
