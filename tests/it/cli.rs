@@ -6,7 +6,7 @@ use crate::common;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{copy_dir, fixture};
+use common::{copy_dir, copy_own_sources, fixture};
 
 pub(crate) fn graphctx(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_graphctx"))
@@ -230,23 +230,6 @@ fn a_second_writer_gets_index_busy_with_no_wait() {
     let out = graphctx(repo.path(), &["index", "--no-wait"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("index busy"), "{}", stderr(&out));
-}
-
-/// This project's sources, every crate's `src` folder, copied under
-/// `dst` (a folder each): real code, a few hundred files.
-fn copy_own_sources(dst: &Path) {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut sources = vec![("graphctx".to_string(), here.join("src"))];
-    for entry in std::fs::read_dir(here.join("crates")).unwrap() {
-        let krate = entry.unwrap().path();
-        let name = krate.file_name().unwrap().to_string_lossy().into_owned();
-        sources.push((name, krate.join("src")));
-    }
-    for (name, src) in sources {
-        let to = dst.join(name);
-        std::fs::create_dir_all(&to).unwrap();
-        copy_dir(&src, &to);
-    }
 }
 
 #[test]

@@ -76,8 +76,30 @@ fn totals_written_before_the_ambiguous_count_keep_their_figures() {
     );
 }
 
+/// What schema 23 changed, undone: the package columns of `code_entity`
+/// and `code_file` named `crate_name` again. Every older shape starts
+/// here.
+pub(crate) const BEFORE_23: [&str; 6] = [
+    "?[graph, id, file, crate_name, module_path, visibility, start_line, end_line, signature, \
+     is_test, owner, trait_name, parent] := *code_entity{graph, id, file, package: crate_name, \
+     module_path, visibility, start_line, end_line, signature, is_test, owner, trait_name, parent} \
+     :create code_entity_before { graph: String, id: String => file: String, crate_name: String, \
+     module_path: [String], visibility: String, start_line: Int, end_line: Int, signature: Json, \
+     is_test: Bool, owner: String?, trait_name: String?, parent: String? }",
+    "::remove code_entity",
+    "::rename code_entity_before -> code_entity",
+    "?[graph, path, hash, bytes, status, reason, crate_name, entities, edge_digest] := \
+     *code_file{graph, path, hash, bytes, status, reason, package: crate_name, entities, \
+     edge_digest} \
+     :create code_file_before { graph: String, path: String => hash: String, bytes: Int, \
+     status: String, reason: String, crate_name: String, entities: Int, edge_digest: String }",
+    "::remove code_file",
+    "::rename code_file_before -> code_file",
+];
+
 /// The shapes fixture indexed into a database file, then taken back to
-/// what an older graphctx left by `scripts`, and opened (migrated) again.
+/// what an older graphctx left by `scripts` (after [`BEFORE_23`]), and
+/// opened (migrated) again.
 fn older_index(scripts: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, Store) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("repo");
@@ -86,7 +108,7 @@ fn older_index(scripts: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, Stor
     {
         let store = Store::open(&location).unwrap();
         crate::common::index(&store, &root);
-        for script in scripts {
+        for script in BEFORE_23.iter().chain(scripts) {
             store.write(script, Params::new()).unwrap();
         }
     }
@@ -554,4 +576,25 @@ fn a_database_with_cozodbs_own_table_still_opens_and_writes() {
         .unwrap();
     assert_eq!(rows.rows.len(), 1);
     assert!(!key_value_table_sql(&path).contains("WITHOUT ROWID"));
+}
+
+/// Before schema 23 the package columns were `crate_name`. The migration
+/// renames them, every row kept: the index is what a fresh index makes,
+/// and the next run parses nothing.
+#[test]
+fn an_index_from_before_schema_23_keeps_every_row_under_the_new_names() {
+    let (_dir, root, store) = older_index(&[
+        "?[version] := *schema_version{version}, version >= 23 :rm schema_version {version}",
+    ]);
+    let (fresh, _) = crate::common::index_fresh(&root);
+    assert_eq!(crate::common::dump(&store), crate::common::dump(&fresh));
+    let packages = store
+        .read(
+            "?[p] := *code_entity{graph: 'code', package: p}",
+            Params::new(),
+        )
+        .unwrap();
+    assert!(!packages.rows.is_empty());
+    let again = crate::common::index(&store, &root);
+    assert_eq!(again.files_parsed, 0);
 }

@@ -285,6 +285,9 @@ fn an_index_from_before_schema_12_gets_its_text_index_on_the_next_run() {
         common::index(&store, dir.path());
         // Back to what graphctx before schema 12 left (the later versions
         // come back with it).
+        for script in crate::schema::BEFORE_23 {
+            store.write(script, Params::new()).unwrap();
+        }
         store
             .write(
                 "::remove code_entity_texts, code_word, code_text_version, code_interface, code_names, \

@@ -22,7 +22,7 @@ use tree_sitter::Tree;
 
 use super::links::{FileLinks, RefsApart};
 use super::names::{Name, SpreadFacts};
-use crate::model::{Entity, FileContext, FileExtract, LanguageId, ChildDecl, RawRef};
+use crate::model::{ChildDecl, Entity, FileContext, FileExtract, LanguageId, RawRef};
 
 /// One language the index reads. Implementations are unit structs listed
 /// once in [`super::languages`]; every method is a pure function of its

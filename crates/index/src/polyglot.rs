@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::lang::{Extractor, Language, Layout, SymbolTable};
 use super::languages;
 use super::links::{FileLinks, RefsApart};
-use crate::model::{FileContext, FileExtract, LanguageId, ChildDecl};
+use crate::model::{ChildDecl, FileContext, FileExtract, LanguageId};
 
 /// The language of an extract.
 pub fn lang_of(extract: &FileExtract) -> &'static dyn Language {

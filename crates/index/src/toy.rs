@@ -12,7 +12,7 @@ use tree_sitter::Tree;
 
 use crate::lang::{Extractor, Language, Layout, Stored, SymbolTable};
 use crate::links::{FileLinks, RefsApart};
-use crate::model::{Entity, FileContext, FileExtract, LanguageId, ChildDecl, ParseStatus, RawRef};
+use crate::model::{ChildDecl, Entity, FileContext, FileExtract, LanguageId, ParseStatus, RawRef};
 use crate::names::{Name, SpreadFacts};
 
 /// The toy language; install it with [`install`].

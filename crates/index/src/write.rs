@@ -389,10 +389,7 @@ pub(super) fn write_entities(
             // written (a line shift above a large file's entities moves
             // thousands); stored rows are compared as rows.
             let (change, now) = match &before {
-                Some(OldEntity::Held {
-                    entity: o,
-                    package,
-                }) => {
+                Some(OldEntity::Held { entity: o, package }) => {
                     let same_node = o.kind == e.kind && o.name == e.name && o.doc == e.doc;
                     let same_but_lines = *package == ctx.package.as_str()
                         && o.file == e.file

@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 use crate::index::lang::Stored;
-use crate::model::{Entity, FileContext, FileExtract, ChildDecl, ParseStatus, RawRef, UseDecl};
+use crate::model::{ChildDecl, Entity, FileContext, FileExtract, ParseStatus, RawRef, UseDecl};
 use crate::support::packed::{pack, unpack};
 
 #[derive(Serialize)]

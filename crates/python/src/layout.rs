@@ -18,7 +18,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::{FileContext, ChildDecl};
+use crate::model::{ChildDecl, FileContext};
 
 /// An import root: its directory (`""`: the tree's top) and the name of
 /// the project it holds.
@@ -270,10 +270,7 @@ mod tests {
         let l = Layout::new(&manifests, &files);
         let c = l.context("src/flask/sansio/app.py");
         assert_eq!(c.module_path, ["flask", "sansio", "app"]);
-        assert_eq!(
-            (c.unit.as_str(), c.package.as_str()),
-            ("src", "flask")
-        );
+        assert_eq!((c.unit.as_str(), c.package.as_str()), ("src", "flask"));
         assert_eq!(l.context("src/flask/__init__.py").module_path, ["flask"]);
         let t = l.context("tests/test_basic.py");
         assert_eq!(t.module_path, ["tests", "test_basic"]);

@@ -19,7 +19,7 @@
 use serde::Serialize;
 
 use crate::model::{
-    Entity, FileContext, FileExtract, ChildDecl, ParseStatus, RawRef, RefKind, UseDecl,
+    ChildDecl, Entity, FileContext, FileExtract, ParseStatus, RawRef, RefKind, UseDecl,
 };
 use crate::support::packed::{pack, unpack};
 

@@ -22,7 +22,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use crate::model::{FileContext, ChildDecl};
+use crate::model::{ChildDecl, FileContext};
 
 /// One crate a package builds.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

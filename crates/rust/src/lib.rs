@@ -34,7 +34,7 @@ pub use extract::RustExtractor;
 use crate::index::lang::{self, Extractor, Language, Stored, SymbolTable};
 use crate::index::links::{FileLinks, RefsApart};
 use crate::index::names::{Name, SpreadFacts};
-use crate::model::{Entity, FileContext, FileExtract, LanguageId, ChildDecl, RawRef};
+use crate::model::{ChildDecl, Entity, FileContext, FileExtract, LanguageId, RawRef};
 
 /// Rust's place in the registry.
 pub const ID: LanguageId = LanguageId(0);

@@ -95,7 +95,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "file_entity_lists",
         include_str!("../../../schema/022_file_entity_lists.cozo"),
     ),
-    (23, "package", include_str!("../../../schema/023_package.cozo")),
+    (
+        23,
+        "package",
+        include_str!("../../../schema/023_package.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.

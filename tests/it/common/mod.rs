@@ -189,3 +189,20 @@ fn diff_lines(expected: &str, actual: &str) -> Vec<String> {
         .chain(a.difference(&e).map(|l| format!("+ {l}")))
         .collect()
 }
+
+/// This project's sources, every crate's `src` folder, copied under
+/// `dst` (a folder each): real code, a few hundred files.
+pub fn copy_own_sources(dst: &Path) {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sources = vec![("graphctx".to_string(), here.join("src"))];
+    for entry in std::fs::read_dir(here.join("crates")).unwrap() {
+        let krate = entry.unwrap().path();
+        let name = krate.file_name().unwrap().to_string_lossy().into_owned();
+        sources.push((name, krate.join("src")));
+    }
+    for (name, src) in sources {
+        let to = dst.join(name);
+        std::fs::create_dir_all(&to).unwrap();
+        copy_dir(&src, &to);
+    }
+}

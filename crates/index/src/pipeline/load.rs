@@ -205,9 +205,9 @@ impl<'a> Run<'a> {
     fn place_files(&mut self) -> usize {
         let walked = self.walked;
         let paths: BTreeSet<String> = self.extracts.keys().cloned().collect();
-        let contexts = walked
-            .layout
-            .contexts(&paths, &|p| self.extracts.get(p).map(|(_, e)| &e.children[..]));
+        let contexts = walked.layout.contexts(&paths, &|p| {
+            self.extracts.get(p).map(|(_, e)| &e.children[..])
+        });
         let by_path: BTreeMap<&str, &SourceFile> = walked
             .files
             .iter()

@@ -231,7 +231,13 @@ struct ModuleTreeParse<'w> {
 impl<'w> ModuleTreeParse<'w> {
     /// Parse file `i` in `ctx`, then the files its declarations reach
     /// that no other declaration claimed, each as a task of its own.
-    fn parse<'s>(&'s self, scope: &rayon::Scope<'s>, i: usize, ctx: FileContext, children_beside: bool) {
+    fn parse<'s>(
+        &'s self,
+        scope: &rayon::Scope<'s>,
+        i: usize,
+        ctx: FileContext,
+        children_beside: bool,
+    ) {
         let taken = self
             .extractors
             .lock()

@@ -34,8 +34,8 @@ use crate::index::body_text::BodyTexts;
 use crate::index::keys::KeyAllocator;
 use crate::keys;
 use crate::model::{
-    Entity, EntityKind, Field, FileContext, FileExtract, ChildDecl, Param, ParamPattern, ParseStatus,
-    RawRef, Recv, RefKind, Signature, UseDecl, Visibility,
+    ChildDecl, Entity, EntityKind, Field, FileContext, FileExtract, Param, ParamPattern,
+    ParseStatus, RawRef, Recv, RefKind, Signature, UseDecl, Visibility,
 };
 
 /// Maximum length (in chars) of `Signature::text`.
