@@ -695,50 +695,55 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join("\n")
                 .replace(":replace ", ":create ");
-            let mut rest = text.as_str();
-            while let Some(i) = rest.find("::remove") {
-                let after = &rest[i + "::remove".len()..];
-                for name in after
-                    .split(['}', '\n'])
-                    .next()
-                    .unwrap_or("")
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                {
-                    out.remove(name);
+            // Statements in script order: a migration may create a
+            // relation, remove another and rename the first to its name.
+            let mut at = 0;
+            while let Some((i, op)) = ["::remove", "::rename", ":create "]
+                .iter()
+                .filter_map(|op| text[at..].find(op).map(|i| (at + i, *op)))
+                .min()
+            {
+                let after = &text[i + op.len()..];
+                let line = after.split(['}', '\n']).next().unwrap_or("");
+                at = i + op.len();
+                match op {
+                    "::remove" => {
+                        for name in line.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                            out.remove(name);
+                        }
+                    }
+                    "::rename" => {
+                        for pair in line.split(',') {
+                            let (from, to) = pair.split_once("->").expect("`a -> b`");
+                            let shape = out.remove(from.trim()).expect("renamed relation");
+                            out.insert(to.trim().to_string(), shape);
+                        }
+                    }
+                    _ if text[..i].ends_with(':') => {} // `::index create`
+                    _ => {
+                        let open = after.find('{').expect("`{` after :create");
+                        let name = after[..open].trim().to_string();
+                        let close = after.find('}').expect("`}` closing :create");
+                        let body = &after[open + 1..close];
+                        let (keys, values) = match body.split_once("=>") {
+                            Some((k, v)) => (k, v),
+                            None => (body, ""),
+                        };
+                        let cols = |s: &str| -> Vec<(String, String)> {
+                            s.split(',')
+                                .map(str::trim)
+                                .filter(|c| !c.is_empty())
+                                .map(|c| {
+                                    let (n, t) = c.split_once(':').expect("column `name: Type`");
+                                    let t = t.split('=').next().unwrap_or("").trim();
+                                    (n.trim().to_string(), t.replace(' ', ""))
+                                })
+                                .collect()
+                        };
+                        out.insert(name, (cols(keys), cols(values)));
+                        at = i + op.len() + close;
+                    }
                 }
-                rest = after;
-            }
-            let mut rest = text.as_str();
-            while let Some(i) = rest.find(":create ") {
-                if rest[..i].ends_with(':') {
-                    // `::index create`, not a relation.
-                    rest = &rest[i + 1..];
-                    continue;
-                }
-                let after = &rest[i + ":create ".len()..];
-                let open = after.find('{').expect("`{` after :create");
-                let name = after[..open].trim().to_string();
-                let close = after.find('}').expect("`}` closing :create");
-                let body = &after[open + 1..close];
-                let (keys, values) = match body.split_once("=>") {
-                    Some((k, v)) => (k, v),
-                    None => (body, ""),
-                };
-                let cols = |s: &str| -> Vec<(String, String)> {
-                    s.split(',')
-                        .map(str::trim)
-                        .filter(|c| !c.is_empty())
-                        .map(|c| {
-                            let (n, t) = c.split_once(':').expect("column `name: Type`");
-                            let t = t.split('=').next().unwrap_or("").trim();
-                            (n.trim().to_string(), t.replace(' ', ""))
-                        })
-                        .collect()
-                };
-                out.insert(name, (cols(keys), cols(values)));
-                rest = &after[close..];
             }
         }
         out
