@@ -318,6 +318,8 @@ fn node_ref_in(obj: &Map<String, Value>, prefix: &str) -> Result<Option<NodeRef>
     Ok(None)
 }
 
+/// One operation of a response (and the relationships nested in a
+/// create, as operations of their own), appended to `out`.
 fn parse_operation(
     pos: usize,
     value: &mut Value,
@@ -332,8 +334,48 @@ fn parse_operation(
         }
         .map(Value::take)
     });
-    let value = &*value;
-    let index = out.len();
+    let f = operation_fields(pos, &*value, out.len())?;
+    let kind = operation_kind(&f)?;
+    let mut data = match data_value {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(v) => return Err(f.err(format!("`data` must be an object, not {}", type_name(&v)))),
+    };
+    let depends_on = depends_on(&f)?;
+    let mut op = Operation {
+        index: f.index,
+        id: f.id.clone(),
+        kind,
+        node_type: f.str("nodeType")?,
+        temp_id: None,
+        subject: None,
+        rel_type: None,
+        source: None,
+        target: None,
+        edge_uuid: None,
+        data: Map::new(),
+        semantic_id: None,
+        depends_on,
+    };
+    let nested = match kind {
+        OpKind::Create => read_create(&f, &mut op, &mut data)?,
+        OpKind::Update | OpKind::Delete => {
+            read_subject(&f, &mut op, &mut data)?;
+            Vec::new()
+        }
+        OpKind::CreateRelationship | OpKind::DeleteRelationship => {
+            read_relationship(&f, &mut op)?;
+            Vec::new()
+        }
+    };
+    op.data = data;
+    let parent_id = op.id.clone();
+    out.push(op);
+    push_nested_relationships(&parent_id, nested, out)
+}
+
+/// An operation's object, its id (given, or `#n` by position) and index.
+fn operation_fields(pos: usize, value: &Value, index: usize) -> Result<Fields<'_>, OperationError> {
     let auto_id = || format!("#{}", pos + 1);
     let obj = value
         .as_object()
@@ -354,32 +396,30 @@ fn parse_operation(
             })
         }
     };
-    let f = Fields { obj, id, index };
+    Ok(Fields { obj, id, index })
+}
 
-    let kind = match obj.get("type") {
+/// The operation's `type`.
+fn operation_kind(f: &Fields) -> Result<OpKind, OperationError> {
+    match f.obj.get("type") {
         Some(Value::String(s)) => OpKind::parse(s).ok_or_else(|| {
             f.err(format!(
                 "unknown operation type `{s}`; use one of {}",
                 OpKind::ALL.map(OpKind::as_str).join(", ")
             ))
-        })?,
-        None | Some(Value::Null) => {
-            return Err(f.err(format!(
-                "`type` is missing; use one of {}",
-                OpKind::ALL.map(OpKind::as_str).join(", ")
-            )))
-        }
-        Some(v) => return Err(f.err(format!("`type` must be a string, not {}", type_name(v)))),
-    };
+        }),
+        None | Some(Value::Null) => Err(f.err(format!(
+            "`type` is missing; use one of {}",
+            OpKind::ALL.map(OpKind::as_str).join(", ")
+        ))),
+        Some(v) => Err(f.err(format!("`type` must be a string, not {}", type_name(v)))),
+    }
+}
 
-    let mut data = match data_value {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m,
-        Some(v) => return Err(f.err(format!("`data` must be an object, not {}", type_name(&v)))),
-    };
-
-    let depends_on = match obj.get("dependsOn") {
-        None | Some(Value::Null) => Vec::new(),
+/// The ids of the operations it depends on (`dependsOn`).
+fn depends_on(f: &Fields) -> Result<Vec<String>, OperationError> {
+    match f.obj.get("dependsOn") {
+        None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(a)) => a
             .iter()
             .map(|d| match d {
@@ -390,130 +430,125 @@ fn parse_operation(
                     type_name(v)
                 ))),
             })
-            .collect::<Result<_, _>>()?,
+            .collect(),
+        Some(v) => Err(f.err(format!(
+            "`dependsOn` must be an array of operation ids, not {}",
+            type_name(v)
+        ))),
+    }
+}
+
+/// A create: its node type, temp and semantic ids and name; the
+/// relationships nested in it, by position, are returned.
+fn read_create<'a>(
+    f: &Fields<'a>,
+    op: &mut Operation,
+    data: &mut Map<String, Value>,
+) -> Result<Vec<(usize, &'a Value)>, OperationError> {
+    if op.node_type.is_none() {
+        return Err(f.err("a create needs `nodeType` (SYS, ACTOR, UC, ...)".into()));
+    }
+    op.temp_id = f.str("tempId")?;
+    op.semantic_id = match f.str("semanticId")? {
+        Some(s) => Some(s),
+        None => str_in(data, "semanticId").map_err(|m| f.err(format!("data: {m}")))?,
+    };
+    data.remove("semanticId");
+    match data.get("Name") {
+        Some(Value::String(s)) if !s.trim().is_empty() => {}
+        Some(Value::String(_)) => {
+            return Err(f.err("a create needs a non-empty `data.Name`".into()))
+        }
+        None | Some(Value::Null) => return Err(f.err("a create needs `data.Name`".into())),
         Some(v) => {
             return Err(f.err(format!(
-                "`dependsOn` must be an array of operation ids, not {}",
+                "`data.Name` must be a string, not {}",
+                type_name(v)
+            )))
+        }
+    }
+    let rels = match f.obj.get("relationships") {
+        None | Some(Value::Null) => &[][..],
+        Some(Value::Array(a)) => &a[..],
+        Some(v) => {
+            return Err(f.err(format!(
+                "`relationships` must be an array, not {}",
                 type_name(v)
             )))
         }
     };
+    Ok(rels.iter().enumerate().collect())
+}
 
-    let mut op = Operation {
-        index,
-        id: f.id.clone(),
-        kind,
-        node_type: f.str("nodeType")?,
-        temp_id: None,
-        subject: None,
-        rel_type: None,
-        source: None,
-        target: None,
-        edge_uuid: None,
-        data: Map::new(),
-        semantic_id: None,
-        depends_on,
-    };
-
-    let mut nested = Vec::new();
-    match kind {
-        OpKind::Create => {
-            if op.node_type.is_none() {
-                return Err(f.err("a create needs `nodeType` (SYS, ACTOR, UC, ...)".into()));
-            }
-            op.temp_id = f.str("tempId")?;
-            op.semantic_id = match f.str("semanticId")? {
-                Some(s) => Some(s),
-                None => str_in(&data, "semanticId").map_err(|m| f.err(format!("data: {m}")))?,
-            };
-            data.remove("semanticId");
-            match data.get("Name") {
-                Some(Value::String(s)) if !s.trim().is_empty() => {}
-                Some(Value::String(_)) => {
-                    return Err(f.err("a create needs a non-empty `data.Name`".into()))
-                }
-                None | Some(Value::Null) => return Err(f.err("a create needs `data.Name`".into())),
-                Some(v) => {
-                    return Err(f.err(format!(
-                        "`data.Name` must be a string, not {}",
-                        type_name(v)
-                    )))
-                }
-            }
-            if let Some(rels) = obj.get("relationships") {
-                let rels = match rels {
-                    Value::Null => &[][..],
-                    Value::Array(a) => &a[..],
-                    v => {
-                        return Err(f.err(format!(
-                            "`relationships` must be an array, not {}",
-                            type_name(v)
-                        )))
-                    }
-                };
-                for (k, r) in rels.iter().enumerate() {
-                    nested.push((k, r));
-                }
-            }
-        }
-        OpKind::Update | OpKind::Delete => {
-            let top = f.node_ref("")?;
-            let inner = node_ref_in(&data, "").map_err(|m| f.err(format!("data: {m}")))?;
-            op.subject = top.or(inner);
-            if op.subject.is_none() {
-                return Err(f.err(format!(
-                    "a {} needs the node it acts on: `uuid`, `semanticId` or `tempId`",
-                    kind.as_str()
-                )));
-            }
-            data.remove("uuid");
-            data.remove("semanticId");
-            data.remove("tempId");
-            if kind == OpKind::Update && data.is_empty() {
-                return Err(f.err("an update needs `data` with the properties to change".into()));
-            }
-        }
-        OpKind::CreateRelationship | OpKind::DeleteRelationship => {
-            op.rel_type = match f.str("relType")? {
-                Some(r) => Some(r),
-                None => f.str("relationshipType")?,
-            };
-            op.source = f.node_ref("source")?;
-            op.target = f.node_ref("target")?;
-            if kind == OpKind::DeleteRelationship {
-                op.edge_uuid = f.str("uuid")?;
-            }
-            let by_ends = op.rel_type.is_some() && op.source.is_some() && op.target.is_some();
-            if !by_ends && op.edge_uuid.is_none() {
-                let mut missing = Vec::new();
-                if op.rel_type.is_none() {
-                    missing.push("`relType`");
-                }
-                if op.source.is_none() {
-                    missing.push("the source (`sourceTempId`, `sourceSemanticId` or `sourceUuid`)");
-                }
-                if op.target.is_none() {
-                    missing.push("the target (`targetTempId`, `targetSemanticId` or `targetUuid`)");
-                }
-                let how = if kind == OpKind::DeleteRelationship {
-                    " (or the edge's `uuid`)"
-                } else {
-                    ""
-                };
-                return Err(f.err(format!(
-                    "a {} needs {}{how}",
-                    kind.as_str(),
-                    missing.join(", ")
-                )));
-            }
-        }
+/// An update's or delete's node, given at the top or in its data.
+fn read_subject(
+    f: &Fields,
+    op: &mut Operation,
+    data: &mut Map<String, Value>,
+) -> Result<(), OperationError> {
+    let top = f.node_ref("")?;
+    let inner = node_ref_in(data, "").map_err(|m| f.err(format!("data: {m}")))?;
+    op.subject = top.or(inner);
+    if op.subject.is_none() {
+        return Err(f.err(format!(
+            "a {} needs the node it acts on: `uuid`, `semanticId` or `tempId`",
+            op.kind.as_str()
+        )));
     }
-    op.data = data;
-    let parent_id = op.id.clone();
-    out.push(op);
+    data.remove("uuid");
+    data.remove("semanticId");
+    data.remove("tempId");
+    if op.kind == OpKind::Update && data.is_empty() {
+        return Err(f.err("an update needs `data` with the properties to change".into()));
+    }
+    Ok(())
+}
 
-    // Seed §3.1: relationships nested in a create become operations of
-    // their own right after it, depending on it.
+/// A relationship's type and ends (or, for a delete, the edge's uuid).
+fn read_relationship(f: &Fields, op: &mut Operation) -> Result<(), OperationError> {
+    let kind = op.kind;
+    op.rel_type = match f.str("relType")? {
+        Some(r) => Some(r),
+        None => f.str("relationshipType")?,
+    };
+    op.source = f.node_ref("source")?;
+    op.target = f.node_ref("target")?;
+    if kind == OpKind::DeleteRelationship {
+        op.edge_uuid = f.str("uuid")?;
+    }
+    let by_ends = op.rel_type.is_some() && op.source.is_some() && op.target.is_some();
+    if by_ends || op.edge_uuid.is_some() {
+        return Ok(());
+    }
+    let mut missing = Vec::new();
+    if op.rel_type.is_none() {
+        missing.push("`relType`");
+    }
+    if op.source.is_none() {
+        missing.push("the source (`sourceTempId`, `sourceSemanticId` or `sourceUuid`)");
+    }
+    if op.target.is_none() {
+        missing.push("the target (`targetTempId`, `targetSemanticId` or `targetUuid`)");
+    }
+    let how = if kind == OpKind::DeleteRelationship {
+        " (or the edge's `uuid`)"
+    } else {
+        ""
+    };
+    Err(f.err(format!(
+        "a {} needs {}{how}",
+        kind.as_str(),
+        missing.join(", ")
+    )))
+}
+
+/// Seed §3.1: relationships nested in a create become operations of
+/// their own right after it, depending on it.
+fn push_nested_relationships(
+    parent_id: &str,
+    nested: Vec<(usize, &Value)>,
+    out: &mut Vec<Operation>,
+) -> Result<(), OperationError> {
     for (k, r) in nested {
         let id = format!("{parent_id}/rel-{}", k + 1);
         let index = out.len();
@@ -552,7 +587,7 @@ fn parse_operation(
             edge_uuid: None,
             data: Map::new(),
             semantic_id: None,
-            depends_on: vec![parent_id.clone()],
+            depends_on: vec![parent_id.to_string()],
         });
     }
     Ok(())
