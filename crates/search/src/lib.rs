@@ -269,6 +269,71 @@ fn rank(
     reading: &Reading,
     opts: &Options,
 ) -> Result<Vec<Hit>, StoreError> {
+    let found = find_candidates(store, graph, reading)?;
+    let prior = Prior::of(reading);
+
+    // The strongest candidates, with what ranking needs of them (kind,
+    // file, test flag: one `code_usage` row each).
+    let ranked = strongest(&found.cands);
+    let brief_rows = read_briefs(store, graph, &ranked)?;
+    let briefs = decode_rows::<EntityBrief>(&brief_rows)?;
+    let mut scored = with_prior(&ranked, &briefs, &prior);
+    let (mut file_score, mut parts) = files_of(&scored, &found.cands);
+
+    // Files found by their source's words or a quoted location alone are
+    // listed by their own module entity (the first in the file).
+    let more = files_by_words_alone(&found, &file_score);
+    let module_rows = read_file_modules(store, graph, &more)?;
+    let found_modules = match &module_rows {
+        Some(rows) => decode_rows::<FileModuleRow>(rows)?,
+        None => Vec::new(),
+    };
+    let modules = first_module_of_each_file(&found_modules);
+    for b in &modules {
+        scored.push((b, 0.0));
+        file_score.insert(b.file.as_ref(), 0.0);
+        parts.insert(
+            b.file.to_string(),
+            FileParts {
+                is_test: b.is_test,
+                ..FileParts::default()
+            },
+        );
+    }
+
+    let cochanged = graph::history(store, graph, &mut file_score)?;
+    for (f, (_, b)) in &cochanged {
+        parts.entry(f.clone()).or_default().history = *b;
+    }
+    fuse(&found.words, &mut file_score, &mut parts);
+    add_locations_and_prior(&found.located, &prior, &mut file_score, &mut parts);
+
+    let chosen = in_list_order(&scored, &file_score, opts);
+    let ranking = Ranking {
+        reading,
+        found: &found,
+        parts: &parts,
+        cochanged: &cochanged,
+        prior: &prior,
+        explain: opts.explain,
+    };
+    hits_of(store, graph, chosen, &ranking)
+}
+
+/// What the word, graph and location signals found: the candidate
+/// entities and each file's whole-source word score.
+struct Found {
+    cands: FxHashMap<String, Cand>,
+    /// File → BM25 over its whole source.
+    words: FxHashMap<String, f64>,
+    /// The best entity word score (at least 1): the scale of the others.
+    top_lexical: f64,
+    located: locate::Located,
+}
+
+/// The candidates: entities by their own words, spread one hop along the
+/// graph, and the entities at quoted lines.
+fn find_candidates(store: &Store, graph: &str, reading: &Reading) -> Result<Found, StoreError> {
     let terms = &reading.terms;
     let counts = store.read(queries::SEARCH_SIZE, Params::new().with("graph", graph))?;
     let size = decode_first::<SizeRow>(&counts)?;
@@ -309,25 +374,47 @@ fn rank(
         c.lexical += LOCATED_ENTITY * top_lexical * w;
         c.location.get_or_insert_with(|| quoted.clone());
     }
+    Ok(Found {
+        cands,
+        words,
+        top_lexical,
+        located,
+    })
+}
 
-    // The strongest candidates, with what ranking needs of them (kind,
-    // file, test flag: one `code_usage` row each).
+/// The [`CANDIDATES`] best candidates by words and graph, best first.
+fn strongest(cands: &FxHashMap<String, Cand>) -> Vec<(&String, f64)> {
     let mut ranked: Vec<(&String, f64)> = cands
         .iter()
         .map(|(k, c)| (k, c.lexical + c.spread))
         .collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     ranked.truncate(CANDIDATES);
+    ranked
+}
+
+/// The `entity_brief` rows (kind, file, test flag) of the ranked entities.
+fn read_briefs(
+    store: &Store,
+    graph: &str,
+    ranked: &[(&String, f64)],
+) -> Result<cozo::NamedRows, StoreError> {
     let keys: Vec<&str> = ranked.iter().map(|(k, _)| k.as_str()).collect();
-    let rows = store.read(
+    store.read(
         queries::ENTITY_BRIEF,
         Params::new()
             .with("graph", graph)
             .with("keys", str_list(keys)),
-    )?;
-    let briefs = decode_rows::<EntityBrief>(&rows)?;
+    )
+}
+
+/// Each ranked entity's score times the test prior of its file, best first.
+fn with_prior<'b, 'r>(
+    ranked: &[(&String, f64)],
+    briefs: &'b [EntityBrief<'r>],
+    prior: &Prior,
+) -> Vec<(&'b EntityBrief<'r>, f64)> {
     let info: FxHashMap<&str, &EntityBrief> = briefs.iter().map(|r| (r.id.as_ref(), r)).collect();
-    let prior = Prior::of(reading);
     let mut scored: Vec<(&EntityBrief, f64)> = ranked
         .iter()
         .filter_map(|(k, s)| {
@@ -336,11 +423,18 @@ fn rank(
         })
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+    scored
+}
 
-    // Files: the best entity plus a share of the next ones.
+/// Each file's score from its entities — the best plus a share of the
+/// next ones, plus its path's match — and its parts for `--explain`.
+fn files_of<'b>(
+    scored: &[(&'b EntityBrief, f64)],
+    cands: &FxHashMap<String, Cand>,
+) -> (FxHashMap<&'b str, f64>, FxHashMap<String, FileParts>) {
     let mut per_file: FxHashMap<&str, Vec<f64>> = FxHashMap::default();
     let mut parts: FxHashMap<String, FileParts> = FxHashMap::default();
-    for &(r, s) in &scored {
+    for &(r, s) in scored {
         per_file.entry(r.file.as_ref()).or_default().push(s);
         let p = parts.entry(r.file.to_string()).or_insert(FileParts {
             is_test: true,
@@ -351,14 +445,14 @@ fn rank(
     // A file's module entity holds its path: a query naming a component
     // names its files.
     let mut path_score: FxHashMap<&str, f64> = FxHashMap::default();
-    for &(r, _) in &scored {
+    for &(r, _) in scored {
         if r.kind == "module" {
             let l = cands.get(r.id.as_ref()).map_or(0.0, |c| c.lexical);
             let e = path_score.entry(r.file.as_ref()).or_insert(0.0);
             *e = e.max(l);
         }
     }
-    let mut file_score: FxHashMap<&str, f64> = per_file
+    let file_score = per_file
         .iter()
         .map(|(f, ss)| {
             let rest: f64 = ss.iter().skip(1).take(FILE_DEPTH).sum();
@@ -366,10 +460,17 @@ fn rank(
             (*f, ss[0] + FILE_REST * rest + PATH * p)
         })
         .collect();
-    // The files whose source matches well enough to rank among the first
-    // `WORD_FILES` files, though none of their entities is a candidate,
-    // and the files a location names, are listed by their own module
-    // entity (the first in the file).
+    (file_score, parts)
+}
+
+/// The files whose source matches well enough to rank among the first
+/// [`WORD_FILES`] files though none of their entities is a candidate, and
+/// the files a location names, best first.
+fn files_by_words_alone<'f>(
+    found: &'f Found,
+    file_score: &FxHashMap<&str, f64>,
+) -> Vec<(&'f str, f64)> {
+    let words = &found.words;
     let top_file = file_score.values().cloned().fold(0.0, f64::max).max(1e-9);
     let top_words = words.values().cloned().fold(0.0, f64::max).max(1e-9);
     let mut mixed: Vec<f64> = file_score
@@ -388,29 +489,37 @@ fn rank(
         .collect();
     more.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     more.truncate(WORD_FILES);
-    for f in located.files.keys() {
+    for f in found.located.files.keys() {
         if !file_score.contains_key(f.as_str()) && !more.iter().any(|(m, _)| m == f) {
             more.push((f.as_str(), 0.0));
         }
     }
-    let module_rows = if more.is_empty() {
-        None
-    } else {
-        Some(
-            store.read(
-                queries::SEARCH_FILE_MODULES,
-                Params::new()
-                    .with("graph", graph)
-                    .with("files", str_list(more.iter().map(|(f, _)| *f))),
-            )?,
-        )
-    };
-    let found = match &module_rows {
-        Some(rows) => decode_rows::<FileModuleRow>(rows)?,
-        None => Vec::new(),
-    };
+    more
+}
+
+/// The module rows of `files` (none read when there are none).
+fn read_file_modules(
+    store: &Store,
+    graph: &str,
+    files: &[(&str, f64)],
+) -> Result<Option<cozo::NamedRows>, StoreError> {
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let rows = store.read(
+        queries::SEARCH_FILE_MODULES,
+        Params::new()
+            .with("graph", graph)
+            .with("files", str_list(files.iter().map(|(f, _)| *f))),
+    )?;
+    Ok(Some(rows))
+}
+
+/// Each file's first module entity (by line, then key), as a brief, in
+/// key order.
+fn first_module_of_each_file<'r>(found: &[FileModuleRow<'r>]) -> Vec<EntityBrief<'r>> {
     let mut first: FxHashMap<&str, &FileModuleRow> = FxHashMap::default();
-    for r in &found {
+    for r in found {
         let e = first.entry(r.file.as_ref()).or_insert(r);
         if (r.start_line, r.id.as_ref()) < (e.start_line, e.id.as_ref()) {
             *e = r;
@@ -428,23 +537,17 @@ fn rank(
         })
         .collect();
     modules.sort_by(|a, b| a.id.cmp(&b.id));
-    for b in &modules {
-        scored.push((b, 0.0));
-        file_score.insert(b.file.as_ref(), 0.0);
-        parts.insert(
-            b.file.to_string(),
-            FileParts {
-                is_test: b.is_test,
-                ..FileParts::default()
-            },
-        );
-    }
+    modules
+}
 
-    let cochanged = graph::history(store, graph, &mut file_score)?;
-    for (f, (_, b)) in &cochanged {
-        parts.entry(f.clone()).or_default().history = *b;
-    }
-    fuse(&words, &mut file_score, &mut parts);
+/// A quoted location's file gains [`LOCATION`]; then every file's score
+/// takes the test prior.
+fn add_locations_and_prior(
+    located: &locate::Located,
+    prior: &Prior,
+    file_score: &mut FxHashMap<&str, f64>,
+    parts: &mut FxHashMap<String, FileParts>,
+) {
     for (f, s) in file_score.iter_mut() {
         let p = parts.entry(f.to_string()).or_default();
         if let Some((w, _)) = located.files.get(*f) {
@@ -453,9 +556,15 @@ fn rank(
         }
         *s *= prior.factor(f, p.is_test);
     }
+}
 
-    // Entities in order of their own score times their file's, each further
-    // entity of a file a little less.
+/// Entities in order of their own score times their file's, each further
+/// entity of a file a little less; those the options keep, up to the limit.
+fn in_list_order<'b, 'r>(
+    scored: &[(&'b EntityBrief<'r>, f64)],
+    file_score: &FxHashMap<&str, f64>,
+    opts: &Options,
+) -> Vec<(&'b EntityBrief<'r>, f64)> {
     let top_file = file_score.values().cloned().fold(0.0, f64::max).max(1e-9);
     let top_entity = scored.first().map(|x| x.1).unwrap_or(0.0).max(1e-9);
     let mut seen: FxHashMap<&str, i32> = FxHashMap::default();
@@ -473,7 +582,7 @@ fn rank(
         })
         .collect();
     order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
-    let chosen: Vec<(&EntityBrief, f64)> = order
+    order
         .into_iter()
         .filter(|(r, _)| keep(r, opts))
         .take(if opts.limit == 0 {
@@ -481,9 +590,27 @@ fn rank(
         } else {
             opts.limit
         })
-        .collect();
+        .collect()
+}
 
-    // What a hit shows, for the hits only.
+/// What a hit's reasons are drawn from.
+struct Ranking<'a> {
+    reading: &'a Reading,
+    found: &'a Found,
+    parts: &'a FxHashMap<String, FileParts>,
+    cochanged: &'a FxHashMap<String, (String, f64)>,
+    prior: &'a Prior,
+    explain: bool,
+}
+
+/// The chosen entities as hits: what each shows (one read for all) and
+/// why it ranked.
+fn hits_of(
+    store: &Store,
+    graph: &str,
+    chosen: Vec<(&EntityBrief, f64)>,
+    ranking: &Ranking,
+) -> Result<Vec<Hit>, StoreError> {
     let keys: Vec<&str> = chosen.iter().map(|(r, _)| r.id.as_ref()).collect();
     let rows = store.read(
         queries::SEARCH_ENTITIES,
@@ -494,22 +621,10 @@ fn rank(
     let shown = decode_rows::<HitRow>(&rows)?;
     let shown: FxHashMap<&str, &HitRow> = shown.iter().map(|r| (r.id.as_ref(), r)).collect();
     let mut hits = Vec::new();
-    let no_cand = Cand::default();
     for (b, score) in chosen {
         let Some(r) = shown.get(b.id.as_ref()) else {
             continue;
         };
-        let c = cands.get(b.id.as_ref()).unwrap_or(&no_cand);
-        let fp = parts.get(r.file.as_ref()).copied().unwrap_or_default();
-        let signals = opts.explain.then(|| Signals {
-            words: round(c.lexical / top_lexical),
-            graph: round(c.spread / top_lexical),
-            file_entities: round(fp.entities),
-            file_text: round(fp.text),
-            history: round(fp.history),
-            location: round(fp.location),
-            test_prior: prior.factor(&b.file, b.is_test || fp.is_test),
-        });
         hits.push(Hit {
             key: r.id.to_string(),
             kind: r.kind.to_string(),
@@ -519,23 +634,51 @@ fn rank(
             end_line: r.end_line,
             signature: r.head.to_string(),
             score: round(score),
-            why: Why {
-                terms: c
-                    .terms
-                    .iter()
-                    .map(|&i| terms[i].term.surface.clone())
-                    .collect(),
-                path: c.path.clone(),
-                cochanged_with: cochanged.get(r.file.as_ref()).map(|(f, _)| f.to_string()),
-                location: c
-                    .location
-                    .clone()
-                    .or_else(|| located.files.get(r.file.as_ref()).map(|(_, q)| q.clone())),
-                signals,
-            },
+            why: ranking.why(b, r),
         });
     }
     Ok(hits)
+}
+
+impl Ranking<'_> {
+    /// Why `b` (shown as `r`) ranked: its terms, path, history, location
+    /// and, with `--explain`, its signals.
+    fn why(&self, b: &EntityBrief, r: &HitRow) -> Why {
+        let no_cand = Cand::default();
+        let found = self.found;
+        let c = found.cands.get(b.id.as_ref()).unwrap_or(&no_cand);
+        let fp = self.parts.get(r.file.as_ref()).copied().unwrap_or_default();
+        let top_lexical = found.top_lexical;
+        let signals = self.explain.then(|| Signals {
+            words: round(c.lexical / top_lexical),
+            graph: round(c.spread / top_lexical),
+            file_entities: round(fp.entities),
+            file_text: round(fp.text),
+            history: round(fp.history),
+            location: round(fp.location),
+            test_prior: self.prior.factor(&b.file, b.is_test || fp.is_test),
+        });
+        Why {
+            terms: c
+                .terms
+                .iter()
+                .map(|&i| self.reading.terms[i].term.surface.clone())
+                .collect(),
+            path: c.path.clone(),
+            cochanged_with: self
+                .cochanged
+                .get(r.file.as_ref())
+                .map(|(f, _)| f.to_string()),
+            location: c.location.clone().or_else(|| {
+                found
+                    .located
+                    .files
+                    .get(r.file.as_ref())
+                    .map(|(_, q)| q.clone())
+            }),
+            signals,
+        }
+    }
 }
 
 fn round(x: f64) -> f64 {
