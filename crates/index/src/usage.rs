@@ -297,7 +297,6 @@ pub fn read_around(
     tested_changed: &dyn Fn(&str) -> bool,
     incoming_changed: &dyn Fn(&str) -> bool,
 ) -> Result<StoredAround, StoreError> {
-    type Stored = BTreeMap<(String, String, String, String), f64>;
     let mut around = StoredAround {
         edges: BTreeMap::new(),
         kept: HashMap::default(),
@@ -306,16 +305,98 @@ pub fn read_around(
     if keys.is_empty() {
         return Ok(around);
     }
-    // Every row read, as stored (the state before this run); those of
-    // files not resolved now are kept as `edges`.
-    let read = |edges: &mut Stored,
-                query: &str,
-                params: Params|
-     -> Result<Vec<(String, String, String, bool)>, StoreError> {
-        let rows = store.read(query, params)?;
+    let mut reader = AroundReader {
+        store,
+        graph,
+        links,
+        resolved,
+        tested_changed,
+        incoming_changed,
+        usage_rows: Vec::new(),
+    };
+    // The asked entities, then the containers of those whose being tested
+    // changed, then the members of both and who tests those (what
+    // `compute_from` looks at).
+    let asked: BTreeSet<&str> = keys.iter().copied().collect();
+    let mut rows = reader.stored_rows(&asked)?;
+    reader.read_set(&mut around.edges, &asked, &rows)?;
+    let containers = reader.containers_to_read(&around.edges, &asked);
+    if !containers.is_empty() {
+        let containers: BTreeSet<&str> = containers.iter().map(String::as_str).collect();
+        let more = reader.stored_rows(&containers)?;
+        reader.read_set(&mut around.edges, &containers, &more)?;
+        rows.extend(more);
+    }
+    let heavy = |s: &str| (asked.contains(s) || containers.contains(s)) && !rows.contains_key(s);
+    let members: BTreeSet<String> = reader
+        .edges_now(&around.edges)
+        .filter(|(s, r, _)| *r == CONTAINS && heavy(s))
+        .map(|(_, _, d)| d.to_string())
+        .collect();
+    if !members.is_empty() {
+        let params = reader
+            .touching(&members.iter().map(String::as_str).collect())
+            .with("rel", TESTS);
+        reader.read(&mut around.edges, queries::EDGES_INTO_BY_REL, params)?;
+    }
+    let differing = reader.coverage_may_differ(&around.edges, &rows);
+    let candidates = candidates_of(&differing, tested_changed);
+    let tested = reader.tested_before_and_now(&mut around.edges, &candidates)?;
+    for (c, (mut kept, out)) in rows {
+        let delta = match differing.get(c.as_str()) {
+            None => 0,
+            Some(members) => tested.delta(members, &candidates),
+        };
+        kept.tested_members += delta;
+        kept.incoming -= out.len() as i64;
+        around.kept.insert(c, kept);
+    }
+    around.usage_rows = reader.usage_rows;
+    Ok(around)
+}
+
+/// Stored edges by (src, rel, dst, origin), with their weights.
+type StoredEdges = BTreeMap<(String, String, String, String), f64>;
+/// Of some entities, those whose edges in are as their stored rows say,
+/// with those rows and their edges out as stored (`incoming` holds the
+/// stored degree until those are counted).
+type Light = HashMap<String, (KeptIncoming, Vec<OutEdge>)>;
+/// A light entity's members as stored and as they are now.
+type MembersBeforeNow = (BTreeSet<String>, BTreeSet<String>);
+
+/// What [`read_around`] reads with: the store, the run's fresh edges, and
+/// the usage rows read so far.
+struct AroundReader<'r, 'l> {
+    store: &'r Store,
+    graph: &'r str,
+    links: &'r BTreeMap<String, FileLinks<'l>>,
+    resolved: &'r BTreeSet<String>,
+    tested_changed: &'r dyn Fn(&str) -> bool,
+    incoming_changed: &'r dyn Fn(&str) -> bool,
+    usage_rows: Vec<NamedRows>,
+}
+
+impl AroundReader<'_, '_> {
+    /// Parameters naming `keys` of the graph.
+    fn touching(&self, keys: &BTreeSet<&str>) -> Params {
+        Params::new()
+            .with("graph", self.graph)
+            .with("keys", str_list(keys.iter().copied()))
+    }
+
+    /// Every row `query` reads, as stored (the state before this run), each
+    /// with whether its file keeps it (was not resolved now); those kept go
+    /// into `edges`.
+    fn read(
+        &self,
+        edges: &mut StoredEdges,
+        query: &str,
+        params: Params,
+    ) -> Result<Vec<(String, String, String, bool)>, StoreError> {
+        let rows = self.store.read(query, params)?;
         let mut before = Vec::new();
         for r in decode_rows::<EdgeWithOrigin>(&rows)? {
-            let current = !resolved.contains(r.origin.as_ref());
+            let current = !self.resolved.contains(r.origin.as_ref());
             before.push((
                 r.src.to_string(),
                 r.rel.to_string(),
@@ -328,28 +409,20 @@ pub fn read_around(
             }
         }
         Ok(before)
-    };
-    let touching = |keys: &BTreeSet<&str>| {
-        Params::new()
-            .with("graph", graph)
-            .with("keys", str_list(keys.iter().copied()))
-    };
-    let fresh = || all_edges(links);
-    // Of `keys`, those whose edges in are as their stored rows say, with
-    // those rows and their edges out as stored (`incoming` holds the
-    // stored degree until those are counted).
-    type Light = HashMap<String, (KeptIncoming, Vec<OutEdge>)>;
-    let mut usage_rows = Vec::new();
-    let mut stored_rows = |keys: &BTreeSet<&str>| -> Result<Light, StoreError> {
+    }
+
+    /// The stored rows of those of `keys` whose edges in did not change
+    /// ([`Light`]); the rows read are kept for the writer.
+    fn stored_rows(&mut self, keys: &BTreeSet<&str>) -> Result<Light, StoreError> {
         let light: BTreeSet<&str> = keys
             .iter()
             .copied()
-            .filter(|k| !incoming_changed(k))
+            .filter(|k| !(self.incoming_changed)(k))
             .collect();
         if light.is_empty() {
             return Ok(HashMap::default());
         }
-        let rows = store.read(queries::USAGE_OF, touching(&light))?;
+        let rows = self.store.read(queries::USAGE_OF, self.touching(&light))?;
         let light = decode_rows::<CodeUsageRow>(&rows)?
             .into_iter()
             .map(|r| {
@@ -364,144 +437,159 @@ pub fn read_around(
                 (r.id.to_string(), (kept, decode_out(&r.out)))
             })
             .collect();
-        usage_rows.push(rows);
+        self.usage_rows.push(rows);
         Ok(light)
-    };
-    // Read a set of entities: the heavy ones with every edge touching
-    // them; the light ones (`rows`) have their edges out in their rows,
-    // which say what the store holds (a row is rewritten with the edges
-    // it counts), of which those of the files resolved now are left out.
-    let read_set =
-        |edges: &mut Stored, set: &BTreeSet<&str>, rows: &Light| -> Result<(), StoreError> {
-            let heavy: BTreeSet<&str> = set
-                .iter()
-                .copied()
-                .filter(|k| !rows.contains_key(*k))
-                .collect();
-            if !heavy.is_empty() {
-                read(edges, queries::EDGES_TOUCHING, touching(&heavy))?;
-            }
-            for k in set.iter().filter(|k| rows.contains_key(**k)) {
-                for (rel, dst, weight, origin) in &rows[*k].1 {
-                    if !resolved.contains(origin) {
-                        let key = (k.to_string(), rel.clone(), dst.clone(), origin.clone());
-                        edges.insert(key, *weight);
-                    }
+    }
+
+    /// Read a set of entities: the heavy ones with every edge touching
+    /// them; the light ones (`rows`) have their edges out in their rows,
+    /// which say what the store holds (a row is rewritten with the edges
+    /// it counts), of which those of the files resolved now are left out.
+    fn read_set(
+        &self,
+        edges: &mut StoredEdges,
+        set: &BTreeSet<&str>,
+        rows: &Light,
+    ) -> Result<(), StoreError> {
+        let heavy: BTreeSet<&str> = set
+            .iter()
+            .copied()
+            .filter(|k| !rows.contains_key(*k))
+            .collect();
+        if !heavy.is_empty() {
+            self.read(edges, queries::EDGES_TOUCHING, self.touching(&heavy))?;
+        }
+        for k in set.iter().filter(|k| rows.contains_key(**k)) {
+            for (rel, dst, weight, origin) in &rows[*k].1 {
+                if !self.resolved.contains(origin) {
+                    let key = (k.to_string(), rel.clone(), dst.clone(), origin.clone());
+                    edges.insert(key, *weight);
                 }
             }
-            Ok(())
-        };
-    // The asked entities, then the containers of those whose being tested
-    // changed, then the members of both and who tests those (what
-    // `compute_from` looks at).
-    let asked: BTreeSet<&str> = keys.iter().copied().collect();
-    let mut rows = stored_rows(&asked)?;
-    read_set(&mut around.edges, &asked, &rows)?;
-    let containers: BTreeSet<String> = around
-        .edges
-        .keys()
-        .map(|(s, r, d, _)| (s.as_str(), r.as_str(), d.as_str()))
-        .chain(fresh().map(|e| (e.src, e.rel, e.dst)))
-        .filter(|(s, r, d)| {
-            *r == CONTAINS && asked.contains(d) && tested_changed(d) && !asked.contains(s)
-        })
-        .map(|(s, ..)| s.to_string())
-        .collect();
-    if !containers.is_empty() {
-        let containers: BTreeSet<&str> = containers.iter().map(String::as_str).collect();
-        let more = stored_rows(&containers)?;
-        read_set(&mut around.edges, &containers, &more)?;
-        rows.extend(more);
-    }
-    let heavy = |s: &str| (asked.contains(s) || containers.contains(s)) && !rows.contains_key(s);
-    let members: BTreeSet<String> = around
-        .edges
-        .keys()
-        .map(|(s, r, d, _)| (s.as_str(), r.as_str(), d.as_str()))
-        .chain(fresh().map(|e| (e.src, e.rel, e.dst)))
-        .filter(|(s, r, _)| *r == CONTAINS && heavy(s))
-        .map(|(_, _, d)| d.to_string())
-        .collect();
-    if !members.is_empty() {
-        read(
-            &mut around.edges,
-            queries::EDGES_INTO_BY_REL,
-            touching(&members.iter().map(String::as_str).collect()).with("rel", TESTS),
-        )?;
-    }
-    // The light ones' members before (as stored) and now, and those of
-    // them whose coverage may differ.
-    let mut members_now: HashMap<&str, BTreeSet<String>> = HashMap::default();
-    for (s, r, d) in around
-        .edges
-        .keys()
-        .map(|(s, r, d, _)| (s.as_str(), r.as_str(), d.as_str()))
-        .chain(fresh().map(|e| (e.src, e.rel, e.dst)))
-    {
-        if r == CONTAINS && rows.contains_key(s) {
-            members_now.entry(s).or_default().insert(d.to_string());
         }
+        Ok(())
     }
-    let mut differing: HashMap<String, (BTreeSet<String>, BTreeSet<String>)> = HashMap::default();
-    let mut candidates: BTreeSet<&str> = BTreeSet::new();
-    for (c, (_, out)) in &rows {
-        let before: BTreeSet<String> = out
-            .iter()
-            .filter(|(r, ..)| r == CONTAINS)
-            .map(|(_, d, ..)| d.clone())
-            .collect();
-        let now = members_now.remove(c.as_str()).unwrap_or_default();
-        let moved = before.symmetric_difference(&now).next().is_some();
-        if moved || before.iter().chain(&now).any(|m| tested_changed(m)) {
-            differing.insert(c.clone(), (before, now));
+
+    /// The edges as they are now: the stored ones kept and this run's.
+    fn edges_now<'e>(
+        &'e self,
+        edges: &'e StoredEdges,
+    ) -> impl Iterator<Item = (&'e str, &'e str, &'e str)> {
+        edges
+            .keys()
+            .map(|(s, r, d, _)| (s.as_str(), r.as_str(), d.as_str()))
+            .chain(all_edges(self.links).map(|e| (e.src, e.rel, e.dst)))
+    }
+
+    /// The containers, not asked themselves, of the asked entities whose
+    /// being tested changed.
+    fn containers_to_read(&self, edges: &StoredEdges, asked: &BTreeSet<&str>) -> BTreeSet<String> {
+        self.edges_now(edges)
+            .filter(|(s, r, d)| {
+                *r == CONTAINS
+                    && asked.contains(d)
+                    && (self.tested_changed)(d)
+                    && !asked.contains(s)
+            })
+            .map(|(s, ..)| s.to_string())
+            .collect()
+    }
+
+    /// The light entities whose coverage may differ — members came or
+    /// went, or one's being tested changed — with their members before
+    /// (as stored) and now.
+    fn coverage_may_differ(
+        &self,
+        edges: &StoredEdges,
+        rows: &Light,
+    ) -> HashMap<String, MembersBeforeNow> {
+        let mut members_now: HashMap<&str, BTreeSet<String>> = HashMap::default();
+        for (s, r, d) in self.edges_now(edges) {
+            if r == CONTAINS && rows.contains_key(s) {
+                members_now.entry(s).or_default().insert(d.to_string());
+            }
         }
+        let mut differing = HashMap::default();
+        for (c, (_, out)) in rows {
+            let before: BTreeSet<String> = out
+                .iter()
+                .filter(|(r, ..)| r == CONTAINS)
+                .map(|(_, d, ..)| d.clone())
+                .collect();
+            let now = members_now.remove(c.as_str()).unwrap_or_default();
+            let moved = before.symmetric_difference(&now).next().is_some();
+            if moved || before.iter().chain(&now).any(|m| (self.tested_changed)(m)) {
+                differing.insert(c.clone(), (before, now));
+            }
+        }
+        differing
     }
+
+    /// Who tests the candidates, before (as stored) and now.
+    fn tested_before_and_now(
+        &self,
+        edges: &mut StoredEdges,
+        candidates: &BTreeSet<&str>,
+    ) -> Result<TestedBeforeNow, StoreError> {
+        let mut tested = TestedBeforeNow::default();
+        if candidates.is_empty() {
+            return Ok(tested);
+        }
+        let params = self.touching(candidates).with("rel", TESTS);
+        for (_, _, dst, current) in self.read(edges, queries::EDGES_INTO_BY_REL, params)? {
+            if current {
+                tested.now.insert(dst.clone());
+            }
+            tested.before.insert(dst);
+        }
+        for e in all_edges(self.links) {
+            if e.rel == TESTS && candidates.contains(e.dst) {
+                tested.now.insert(e.dst.to_string());
+            }
+        }
+        Ok(tested)
+    }
+}
+
+/// The members whose being tested may differ: those that came or went,
+/// and those whose being tested changed (no other member's did).
+fn candidates_of<'d>(
+    differing: &'d HashMap<String, MembersBeforeNow>,
+    tested_changed: &dyn Fn(&str) -> bool,
+) -> BTreeSet<&'d str> {
+    let mut candidates = BTreeSet::new();
     for (before, now) in differing.values() {
         for m in before.symmetric_difference(now) {
-            candidates.insert(m);
+            candidates.insert(m.as_str());
         }
         for m in before.iter().chain(now) {
             if tested_changed(m) {
-                candidates.insert(m);
+                candidates.insert(m.as_str());
             }
         }
     }
-    // Who tests the candidates, before and now.
-    let (mut tested_before, mut tested_now): (HashSet<String>, HashSet<String>) =
-        Default::default();
-    if !candidates.is_empty() {
-        let params = touching(&candidates).with("rel", TESTS);
-        for (_, _, dst, current) in read(&mut around.edges, queries::EDGES_INTO_BY_REL, params)? {
-            if current {
-                tested_now.insert(dst.clone());
-            }
-            tested_before.insert(dst);
-        }
-        for e in fresh() {
-            if e.rel == TESTS && candidates.contains(e.dst) {
-                tested_now.insert(e.dst.to_string());
-            }
-        }
-    }
-    for (c, (mut kept, out)) in rows {
-        let delta = match differing.get(c.as_str()) {
-            None => 0,
-            Some((before, now)) => {
-                let count = |members: &BTreeSet<String>, tested: &HashSet<String>| {
-                    members
-                        .iter()
-                        .filter(|m| candidates.contains(m.as_str()) && tested.contains(*m))
-                        .count() as i64
-                };
-                count(now, &tested_now) - count(before, &tested_before)
-            }
+    candidates
+}
+
+/// The candidates tested before the run and now.
+#[derive(Default)]
+struct TestedBeforeNow {
+    before: HashSet<String>,
+    now: HashSet<String>,
+}
+
+impl TestedBeforeNow {
+    /// How many more of a container's candidate members are tested now
+    /// than before.
+    fn delta(&self, (before, now): &MembersBeforeNow, candidates: &BTreeSet<&str>) -> i64 {
+        let count = |members: &BTreeSet<String>, tested: &HashSet<String>| {
+            members
+                .iter()
+                .filter(|m| candidates.contains(m.as_str()) && tested.contains(*m))
+                .count() as i64
         };
-        kept.tested_members += delta;
-        kept.incoming -= out.len() as i64;
-        around.kept.insert(c, kept);
+        count(now, &self.now) - count(before, &self.before)
     }
-    around.usage_rows = usage_rows;
-    Ok(around)
 }
 
 impl StoredAround {
