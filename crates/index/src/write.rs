@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::file_edges;
-use super::lang::Stored;
+use super::lang::{Language, Stored};
 use super::links::FileLinks;
 use super::state::StoredFile;
 use super::usage;
@@ -22,6 +22,7 @@ use crate::store::rows::{
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
+use cozo::NamedRows;
 
 query_rows! {
     /// `queries/entity_rows_in_files.cozo`.
@@ -288,30 +289,73 @@ pub(super) fn write_entities(
     extracts: ExtractsNowAndBefore<'_>,
     track: bool,
 ) -> Result<EntitiesWritten, StoreError> {
-    let ExtractsNowAndBefore {
-        now: extracts,
-        before,
-    } = extracts;
+    let stored_rows = read_rows_not_held(store, graph, replaced, deleted, extracts.before)?;
+    let mut old = old_entities(
+        store,
+        graph,
+        stored_rows.as_ref(),
+        replaced,
+        deleted,
+        extracts,
+    )?;
+    write_entity_lists(batch, graph, replaced, deleted, &old, extracts.now);
+    let mut written = EntitiesWritten {
+        facts_changed: BTreeSet::new(),
+        entities_delta: -(old.len() as i64),
+    };
+    let mut sink = EntitySink {
+        store,
+        graph,
+        batch,
+        track,
+        written: &mut written,
+    };
+    sink.put_changed(replaced, extracts.now, &mut old)?;
+    sink.delete_gone(replaced, deleted, extracts.now, old);
+    Ok(written)
+}
+
+/// The stored entity rows of the files whose extract the last run in this
+/// process did not hold (none in a database being built: it holds no
+/// entities yet).
+fn read_rows_not_held(
+    store: &Store,
+    graph: &str,
+    replaced: &BTreeSet<String>,
+    deleted: &[String],
+    before: &BTreeMap<String, FileExtract>,
+) -> Result<Option<NamedRows>, StoreError> {
     let files: Vec<&str> = replaced
         .iter()
         .map(String::as_str)
         .chain(deleted.iter().map(String::as_str))
         .filter(|p| !before.contains_key(*p))
         .collect();
-    // A database being built holds no entities yet.
-    let stored_rows = match files.is_empty() || store.is_building() {
-        true => None,
-        false => Some(
-            store.read(
-                queries::ENTITY_ROWS_IN_FILES,
-                Params::new()
-                    .with("graph", graph)
-                    .with("files", str_list(files)),
-            )?,
-        ),
-    };
+    if files.is_empty() || store.is_building() {
+        return Ok(None);
+    }
+    let rows = store.read(
+        queries::ENTITY_ROWS_IN_FILES,
+        Params::new()
+            .with("graph", graph)
+            .with("files", str_list(files)),
+    )?;
+    Ok(Some(rows))
+}
+
+/// Every entity of the replaced and deleted files as it was before the
+/// run: stored rows, or the entities the last run held. A key declared
+/// twice holds the rows put last.
+fn old_entities<'a>(
+    store: &Store,
+    graph: &'a str,
+    stored_rows: Option<&'a NamedRows>,
+    replaced: &'a BTreeSet<String>,
+    deleted: &'a [String],
+    extracts: ExtractsNowAndBefore<'a>,
+) -> Result<BTreeMap<String, OldEntity<'a>>, StoreError> {
     let mut old: BTreeMap<String, OldEntity> = BTreeMap::new();
-    if let Some(rows) = &stored_rows {
+    if let Some(rows) = stored_rows {
         for r in decode_rows::<EntityRowsInFiles>(rows)? {
             old.insert(
                 r.id.to_string(),
@@ -321,10 +365,9 @@ pub(super) fn write_entities(
     }
     if !store.is_building() {
         for path in replaced.iter().chain(deleted) {
-            let Some(ex) = before.get(path) else {
+            let Some(ex) = extracts.before.get(path) else {
                 continue;
             };
-            // A key declared twice holds the rows put last.
             for e in &ex.entities {
                 old.insert(
                     e.key.to_string(),
@@ -336,10 +379,21 @@ pub(super) fn write_entities(
             }
         }
     }
-    // Which entities each file declares, where that changed. The stored
-    // entities of a file are one range of `old`: their keys all start
-    // with `{file}-` (a range may hold another file's whose path starts
-    // so too, which `file()` tells apart).
+    Ok(old)
+}
+
+/// Which entities each file declares (`code_file_entities`), where that
+/// changed. The stored entities of a file are one range of `old`: their
+/// keys all start with `{file}-` (a range may hold another file's whose
+/// path starts so too, which `file()` tells apart).
+fn write_entity_lists(
+    batch: &mut Batch,
+    graph: &str,
+    replaced: &BTreeSet<String>,
+    deleted: &[String],
+    old: &BTreeMap<String, OldEntity>,
+    extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+) {
     for path in replaced.iter().chain(deleted) {
         let prefix = format!("{path}-");
         let before: Vec<&str> = old
@@ -363,100 +417,144 @@ pub(super) fn write_entities(
         };
         write_file_entities(batch, graph, path, &before, &now);
     }
-    let mut written = EntitiesWritten {
-        facts_changed: BTreeSet::new(),
-        entities_delta: -(old.len() as i64),
-    };
-    // Keys are unique, but a count of rows must not trust it: each key
-    // is one row, however many entities carry it.
-    let mut keys_now: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
-    // Entities that appeared or changed: their usage rows follow if their
-    // kind, file or test flag changed (an unchanged row keeps them; edges
-    // around it are the other writer's business, see `write_links`), their
-    // text rows if more than their lines changed.
-    for path in replaced {
-        let Some((ctx, ex)) = extracts.get(path) else {
-            continue;
-        };
-        let lang = languages::get(ex.language);
-        for e in &ex.entities {
-            if keys_now.insert(e.key.as_ref()) {
-                written.entities_delta += 1;
-            }
-            let before = old.remove(e.key.as_ref());
-            // What changed. An entity the last run in this process held is
-            // compared as an entity, and its rows are made only to be
-            // written (a line shift above a large file's entities moves
-            // thousands); stored rows are compared as rows.
-            let (change, now) = match &before {
-                Some(OldEntity::Held { entity: o, package }) => {
-                    let same_node = o.kind == e.kind && o.name == e.name && o.doc == e.doc;
-                    let same_but_lines = *package == ctx.package.as_str()
-                        && o.file == e.file
-                        && lang.same_entity_facts(o, e);
-                    let same_lines = (o.start_line, o.end_line) == (e.start_line, e.end_line);
-                    let change = EntityChange {
-                        node: !same_node,
-                        row: !(same_but_lines && same_lines),
-                        facts: (o.kind, &o.file, o.is_test) != (e.kind, &e.file, e.is_test),
-                    };
-                    (change, None)
-                }
-                Some(OldEntity::Stored(rows)) => {
-                    let now = entity_rows(graph, &ctx.package, e);
-                    let change = EntityChange {
-                        node: rows.0 != now.0,
-                        row: rows.1 != now.1,
-                        facts: (&rows.0.kind, &rows.1.file, rows.1.is_test)
-                            != (&now.0.kind, &now.1.file, now.1.is_test),
-                    };
-                    (change, Some(now))
-                }
-                None => (
-                    EntityChange {
-                        node: true,
-                        row: true,
-                        facts: true,
-                    },
-                    None,
-                ),
+}
+
+/// What changed of `e` against what it was, and its rows when comparing
+/// made them. An entity the last run in this process held is compared as
+/// an entity, and its rows are made only to be written (a line shift above
+/// a large file's entities moves thousands); stored rows are compared as
+/// rows.
+fn entity_change<'a>(
+    graph: &'a str,
+    lang: &dyn Language,
+    package: &'a str,
+    e: &'a Entity,
+    before: Option<&OldEntity>,
+) -> (EntityChange, Option<(NodeRow<'a>, CodeEntityRow<'a>)>) {
+    match before {
+        Some(OldEntity::Held {
+            entity: o,
+            package: old_package,
+        }) => {
+            let same_node = o.kind == e.kind && o.name == e.name && o.doc == e.doc;
+            let same_but_lines =
+                *old_package == package && o.file == e.file && lang.same_entity_facts(o, e);
+            let same_lines = (o.start_line, o.end_line) == (e.start_line, e.end_line);
+            let change = EntityChange {
+                node: !same_node,
+                row: !(same_but_lines && same_lines),
+                facts: (o.kind, &o.file, o.is_test) != (e.kind, &e.file, e.is_test),
             };
-            if !change.node && !change.row {
+            (change, None)
+        }
+        Some(OldEntity::Stored(rows)) => {
+            let now = entity_rows(graph, package, e);
+            let change = EntityChange {
+                node: rows.0 != now.0,
+                row: rows.1 != now.1,
+                facts: (&rows.0.kind, &rows.1.file, rows.1.is_test)
+                    != (&now.0.kind, &now.1.file, now.1.is_test),
+            };
+            (change, Some(now))
+        }
+        None => (
+            EntityChange {
+                node: true,
+                row: true,
+                facts: true,
+            },
+            None,
+        ),
+    }
+}
+
+/// Where [`write_entities`] puts rows and what it reports.
+struct EntitySink<'s> {
+    store: &'s Store,
+    graph: &'s str,
+    batch: &'s mut Batch,
+    track: bool,
+    written: &'s mut EntitiesWritten,
+}
+
+impl EntitySink<'_> {
+    /// Put the rows of entities that appeared or changed, each row only if
+    /// it changed (lines moved by an edit above an entity change its
+    /// entity row, not its node). Their usage rows follow if their kind,
+    /// file or test flag changed (an unchanged row keeps them; edges
+    /// around it are the other writer's business, see `write_links`),
+    /// their text rows if more than their lines changed. What is left in
+    /// `old` went.
+    fn put_changed(
+        &mut self,
+        replaced: &BTreeSet<String>,
+        extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+        old: &mut BTreeMap<String, OldEntity>,
+    ) -> Result<(), StoreError> {
+        // Keys are unique, but a count of rows must not trust it: each key
+        // is one row, however many entities carry it.
+        let mut keys_now: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+        for path in replaced {
+            let Some((ctx, ex)) = extracts.get(path) else {
                 continue;
+            };
+            let lang = languages::get(ex.language);
+            for e in &ex.entities {
+                if keys_now.insert(e.key.as_ref()) {
+                    self.written.entities_delta += 1;
+                }
+                let before = old.remove(e.key.as_ref());
+                let (change, now) =
+                    entity_change(self.graph, lang, &ctx.package, e, before.as_ref());
+                if !change.node && !change.row {
+                    continue;
+                }
+                if self.track && change.facts {
+                    self.written.facts_changed.insert(e.key.to_string());
+                }
+                let (node, entity) =
+                    now.unwrap_or_else(|| entity_rows(self.graph, &ctx.package, e));
+                if change.node {
+                    self.batch.put_row(node);
+                }
+                if change.row {
+                    self.batch.put_row(entity);
+                }
+                self.store.land_when_full(self.batch)?;
             }
-            if track && change.facts {
-                written.facts_changed.insert(e.key.to_string());
-            }
-            // Each row only if it changed: lines moved by an edit above
-            // an entity change its entity row, not its node.
-            let (node, entity) = now.unwrap_or_else(|| entity_rows(graph, &ctx.package, e));
-            if change.node {
-                batch.put_row(node);
-            }
-            if change.row {
-                batch.put_row(entity);
-            }
-            store.land_when_full(batch)?;
+        }
+        Ok(())
+    }
+
+    /// Delete the rows of the entities that went, and the stored extract of
+    /// every file gone or skipped now.
+    fn delete_gone(
+        &mut self,
+        replaced: &BTreeSet<String>,
+        deleted: &[String],
+        extracts: &BTreeMap<String, (FileContext, FileExtract)>,
+        old: BTreeMap<String, OldEntity>,
+    ) {
+        let graph = self.graph;
+        for key in old.keys() {
+            self.batch
+                .delete_key::<NodeRow>(vec![graph.into(), key.as_str().into()]);
+            self.batch
+                .delete_key::<CodeEntityRow>(vec![graph.into(), key.as_str().into()]);
+        }
+        if self.track {
+            self.written.facts_changed.extend(old.into_keys());
+        }
+        for path in deleted
+            .iter()
+            .chain(replaced.iter().filter(|p| !extracts.contains_key(*p)))
+        {
+            let key = || vec![graph.into(), path.as_str().into()];
+            self.batch.delete_key::<CodeExtractRow>(key());
+            self.batch.delete_key::<CodeInterfaceRow>(key());
+            self.batch.delete_key::<CodeNamesRow>(key());
         }
     }
-    // What is left of the stored rows went.
-    for key in old.keys() {
-        batch.delete_key::<NodeRow>(vec![graph.into(), key.as_str().into()]);
-        batch.delete_key::<CodeEntityRow>(vec![graph.into(), key.as_str().into()]);
-    }
-    if track {
-        written.facts_changed.extend(old.into_keys());
-    }
-    for path in deleted
-        .iter()
-        .chain(replaced.iter().filter(|p| !extracts.contains_key(*p)))
-    {
-        // Gone, or skipped now: drop its stored extract too.
-        batch.delete_key::<CodeExtractRow>(vec![graph.into(), path.as_str().into()]);
-        batch.delete_key::<CodeInterfaceRow>(vec![graph.into(), path.as_str().into()]);
-        batch.delete_key::<CodeNamesRow>(vec![graph.into(), path.as_str().into()]);
-    }
-    Ok(written)
 }
 
 /// Edges, unresolved and ambiguous references: now minus before.
@@ -468,6 +566,7 @@ pub(super) struct LinkDelta {
 }
 
 /// What [`write_links`] changed.
+#[derive(Default)]
 pub(super) struct LinksWritten {
     /// Both ends of every edge added or removed.
     pub endpoints: BTreeSet<String>,
@@ -495,23 +594,10 @@ pub(super) fn write_links(
     deleted: &[String],
     track: bool,
 ) -> Result<LinksWritten, StoreError> {
-    let mut endpoints = BTreeSet::new();
-    let mut tested = BTreeSet::new();
-    let mut targets = BTreeSet::new();
-    let mut delta = LinkDelta::default();
-    let mut changed: Vec<&str> = deleted.iter().map(String::as_str).collect();
-    for (path, digest) in digests {
-        if stored.get(path).map(|s| s.edge_digest.as_str()) != Some(digest.as_str()) {
-            changed.push(path);
-        }
-    }
+    let mut written = LinksWritten::default();
+    let changed = files_whose_links_changed(digests, stored, deleted);
     if changed.is_empty() {
-        return Ok(LinksWritten {
-            endpoints,
-            tested,
-            targets,
-            delta,
-        });
+        return Ok(written);
     }
     // Stored rows of these origins, diffed against the new links: only
     // what changed is deleted or written. A database being built holds
@@ -520,58 +606,12 @@ pub(super) fn write_links(
         true => (OldEdges::new(), OldUnresolved::new()),
         false => read_stored_links(store, graph, &changed)?,
     };
-    delta.edges -= old_edges.values().map(BTreeMap::len).sum::<usize>() as i64;
-    for refs in old_unresolved.values() {
-        for r in refs.as_array().into_iter().flatten() {
-            delta.unresolved -= 1;
-            let text = r.get(1).and_then(|t| t.as_str()).unwrap_or_default();
-            if text.contains(super::links::AMBIGUOUS_MARK) {
-                delta.ambiguous -= 1;
-            }
-        }
-    }
+    written.delta.take_stored(&old_edges, &old_unresolved);
     for path in changed {
         let Some(l) = links.get(path) else { continue };
-        delta.edges += l.edges.len() as i64;
-        delta.unresolved += l.unresolved.len() as i64;
-        delta.ambiguous += l.ambiguous_count() as i64;
-        let mut old = old_edges.remove(path).unwrap_or_default();
-        // The file's list is written again when an edge of it came, went
-        // or was reweighted.
-        let mut list_changed = false;
-        for ((src, rel, dst), weight) in &l.edges {
-            let w = *weight as f64;
-            // (A file resolved for the first time has no old edges: no
-            // key is copied to look one up.)
-            if !old.is_empty()
-                && old.remove(&(src.to_string(), rel.to_string(), dst.to_string())) == Some(w)
-            {
-                continue;
-            }
-            list_changed = true;
-            // Added, or its weight changed: usage around it follows. An
-            // edge as stored leaves its ends' usage as it was, though its
-            // file's other references moved.
-            if track {
-                endpoints.insert(src.to_string());
-                endpoints.insert(dst.to_string());
-                targets.insert(dst.to_string());
-                if *rel == TESTS {
-                    tested.insert(dst.to_string());
-                }
-            }
-            batch.put_row(EdgeRow {
-                graph: graph.into(),
-                src: (*src).into(),
-                rel: (*rel).into(),
-                dst: (*dst).into(),
-                origin: path.into(),
-                weight: w,
-            });
-        }
-        if list_changed || !old.is_empty() {
-            put_file_edges(batch, graph, path, l);
-        }
+        written.delta.add_now(l);
+        let old = old_edges.remove(path).unwrap_or_default();
+        let old = put_changed_edges(batch, graph, path, l, old, track.then_some(&mut written));
         // What is left of the file's old edges is gone (below).
         if !old.is_empty() {
             old_edges.insert(path.to_string(), old);
@@ -579,49 +619,164 @@ pub(super) fn write_links(
         // A chunk of rows lands at once in a database being built: the
         // rows put here are final (deletes below are of old rows only).
         store.land_when_full(batch)?;
-        let mut per_src: BTreeMap<&str, Vec<serde_json::Value>> = BTreeMap::new();
-        for ((src, rel, text), (line, count, candidates)) in &l.unresolved {
-            // An ambiguous reference says so in its text, with the number
-            // of entities it could have meant.
-            let text = match candidates {
-                0 | 1 => text.clone(),
-                n => format!("{text} {}{n} candidates)", super::links::AMBIGUOUS_MARK),
-            };
-            per_src
-                .entry(*src)
-                .or_default()
-                .push(serde_json::json!([rel, text, line, count]));
-        }
-        for (src, refs) in per_src {
-            let refs = serde_json::Value::Array(refs);
-            if old_unresolved
-                .remove(&(path.to_string(), src.to_string()))
-                .as_ref()
-                == Some(&refs)
-            {
-                continue;
-            }
-            batch.put_row(CodeUnresolvedRow {
-                graph: graph.into(),
-                origin: path.into(),
-                src: src.into(),
-                refs: Cow::Owned(refs),
-            });
+        put_changed_unresolved(batch, graph, path, l, &mut old_unresolved);
+    }
+    delete_gone_links(batch, graph, links, old_edges, old_unresolved, &mut written);
+    Ok(written)
+}
+
+/// The deleted files and those whose links' digest differs from the
+/// stored one.
+fn files_whose_links_changed<'a>(
+    digests: &'a BTreeMap<String, String>,
+    stored: &BTreeMap<String, StoredFile>,
+    deleted: &'a [String],
+) -> Vec<&'a str> {
+    let mut changed: Vec<&str> = deleted.iter().map(String::as_str).collect();
+    for (path, digest) in digests {
+        if stored.get(path).map(|s| s.edge_digest.as_str()) != Some(digest.as_str()) {
+            changed.push(path);
         }
     }
-    // Whatever is left of the old rows is gone; so is the list of a file
-    // that has no links now (deleted, or no longer parsed).
+    changed
+}
+
+impl LinkDelta {
+    /// Less what the changed files stored.
+    fn take_stored(&mut self, old_edges: &OldEdges, old_unresolved: &OldUnresolved) {
+        self.edges -= old_edges.values().map(BTreeMap::len).sum::<usize>() as i64;
+        for refs in old_unresolved.values() {
+            for r in refs.as_array().into_iter().flatten() {
+                self.unresolved -= 1;
+                let text = r.get(1).and_then(|t| t.as_str()).unwrap_or_default();
+                if text.contains(super::links::AMBIGUOUS_MARK) {
+                    self.ambiguous -= 1;
+                }
+            }
+        }
+    }
+
+    /// Plus what a file links now.
+    fn add_now(&mut self, l: &FileLinks) {
+        self.edges += l.edges.len() as i64;
+        self.unresolved += l.unresolved.len() as i64;
+        self.ambiguous += l.ambiguous_count() as i64;
+    }
+}
+
+impl LinksWritten {
+    /// Note an edge that came, went or was reweighted: usage around it
+    /// follows.
+    fn note_edge(&mut self, src: &str, rel: &str, dst: &str) {
+        self.endpoints.insert(src.to_string());
+        self.endpoints.insert(dst.to_string());
+        self.targets.insert(dst.to_string());
+        if rel == TESTS {
+            self.tested.insert(dst.to_string());
+        }
+    }
+}
+
+/// Put the edges of `path` that are new or reweighted against `old` (its
+/// stored edges), and its edge list when any came, went or was
+/// reweighted; `track` notes their ends. Returns what is left of `old`:
+/// the edges that went.
+fn put_changed_edges(
+    batch: &mut Batch,
+    graph: &str,
+    path: &str,
+    l: &FileLinks,
+    mut old: BTreeMap<(String, String, String), f64>,
+    mut track: Option<&mut LinksWritten>,
+) -> BTreeMap<(String, String, String), f64> {
+    let mut list_changed = false;
+    for ((src, rel, dst), weight) in &l.edges {
+        let w = *weight as f64;
+        // (A file resolved for the first time has no old edges: no
+        // key is copied to look one up.)
+        if !old.is_empty()
+            && old.remove(&(src.to_string(), rel.to_string(), dst.to_string())) == Some(w)
+        {
+            continue;
+        }
+        list_changed = true;
+        // Added, or its weight changed: usage around it follows. An
+        // edge as stored leaves its ends' usage as it was, though its
+        // file's other references moved.
+        if let Some(written) = track.as_deref_mut() {
+            written.note_edge(src, rel, dst);
+        }
+        batch.put_row(EdgeRow {
+            graph: graph.into(),
+            src: (*src).into(),
+            rel: (*rel).into(),
+            dst: (*dst).into(),
+            origin: path.into(),
+            weight: w,
+        });
+    }
+    if list_changed || !old.is_empty() {
+        put_file_edges(batch, graph, path, l);
+    }
+    old
+}
+
+/// Put the unresolved-reference rows of `path` that differ from the
+/// stored ones, removing from `old_unresolved` those still current.
+fn put_changed_unresolved(
+    batch: &mut Batch,
+    graph: &str,
+    path: &str,
+    l: &FileLinks,
+    old_unresolved: &mut OldUnresolved,
+) {
+    let mut per_src: BTreeMap<&str, Vec<serde_json::Value>> = BTreeMap::new();
+    for ((src, rel, text), (line, count, candidates)) in &l.unresolved {
+        // An ambiguous reference says so in its text, with the number
+        // of entities it could have meant.
+        let text = match candidates {
+            0 | 1 => text.clone(),
+            n => format!("{text} {}{n} candidates)", super::links::AMBIGUOUS_MARK),
+        };
+        per_src
+            .entry(*src)
+            .or_default()
+            .push(serde_json::json!([rel, text, line, count]));
+    }
+    for (src, refs) in per_src {
+        let refs = serde_json::Value::Array(refs);
+        if old_unresolved
+            .remove(&(path.to_string(), src.to_string()))
+            .as_ref()
+            == Some(&refs)
+        {
+            continue;
+        }
+        batch.put_row(CodeUnresolvedRow {
+            graph: graph.into(),
+            origin: path.into(),
+            src: src.into(),
+            refs: Cow::Owned(refs),
+        });
+    }
+}
+
+/// Whatever is left of the old rows is gone; so is the list of a file
+/// that has no links now (deleted, or no longer parsed).
+fn delete_gone_links(
+    batch: &mut Batch,
+    graph: &str,
+    links: &BTreeMap<String, FileLinks>,
+    old_edges: OldEdges,
+    old_unresolved: OldUnresolved,
+    written: &mut LinksWritten,
+) {
     for (origin, old) in old_edges {
         if !links.contains_key(&origin) {
             batch.delete_key::<CodeFileEdgesRow>(vec![graph.into(), origin.as_str().into()]);
         }
         for (src, rel, dst) in old.into_keys() {
-            endpoints.insert(src.clone());
-            endpoints.insert(dst.clone());
-            targets.insert(dst.clone());
-            if rel == TESTS {
-                tested.insert(dst.clone());
-            }
+            written.note_edge(&src, &rel, &dst);
             batch.delete_key::<EdgeRow>(vec![
                 graph.into(),
                 src.into(),
@@ -634,12 +789,6 @@ pub(super) fn write_links(
     for (origin, src) in old_unresolved.into_keys() {
         batch.delete_key::<CodeUnresolvedRow>(vec![graph.into(), origin.into(), src.into()]);
     }
-    Ok(LinksWritten {
-        endpoints,
-        tested,
-        targets,
-        delta,
-    })
 }
 
 /// The stored edges of some files, by file: `(src, rel, dst)` → weight.
@@ -757,17 +906,7 @@ pub(super) fn write_usage(
     // scope is recomputed, of every one.
     let tested_changed = |key: &str| touched.as_ref().is_none_or(|t| t.tested.contains(key));
     let incoming_changed = |key: &str| touched.as_ref().is_none_or(|t| t.incoming.contains(key));
-    // The entities whose facts (kind, file, test flag) this run knows:
-    // every file's, or in a narrow run those of the files it resolved
-    // (any other entity keeps the facts its stored row has).
-    let entities: rustc_hash::FxHashMap<&str, &crate::model::Entity> = extracts
-        .iter()
-        .filter(|(path, _)| match &scope {
-            UsageScope::AllLinks => true,
-            UsageScope::Around(resolved) => resolved.contains(*path),
-        })
-        .flat_map(|(_, (_, ex))| ex.entities.iter().map(|e| (e.key.as_ref(), e)))
-        .collect();
+    let entities = entities_with_known_facts(extracts, &scope);
     // Every entity, of every file: the containers of each are among them.
     let all = touched.is_none() && matches!(scope, UsageScope::AllLinks);
     let touched: Vec<&str> = match &touched {
@@ -797,6 +936,13 @@ pub(super) fn write_usage(
     // memory. (No more than a landing chunk: a test that lands a few rows
     // at a time computes usage a few entities at a time too.)
     let chunk_len = USAGE_CHUNK.min(store.land_chunk_rows());
+    let mut writer = UsageWriter {
+        store,
+        graph,
+        batch,
+        entities: &entities,
+        scope: &scope,
+    };
     if around.is_none() && all {
         // Every entity is in some chunk, each with the edges at it: a
         // container need not come with its members' chunk.
@@ -804,16 +950,7 @@ pub(super) fn write_usage(
         for i in 0..chunked.len() {
             let (chunk, mut computed) = chunked.compute(i);
             let asked: BTreeSet<&str> = chunk.iter().copied().collect();
-            write_usage_rows(
-                store,
-                graph,
-                batch,
-                &entities,
-                &scope,
-                &mut computed,
-                asked,
-                &[],
-            )?;
+            writer.write_rows(&mut computed, asked, &[])?;
         }
         return Ok(());
     }
@@ -835,126 +972,173 @@ pub(super) fn write_usage(
             .collect();
         written.extend(asked.iter().copied());
         let read_already = around.as_ref().map_or(&[][..], |a| a.usage_rows());
-        write_usage_rows(
-            store,
-            graph,
-            batch,
-            &entities,
-            &scope,
-            &mut computed,
-            asked,
-            read_already,
-        )?;
+        writer.write_rows(&mut computed, asked, read_already)?;
     }
     Ok(())
+}
+
+/// The entities whose facts (kind, file, test flag) this run knows:
+/// every file's, or in a narrow run those of the files it resolved (any
+/// other entity keeps the facts its stored row has).
+fn entities_with_known_facts<'x>(
+    extracts: &'x BTreeMap<String, (FileContext, FileExtract)>,
+    scope: &UsageScope,
+) -> rustc_hash::FxHashMap<&'x str, &'x Entity> {
+    extracts
+        .iter()
+        .filter(|(path, _)| match scope {
+            UsageScope::AllLinks => true,
+            UsageScope::Around(resolved) => resolved.contains(*path),
+        })
+        .flat_map(|(_, (_, ex))| ex.entities.iter().map(|e| (e.key.as_ref(), e)))
+        .collect()
 }
 
 /// Entities whose usage one chunk of [`write_usage`] computes.
 const USAGE_CHUNK: usize = 1 << 17;
 
-/// Write the usage rows of `asked` that differ from the stored ones, from
-/// `computed` (see [`write_usage`]).
-#[allow(clippy::too_many_arguments)]
-fn write_usage_rows<'a>(
-    store: &Store,
-    graph: &str,
-    batch: &mut Batch,
-    entities: &rustc_hash::FxHashMap<&str, &crate::model::Entity>,
-    scope: &UsageScope,
-    computed: &mut rustc_hash::FxHashMap<&'a str, usage::UsageOf<'a>>,
-    asked: BTreeSet<&'a str>,
-    read_already: &[cozo::NamedRows],
-) -> Result<(), StoreError> {
-    // Outgoing edges are compressed on every thread (the rows are put
-    // in key order on this one).
-    let mut outs: rustc_hash::FxHashMap<&str, Vec<u8>> = {
-        use rayon::prelude::*;
-        let computed = &*computed;
-        asked
-            .par_iter()
-            .filter_map(|k| computed.get(k).map(|u| (*k, usage::encode_out(&u.out))))
-            .collect()
-    };
-    // The stored rows of those asked: some read already (see
-    // `usage::read_around`), the others now. A database being built
-    // holds none yet.
-    let mut found: Vec<CodeUsageRow> = Vec::new();
-    for rows in read_already {
+/// Where [`write_usage`] puts the rows, and the facts it knows.
+struct UsageWriter<'w> {
+    store: &'w Store,
+    graph: &'w str,
+    batch: &'w mut Batch,
+    entities: &'w rustc_hash::FxHashMap<&'w str, &'w Entity>,
+    scope: &'w UsageScope<'w>,
+}
+
+impl UsageWriter<'_> {
+    /// Write the usage rows of `asked` that differ from the stored ones,
+    /// from `computed`; delete those of entities gone.
+    fn write_rows<'a>(
+        &mut self,
+        computed: &mut rustc_hash::FxHashMap<&'a str, usage::UsageOf<'a>>,
+        asked: BTreeSet<&'a str>,
+        read_already: &[cozo::NamedRows],
+    ) -> Result<(), StoreError> {
+        let graph = self.graph;
+        let mut outs = compress_outs(computed, &asked);
+        // The stored rows of those asked: some read already (see
+        // `usage::read_around`), the others now. A database being built
+        // holds none yet.
+        let mut found = usage_rows_among(read_already, &asked)?;
+        let stored_rows = self.read_usage_rows_not_in(&asked, &found)?;
+        if let Some(rows) = &stored_rows {
+            found.extend(decode_rows::<CodeUsageRow>(rows)?);
+        }
+        let stored: BTreeMap<String, CodeUsageRow> =
+            found.into_iter().map(|r| (r.id.to_string(), r)).collect();
+        for key in asked {
+            let Some((kind, file, is_test)) = self.facts_of(key, stored.get(key)) else {
+                if stored.contains_key(key) {
+                    self.batch
+                        .delete_key::<CodeUsageRow>(vec![graph.into(), key.into()]);
+                }
+                continue;
+            };
+            let u = computed.remove(key).unwrap_or_default();
+            let out = match outs.remove(key) {
+                Some(out) => out,
+                None => usage::encode_out(&u.out),
+            };
+            let row = CodeUsageRow {
+                graph: graph.into(),
+                id: key.into(),
+                kind,
+                file,
+                is_test,
+                fan_in: u.fan_in,
+                references: u.references as i64,
+                call_sites: u.call_sites.iter().map(|s| Cow::Borrowed(*s)).collect(),
+                tests: u.tests as i64,
+                tested_members: u.tested_members as i64,
+                degree: (u.out.len() + u.incoming) as i64,
+                out: out.into(),
+            };
+            if stored.get(key) == Some(&row) {
+                continue;
+            }
+            self.batch.put_row(row);
+            // Each key is put or deleted once: a chunk may land at any time.
+            self.store.land_when_full(self.batch)?;
+        }
+        Ok(())
+    }
+
+    /// The stored usage rows of those `asked` that are not `found` (none
+    /// read in a database being built).
+    fn read_usage_rows_not_in(
+        &self,
+        asked: &BTreeSet<&str>,
+        found: &[CodeUsageRow],
+    ) -> Result<Option<cozo::NamedRows>, StoreError> {
+        let read: BTreeSet<&str> = found.iter().map(|r| r.id.as_ref()).collect();
+        let unread: BTreeSet<&str> = asked
+            .iter()
+            .copied()
+            .filter(|k| !read.contains(k))
+            .collect();
+        if self.store.is_building() || unread.is_empty() {
+            return Ok(None);
+        }
+        let rows = self.store.read(
+            queries::USAGE_OF,
+            Params::new()
+                .with("graph", self.graph)
+                .with("keys", str_list(unread.iter().copied())),
+        )?;
+        Ok(Some(rows))
+    }
+
+    /// An entity's kind, file and test flag: as this run extracted it, or,
+    /// outside the files it resolved, as stored; `None` when it is gone.
+    fn facts_of<'s>(
+        &self,
+        key: &str,
+        stored: Option<&'s CodeUsageRow<'s>>,
+    ) -> Option<(Cow<'s, str>, Cow<'s, str>, bool)>
+    where
+        Self: 's,
+    {
+        match (self.entities.get(key), self.scope, stored) {
+            (Some(e), ..) => Some((e.kind.as_str().into(), e.file.as_ref().into(), e.is_test)),
+            // Not in a resolved file: unchanged, as stored.
+            (None, UsageScope::Around(resolved), Some(row))
+                if !resolved.contains(row.file.as_ref()) =>
+            {
+                Some((row.kind.clone(), row.file.clone(), row.is_test))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The outgoing edges of those asked, compressed on every thread (the
+/// rows are put in key order on this one).
+fn compress_outs<'a>(
+    computed: &rustc_hash::FxHashMap<&'a str, usage::UsageOf<'a>>,
+    asked: &BTreeSet<&'a str>,
+) -> rustc_hash::FxHashMap<&'a str, Vec<u8>> {
+    use rayon::prelude::*;
+    asked
+        .par_iter()
+        .filter_map(|k| computed.get(k).map(|u| (*k, usage::encode_out(&u.out))))
+        .collect()
+}
+
+/// The rows among `rows` (usage rows read already) of those `asked`.
+fn usage_rows_among<'r>(
+    rows: &'r [cozo::NamedRows],
+    asked: &BTreeSet<&str>,
+) -> Result<Vec<CodeUsageRow<'r>>, StoreError> {
+    let mut found = Vec::new();
+    for rows in rows {
         found.extend(
             decode_rows::<CodeUsageRow>(rows)?
                 .into_iter()
                 .filter(|r| asked.contains(r.id.as_ref())),
         );
     }
-    let unread: BTreeSet<&str> = {
-        let read: BTreeSet<&str> = found.iter().map(|r| r.id.as_ref()).collect();
-        asked
-            .iter()
-            .copied()
-            .filter(|k| !read.contains(k))
-            .collect()
-    };
-    let stored_rows = match store.is_building() || unread.is_empty() {
-        true => None,
-        false => Some(
-            store.read(
-                queries::USAGE_OF,
-                Params::new()
-                    .with("graph", graph)
-                    .with("keys", str_list(unread.iter().copied())),
-            )?,
-        ),
-    };
-    if let Some(rows) = &stored_rows {
-        found.extend(decode_rows::<CodeUsageRow>(rows)?);
-    }
-    let stored: BTreeMap<String, CodeUsageRow> =
-        found.into_iter().map(|r| (r.id.to_string(), r)).collect();
-    for key in asked {
-        let facts: Option<(Cow<str>, Cow<str>, bool)> =
-            match (entities.get(key), scope, stored.get(key)) {
-                (Some(e), ..) => Some((e.kind.as_str().into(), e.file.as_ref().into(), e.is_test)),
-                // Not in a resolved file: unchanged, as stored.
-                (None, UsageScope::Around(resolved), Some(row))
-                    if !resolved.contains(row.file.as_ref()) =>
-                {
-                    Some((row.kind.clone(), row.file.clone(), row.is_test))
-                }
-                _ => None,
-            };
-        let Some((kind, file, is_test)) = facts else {
-            if stored.contains_key(key) {
-                batch.delete_key::<CodeUsageRow>(vec![graph.into(), key.into()]);
-            }
-            continue;
-        };
-        let u = computed.remove(key).unwrap_or_default();
-        let out = match outs.remove(key) {
-            Some(out) => out,
-            None => usage::encode_out(&u.out),
-        };
-        let row = CodeUsageRow {
-            graph: graph.into(),
-            id: key.into(),
-            kind,
-            file,
-            is_test,
-            fan_in: u.fan_in,
-            references: u.references as i64,
-            call_sites: u.call_sites.iter().map(|s| Cow::Borrowed(*s)).collect(),
-            tests: u.tests as i64,
-            tested_members: u.tested_members as i64,
-            degree: (u.out.len() + u.incoming) as i64,
-            out: out.into(),
-        };
-        if stored.get(key) == Some(&row) {
-            continue;
-        }
-        batch.put_row(row);
-        // Each key is put or deleted once: a chunk may land at any time.
-        store.land_when_full(batch)?;
-    }
-    Ok(())
+    Ok(found)
 }
 
 /// Put the `code_file` rows of files new, re-parsed or whose resolved
