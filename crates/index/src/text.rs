@@ -123,88 +123,17 @@ pub fn write(
     if files.is_empty() {
         return Ok(());
     }
-    // Stored word lists of the files concerned: a key names its file, so
-    // no other file holds one of their entities.
-    let rows = store.read(
-        queries::ENTITY_TEXTS_OF,
-        Params::new()
-            .with("graph", graph)
-            .with("files", str_list(files.iter().map(String::as_str))),
-    )?;
-    let mut before: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    for r in decode_rows::<EntityTextsOfRow>(&rows)? {
-        let texts = decode_texts(&r.texts).ok_or_else(|| RowError {
-            relation: "code_entity_texts".into(),
-            column: "texts".into(),
-            expected: "a file's entity word lists".into(),
-            found: format!("a malformed list for '{}'", r.file),
-        })?;
-        before.insert(r.file.to_string(), texts.into_iter().collect());
-    }
+    let before = read_stored_texts(store, graph, files)?;
     let no_texts = BTreeMap::new();
-    let stored_of = |file: &str| before.get(file).unwrap_or(&no_texts);
-    // The words now of every entity of the files parsed now: a body's
-    // literals and comments are words too, and a parse is the only place
-    // they are read from (`FileExtract::texts`). Unchanged ones keep their
-    // stored lists below.
-    let entities: Vec<(&Entity, &str)> = files
-        .iter()
-        .filter_map(|p| extracts.get(p))
-        .flat_map(|(_, ex)| with_texts(ex))
-        .collect();
-    let now: BTreeMap<&str, Words> = entities
-        .par_iter()
-        .map(|(e, body)| (e.key.as_ref(), entity_words(e, body)))
-        .collect();
-
+    let now = words_now(extracts, files);
     // Entities whose words are as stored (a body edit moves lines, not
     // words) keep their entries; the others' words before and now have
     // their lists rewritten, and their file's row is put anew.
     let mut changes: Changes = BTreeMap::new();
     for file in files {
-        let stored = stored_of(file);
-        let mut texts: BTreeMap<&str, &str> = BTreeMap::new();
-        if let Some((_, ex)) = extracts.get(file) {
-            for e in &ex.entities {
-                let key = e.key.as_ref();
-                let list = match (now.get(key), stored.get(key)) {
-                    (Some(w), _) => w.list.as_str(),
-                    (None, Some(list)) => list.as_str(),
-                    (None, None) => continue,
-                };
-                texts.insert(key, list);
-            }
-        }
-        let mut same = texts.len() == stored.len();
-        for (&id, &list) in &texts {
-            let old = stored.get(id).map(String::as_str);
-            if old == Some(list) {
-                continue;
-            }
-            same = false;
-            for word in old.into_iter().flat_map(stored_words) {
-                changes.entry(word).or_default().push((id, None));
-            }
-            let Some(w) = now.get(id) else { continue };
-            for (word, tf) in &w.words {
-                let entry = Posting {
-                    id,
-                    tf: *tf,
-                    len: w.len,
-                };
-                changes.entry(word).or_default().push((id, Some(entry)));
-            }
-        }
-        for (id, old) in stored
-            .iter()
-            .filter(|(id, _)| !texts.contains_key(id.as_str()))
-        {
-            same = false;
-            for word in stored_words(old) {
-                changes.entry(word).or_default().push((id, None));
-            }
-        }
-        if same {
+        let stored = before.get(file).unwrap_or(&no_texts);
+        let texts = texts_now(extracts.get(file), &now, stored);
+        if !note_changes(&texts, stored, &now, &mut changes) {
             continue;
         }
         if texts.is_empty() {
@@ -215,6 +144,113 @@ pub fn write(
         }
     }
     rewrite_blocks(store, graph, batch, Lists::Entities, &changes)
+}
+
+/// The stored word lists of the entities of `files`, by file and key: a
+/// key names its file, so no other file holds one of their entities.
+fn read_stored_texts(
+    store: &Store,
+    graph: &str,
+    files: &BTreeSet<String>,
+) -> Result<BTreeMap<String, BTreeMap<String, String>>, StoreError> {
+    let rows = store.read(
+        queries::ENTITY_TEXTS_OF,
+        Params::new()
+            .with("graph", graph)
+            .with("files", str_list(files.iter().map(String::as_str))),
+    )?;
+    let mut before = BTreeMap::new();
+    for r in decode_rows::<EntityTextsOfRow>(&rows)? {
+        let texts = decode_texts(&r.texts).ok_or_else(|| RowError {
+            relation: "code_entity_texts".into(),
+            column: "texts".into(),
+            expected: "a file's entity word lists".into(),
+            found: format!("a malformed list for '{}'", r.file),
+        })?;
+        before.insert(r.file.to_string(), texts.into_iter().collect());
+    }
+    Ok(before)
+}
+
+/// The words now of every entity of the files parsed now: a body's
+/// literals and comments are words too, and a parse is the only place
+/// they are read from (`FileExtract::texts`). Unchanged ones keep their
+/// stored lists.
+fn words_now<'x>(
+    extracts: &'x BTreeMap<String, (FileContext, FileExtract)>,
+    files: &BTreeSet<String>,
+) -> BTreeMap<&'x str, Words> {
+    let entities: Vec<(&Entity, &str)> = files
+        .iter()
+        .filter_map(|p| extracts.get(p))
+        .flat_map(|(_, ex)| with_texts(ex))
+        .collect();
+    entities
+        .par_iter()
+        .map(|(e, body)| (e.key.as_ref(), entity_words(e, body)))
+        .collect()
+}
+
+/// A file's entities' word lists now, by key: parsed now, or as stored.
+fn texts_now<'a>(
+    extract: Option<&'a (FileContext, FileExtract)>,
+    now: &'a BTreeMap<&str, Words>,
+    stored: &'a BTreeMap<String, String>,
+) -> BTreeMap<&'a str, &'a str> {
+    let mut texts = BTreeMap::new();
+    if let Some((_, ex)) = extract {
+        for e in &ex.entities {
+            let key = e.key.as_ref();
+            let list = match (now.get(key), stored.get(key)) {
+                (Some(w), _) => w.list.as_str(),
+                (None, Some(list)) => list.as_str(),
+                (None, None) => continue,
+            };
+            texts.insert(key, list);
+        }
+    }
+    texts
+}
+
+/// Note in `changes` the postings of a file's entities whose lists
+/// differ from the stored ones (removed for the words before, added for
+/// those now); whether any did.
+fn note_changes<'a>(
+    texts: &BTreeMap<&'a str, &'a str>,
+    stored: &'a BTreeMap<String, String>,
+    now: &'a BTreeMap<&str, Words>,
+    changes: &mut Changes<'a>,
+) -> bool {
+    let mut same = texts.len() == stored.len();
+    for (&id, &list) in texts {
+        let old = stored.get(id).map(String::as_str);
+        if old == Some(list) {
+            continue;
+        }
+        same = false;
+        for word in old.into_iter().flat_map(stored_words) {
+            changes.entry(word).or_default().push((id, None));
+        }
+        let Some(w) = now.get(id) else { continue };
+        for (word, tf) in &w.words {
+            let entry = Posting {
+                id,
+                tf: *tf,
+                len: w.len,
+            };
+            changes.entry(word).or_default().push((id, Some(entry)));
+        }
+    }
+    for (id, old) in stored
+        .iter()
+        .filter(|(id, _)| !texts.contains_key(id.as_str()))
+    {
+        same = false;
+        for word in stored_words(old) {
+            changes.entry(word).or_default().push((id, None));
+        }
+    }
+    !same
 }
 
 /// The row of a file's entities' word lists, given in key order.
