@@ -47,100 +47,158 @@ pub(super) fn emit_selection(
         json: JsonDoc::new(req, selection),
     };
     let assemble = |plan: &Plan, token_count: usize| doc.assemble(plan, token_count);
-
-    // Overhead: the document with nothing in it, plus room for the
-    // excluded list and the digits of token_count.
-    let empty = Plan {
-        included: vec![false; items.len()],
-        detail: vec![Detail::Full; items.len()],
-        rel_kept: vec![false; fit_rels.len()],
-        steps: vec![FitStep::RemovedPriority3; 4],
+    let mut fitting = Fitting {
+        items: &items,
+        rels: &fit_rels,
+        budget: req.budget,
+        overhead: 0,
+        listing: &listing,
+        counter,
+        assemble: &assemble,
     };
-    let overhead = counter.count_lines(&assemble(&empty, req.budget)) + 8;
-    let derived_base_share = (!selection.explicit).then_some(FILE_BASE_SHARE);
-    let mut plan = match fit::fit(
-        &items,
-        &fit_rels,
-        req.budget,
-        overhead,
-        derived_base_share,
-        &listing,
-    ) {
-        Ok(p) => p,
-        Err(attempted) => {
-            return Err(ContextError::SizeExceeded {
-                attempted_size: attempted,
-                budget: req.budget,
-            })
-        }
-    };
+    fitting.overhead = fitting.measure_overhead();
+    let mut plan = fitting.first_plan(!selection.explicit)?;
     if not_loaded > 0 && !plan.steps.contains(&FitStep::DroppedLowRelevanceEntities) {
         plan.steps.push(FitStep::DroppedLowRelevanceEntities);
     }
+    let (text, n, plan) = fitting.settle(plan)?;
+    Ok(finished(selection, &loaded, text, n, &plan, &cycles))
+}
 
-    // Exact count of the assembled document: trim if the estimate was
-    // short, top up (calibrated by the measured error) if it was long. A
-    // top-up that comes out over the budget is trimmed like any plan, and
-    // the fullest document that fitted on the way is the answer: trimming
-    // a top-up can end below the document it started from.
-    let mut top_ups = 0;
-    let mut trims = 0;
-    let mut best: Option<(String, usize, Plan)> = None;
-    loop {
-        let (text, n) = settle_token_count(&assemble, &plan, counter);
-        if n <= req.budget {
-            let estimate = fit::estimate(&items, &fit_rels, &plan, overhead);
-            let fuller = best.as_ref().is_none_or(|(_, best_n, _)| n > *best_n);
-            if fuller {
-                best = Some((text, n, plan.clone()));
-            }
-            if (n as f64) < 0.95 * req.budget as f64
-                && estimate > n
-                && top_ups < 2
-                && plan.excluded().next().is_some()
-            {
-                top_ups += 1;
-                let before = plan.clone();
-                // The plan overestimated by `estimate - n`: plan again with
-                // that much more room (first out of the overhead, then on
-                // top of the budget; the exact count is what holds).
-                let error = estimate - n;
-                let (budget, calibrated) = if error <= overhead {
-                    (req.budget, overhead - error)
-                } else {
-                    (req.budget + (error - overhead), 0)
-                };
-                let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
-                fit::refill(
-                    &items, &fit_rels, budget, calibrated, &mut plan, base_last, &listing,
-                );
-                if plan != before {
+/// What fitting a document to its budget works with: the items and
+/// relationships with their costs, and the document they assemble into.
+struct Fitting<'f> {
+    items: &'f [FitItem],
+    rels: &'f [FitRel],
+    budget: usize,
+    /// The document's tokens with nothing in it (see [`Self::measure_overhead`]).
+    overhead: usize,
+    listing: &'f fit::Listing,
+    counter: &'f TokenCounter,
+    assemble: &'f dyn Fn(&Plan, usize) -> String,
+}
+
+impl Fitting<'_> {
+    /// Overhead: the document with nothing in it, plus room for the
+    /// excluded list and the digits of token_count.
+    fn measure_overhead(&self) -> usize {
+        let empty = Plan {
+            included: vec![false; self.items.len()],
+            detail: vec![Detail::Full; self.items.len()],
+            rel_kept: vec![false; self.rels.len()],
+            steps: vec![FitStep::RemovedPriority3; 4],
+        };
+        self.counter
+            .count_lines(&(self.assemble)(&empty, self.budget))
+            + 8
+    }
+
+    /// The plan the estimates fit into the budget (a derived base — the
+    /// entities of a file — takes at most its share of it).
+    fn first_plan(&self, derived_base: bool) -> Result<Plan, ContextError> {
+        let derived_base_share = derived_base.then_some(FILE_BASE_SHARE);
+        fit::fit(
+            self.items,
+            self.rels,
+            self.budget,
+            self.overhead,
+            derived_base_share,
+            self.listing,
+        )
+        .map_err(|attempted| ContextError::SizeExceeded {
+            attempted_size: attempted,
+            budget: self.budget,
+        })
+    }
+
+    /// Exact count of the assembled document: trim if the estimate was
+    /// short, top up (calibrated by the measured error) if it was long. A
+    /// top-up that comes out over the budget is trimmed like any plan, and
+    /// the fullest document that fitted on the way is the answer: trimming
+    /// a top-up can end below the document it started from.
+    fn settle(&self, mut plan: Plan) -> Result<(String, usize, Plan), ContextError> {
+        let mut top_ups = 0;
+        let mut trims = 0;
+        let mut best: Option<(String, usize, Plan)> = None;
+        loop {
+            let (text, n) = settle_token_count(self.assemble, &plan, self.counter);
+            if n <= self.budget {
+                let fuller = best.as_ref().is_none_or(|(_, best_n, _)| n > *best_n);
+                if fuller {
+                    best = Some((text, n, plan.clone()));
+                }
+                if top_ups < 2 && self.top_up(&mut plan, n) {
+                    top_ups += 1;
                     continue;
                 }
+                return Ok(best.expect("a document within the budget was just kept"));
             }
-            let (text, n, plan) = best.expect("a document within the budget was just kept");
-            return Ok(finished(selection, &loaded, text, n, &plan, &cycles));
+            self.trim(&mut plan, n, trims == 0)?;
+            trims += 1;
         }
-        // Over the budget: take back entities (those whose files stay
-        // named first) and detail until the estimate, corrected by the
-        // error just measured, fits — one exact count per correction
-        // rather than one per step.
-        let estimate = fit::estimate(&items, &fit_rels, &plan, overhead);
+    }
+
+    /// Plan again with the room a plan `n` tokens long left unused, when it
+    /// is short of the budget, excluded something and overestimated;
+    /// whether the plan changed.
+    fn top_up(&self, plan: &mut Plan, n: usize) -> bool {
+        let estimate = fit::estimate(self.items, self.rels, plan, self.overhead);
+        if (n as f64) >= 0.95 * self.budget as f64
+            || estimate <= n
+            || plan.excluded().next().is_none()
+        {
+            return false;
+        }
+        let before = plan.clone();
+        // The plan overestimated by `estimate - n`: plan again with that
+        // much more room (first out of the overhead, then on top of the
+        // budget; the exact count is what holds).
+        let error = estimate - n;
+        let (budget, calibrated) = if error <= self.overhead {
+            (self.budget, self.overhead - error)
+        } else {
+            (self.budget + (error - self.overhead), 0)
+        };
+        let base_last = plan.steps.contains(&FitStep::CappedBaseEntities);
+        fit::refill(
+            self.items,
+            self.rels,
+            budget,
+            calibrated,
+            plan,
+            base_last,
+            self.listing,
+        );
+        *plan != before
+    }
+
+    /// Over the budget at `n` tokens: take back entities (those whose files
+    /// stay named first) and detail until the estimate, corrected by the
+    /// error just measured, fits — one exact count per correction rather
+    /// than one per step. The first time, minimal entities come back into
+    /// what a whole entity's going left over (later, trimming alone, so
+    /// the loop ends).
+    fn trim(&self, plan: &mut Plan, n: usize, first: bool) -> Result<(), ContextError> {
+        let estimate = fit::estimate(self.items, self.rels, plan, self.overhead);
         let short_by = n.saturating_sub(estimate);
-        let target = req.budget.saturating_sub(short_by);
-        if !fit::trim(&items, &fit_rels, &mut plan, overhead, target, &listing) {
+        let target = self.budget.saturating_sub(short_by);
+        if !fit::trim(
+            self.items,
+            self.rels,
+            plan,
+            self.overhead,
+            target,
+            self.listing,
+        ) {
             return Err(ContextError::SizeExceeded {
                 attempted_size: n,
-                budget: req.budget,
+                budget: self.budget,
             });
         }
-        // The first time, minimal entities come back into what a whole
-        // entity's going left over (later, trimming alone, so the loop
-        // ends).
-        trims += 1;
-        if trims == 1 {
-            fit::fill(&items, &fit_rels, &mut plan, overhead, target);
+        if first {
+            fit::fill(self.items, self.rels, plan, self.overhead, target);
         }
+        Ok(())
     }
 }
 

@@ -294,91 +294,33 @@ fn cut(
         steps: vec![],
     };
     let mut t = Tally::new(items, rels, &plan, overhead);
-
-    // A derived base (every entity of a file, a search's hits) may take
-    // only a share of the budget: the context is about what surrounds it.
-    // The first base entity is kept whatever its size: a context around
-    // nothing answers nothing (the cuts below still drop it last of all
-    // when even it cannot fit).
     if let Some(share) = derived_base_share {
-        let cap = (budget as f64 * share) as usize;
-        let mut used = 0usize;
-        let mut capped = false;
-        let mut first = true;
-        for (i, it) in items.iter().enumerate() {
-            if it.base && !it.protected {
-                used += it.tokens[Detail::ShortDoc as usize];
-                let keep_first = std::mem::take(&mut first);
-                if used > cap && !keep_first {
-                    t.set_included(&mut plan, i, false);
-                    capped = true;
-                }
-            }
-        }
-        if capped {
-            plan.steps.push(FitStep::CappedBaseEntities);
-        }
+        t.cap_derived_base(&mut plan, (budget as f64 * share) as usize);
     }
-
     if t.total > budget && items.iter().any(|it| it.tier >= 3 && !it.protected) {
-        for (i, it) in items.iter().enumerate() {
-            if it.tier >= 3 && !it.protected {
-                t.set_included(&mut plan, i, false);
-            }
-        }
-        plan.steps.push(FitStep::RemovedPriority3);
+        t.remove_priority_3(&mut plan);
     }
     for (detail, step) in [
         (Detail::CompressedSignature, FitStep::CompressedSignatures),
         (Detail::ShortDoc, FitStep::TruncatedDocumentation),
     ] {
         if t.total > budget {
-            for i in 0..n {
-                let d = plan.detail[i].max(detail);
-                t.set_detail(&mut plan, i, d);
-            }
-            plan.steps.push(step);
+            t.coarsen_all(&mut plan, detail, step);
         }
     }
     if t.total > budget && !rels.is_empty() {
-        let mut order: Vec<usize> = (0..rels.len()).collect();
-        order.sort_by(|&a, &b| {
-            rels[b]
-                .strength
-                .total_cmp(&rels[a].strength)
-                .then(a.cmp(&b))
-        });
-        let allowance = budget / 10;
-        let mut used = 0;
-        for r in order {
-            let keep = used + rels[r].tokens <= allowance;
-            if keep {
-                used += rels[r].tokens;
-            }
-            t.set_rel_kept(&mut plan, r, keep);
-        }
-        plan.steps.push(FitStep::LimitedRelationships);
+        t.limit_relationships(&mut plan, budget / 10);
     }
     if t.total > budget {
-        for i in (0..n).rev() {
-            if t.total <= budget {
-                break;
-            }
-            if plan.included[i] && !items[i].protected {
-                t.set_detail(&mut plan, i, Detail::Minimal);
-            }
-        }
+        t.least_relevant_first(&mut plan, budget, |t, plan, i| {
+            t.set_detail(plan, i, Detail::Minimal)
+        });
         plan.steps.push(FitStep::MinimizedLowPriorityEntities);
     }
     if t.total > budget {
-        for i in (0..n).rev() {
-            if t.total <= budget {
-                break;
-            }
-            if plan.included[i] && !items[i].protected {
-                t.set_included(&mut plan, i, false);
-            }
-        }
+        t.least_relevant_first(&mut plan, budget, |t, plan, i| {
+            t.set_included(plan, i, false)
+        });
         plan.steps.push(FitStep::DroppedLowRelevanceEntities);
     }
     if t.total > budget {
@@ -391,6 +333,93 @@ fn cut(
         }
     }
     Ok(plan)
+}
+
+/// The steps of [`cut`], each recorded in the plan when taken.
+impl Tally<'_> {
+    /// A derived base (every entity of a file, a search's hits) may take
+    /// only `cap` tokens: the context is about what surrounds it. The
+    /// first base entity is kept whatever its size: a context around
+    /// nothing answers nothing (the cuts after this still drop it last of
+    /// all when even it cannot fit).
+    fn cap_derived_base(&mut self, plan: &mut Plan, cap: usize) {
+        let items = self.items;
+        let mut used = 0usize;
+        let mut capped = false;
+        let mut first = true;
+        for (i, it) in items.iter().enumerate() {
+            if it.base && !it.protected {
+                used += it.tokens[Detail::ShortDoc as usize];
+                let keep_first = std::mem::take(&mut first);
+                if used > cap && !keep_first {
+                    self.set_included(plan, i, false);
+                    capped = true;
+                }
+            }
+        }
+        if capped {
+            plan.steps.push(FitStep::CappedBaseEntities);
+        }
+    }
+
+    /// Leave out every unprotected entity of priority 3 and beyond.
+    fn remove_priority_3(&mut self, plan: &mut Plan) {
+        let items = self.items;
+        for (i, it) in items.iter().enumerate() {
+            if it.tier >= 3 && !it.protected {
+                self.set_included(plan, i, false);
+            }
+        }
+        plan.steps.push(FitStep::RemovedPriority3);
+    }
+
+    /// Bring every entity down to at least `detail`.
+    fn coarsen_all(&mut self, plan: &mut Plan, detail: Detail, step: FitStep) {
+        for i in 0..self.items.len() {
+            let d = plan.detail[i].max(detail);
+            self.set_detail(plan, i, d);
+        }
+        plan.steps.push(step);
+    }
+
+    /// Keep the strongest relationships within `allowance` tokens.
+    fn limit_relationships(&mut self, plan: &mut Plan, allowance: usize) {
+        let rels = self.rels;
+        let mut order: Vec<usize> = (0..rels.len()).collect();
+        order.sort_by(|&a, &b| {
+            rels[b]
+                .strength
+                .total_cmp(&rels[a].strength)
+                .then(a.cmp(&b))
+        });
+        let mut used = 0;
+        for r in order {
+            let keep = used + rels[r].tokens <= allowance;
+            if keep {
+                used += rels[r].tokens;
+            }
+            self.set_rel_kept(plan, r, keep);
+        }
+        plan.steps.push(FitStep::LimitedRelationships);
+    }
+
+    /// Apply `step` to the included unprotected entities from the least
+    /// relevant up, until the estimate is within `budget`.
+    fn least_relevant_first(
+        &mut self,
+        plan: &mut Plan,
+        budget: usize,
+        step: impl Fn(&mut Self, &mut Plan, usize),
+    ) {
+        for i in (0..self.items.len()).rev() {
+            if self.total <= budget {
+                break;
+            }
+            if plan.included[i] && !self.items[i].protected {
+                step(self, plan, i);
+            }
+        }
+    }
 }
 
 /// Share of the budget priority-1 detail may take from farther entities:
