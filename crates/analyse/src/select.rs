@@ -119,12 +119,7 @@ pub fn select(
     strategy: Strategy,
 ) -> Result<Selection, SelectError> {
     let hops = hops.min(blast::MAX_HOPS);
-    if !crate::index::usage::is_current(store, graph)? {
-        return Err(SelectError::Store(StoreError::Outdated(format!(
-            "graph '{graph}' has no up-to-date code index (it was indexed by another \
-             version of graphctx, or never); run `graphctx index` to update it"
-        ))));
-    }
+    require_current_index(store, graph)?;
     let base_keys = resolve_base(store, graph, base)?;
     let reached = blast::neighbourhood(store, graph, &base_keys, hops)?;
     let keys: Vec<&str> = reached.iter().map(|r| r.key.as_str()).collect();
@@ -137,87 +132,21 @@ pub fn select(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let cochange = history::cochanged_with(store, graph, &base_files)?;
-    let max_co = cochange.values().cloned().fold(0.0, f64::max);
-    let co_norm = |file: &str| -> f64 {
-        if max_co <= 0.0 {
-            0.0
-        } else {
-            cochange.get(file).copied().unwrap_or(0.0) / max_co
-        }
-    };
-
-    let mut candidates: Vec<Candidate> = Vec::new();
-    for r in &reached {
-        let Some(b) = briefs.get(r.key.as_str()) else {
-            continue;
-        };
-        let is_base = base_set.contains(r.key.as_str());
-        let signals = Signals {
-            is_base,
-            distance: Some(r.distance),
-            via_rels: r.rels().iter().map(|s| s.to_string()).collect(),
-            via_count: r.via.len(),
-            is_test: b.is_test,
-            fan_in: b.fan_in,
-            // A file always changes with itself: with a history to go
-            // by, entities of the base entities' own files get the full
-            // co-change weight.
-            cochange: if is_base {
-                0.0
-            } else if max_co > 0.0 && base_files.contains(&b.file) {
-                1.0
-            } else {
-                co_norm(&b.file)
-            },
-        };
-        candidates.push(candidate(
-            &r.key,
-            b,
-            &signals,
-            r.distance,
-            r.via.clone(),
-            strategy,
-        ));
-    }
-
-    // Files related by history but not reached through the graph.
-    let reached_files: BTreeSet<&str> = candidates.iter().map(|c| c.file.as_str()).collect();
-    let mut related: Vec<(&String, &f64)> = cochange
+    let cochange = CoChange::new(history::cochanged_with(store, graph, &base_files)?);
+    let mut candidates: Vec<Candidate> = reached
         .iter()
-        .filter(|(f, _)| !reached_files.contains(f.as_str()))
+        .filter_map(|r| {
+            let b = briefs.get(r.key.as_str())?;
+            let is_base = base_set.contains(r.key.as_str());
+            let signals = reached_signals(r, b, is_base, &base_files, &cochange);
+            let via = r.via.clone();
+            Some(candidate(&r.key, b, &signals, r.distance, via, strategy))
+        })
         .collect();
-    related.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
-    related.truncate(HISTORY_FILES);
-    let related_files: Vec<&str> = related.iter().map(|(f, _)| f.as_str()).collect();
-    let history_used = !cochange.is_empty();
-    if !related_files.is_empty() {
-        for (key, b) in representatives(store, graph, &related_files)? {
-            let signals = Signals {
-                distance: None,
-                is_test: b.is_test,
-                fan_in: b.fan_in,
-                cochange: co_norm(&b.file),
-                ..Signals::default()
-            };
-            candidates.push(candidate(&key, &b, &signals, hops + 1, vec![], strategy));
-        }
-    }
-
-    // A search's hits come in the search's order: the first hit is the
-    // first base entity the fitter keeps.
+    let history = history_candidates(store, graph, &cochange, &candidates, hops, strategy)?;
+    candidates.extend(history);
     if let BaseSpec::Ranked(_) = base {
-        let n = base_keys.len() as f64;
-        let rank: HashMap<&str, usize> = base_keys
-            .iter()
-            .enumerate()
-            .map(|(i, k)| (k.as_str(), i))
-            .collect();
-        for c in candidates.iter_mut() {
-            if let Some(&i) = rank.get(c.key.as_str()) {
-                c.priority = 1.0 + (n - i as f64) / n;
-            }
-        }
+        rank_hits_first(&base_keys, &mut candidates);
     }
     order(&mut candidates, strategy);
     Ok(Selection {
@@ -225,8 +154,122 @@ pub fn select(
         explicit: base.is_explicit(),
         hops,
         candidates,
-        history_used,
+        history_used: !cochange.scores.is_empty(),
     })
+}
+
+/// An error unless `graph` has a code index of this version.
+fn require_current_index(store: &Store, graph: &str) -> Result<(), SelectError> {
+    if crate::index::usage::is_current(store, graph)? {
+        return Ok(());
+    }
+    Err(SelectError::Store(StoreError::Outdated(format!(
+        "graph '{graph}' has no up-to-date code index (it was indexed by another \
+         version of graphctx, or never); run `graphctx index` to update it"
+    ))))
+}
+
+/// How often files changed together with the base entities' files.
+struct CoChange {
+    scores: HashMap<String, f64>,
+    max: f64,
+}
+
+impl CoChange {
+    fn new(scores: HashMap<String, f64>) -> CoChange {
+        let max = scores.values().cloned().fold(0.0, f64::max);
+        CoChange { scores, max }
+    }
+
+    /// A file's co-change score divided by the best file's (0 without
+    /// history).
+    fn norm(&self, file: &str) -> f64 {
+        if self.max <= 0.0 {
+            0.0
+        } else {
+            self.scores.get(file).copied().unwrap_or(0.0) / self.max
+        }
+    }
+}
+
+/// The relevance signals of an entity the graph reached.
+fn reached_signals(
+    r: &blast::Reached,
+    b: &Brief,
+    is_base: bool,
+    base_files: &[String],
+    cochange: &CoChange,
+) -> Signals {
+    Signals {
+        is_base,
+        distance: Some(r.distance),
+        via_rels: r.rels().iter().map(|s| s.to_string()).collect(),
+        via_count: r.via.len(),
+        is_test: b.is_test,
+        fan_in: b.fan_in,
+        // A file always changes with itself: with a history to go by,
+        // entities of the base entities' own files get the full co-change
+        // weight.
+        cochange: if is_base {
+            0.0
+        } else if cochange.max > 0.0 && base_files.contains(&b.file) {
+            1.0
+        } else {
+            cochange.norm(&b.file)
+        },
+    }
+}
+
+/// Files related by history but not reached through the graph: the
+/// [`HISTORY_FILES`] most related, each by a representative entity.
+fn history_candidates(
+    store: &Store,
+    graph: &str,
+    cochange: &CoChange,
+    reached: &[Candidate],
+    hops: u32,
+    strategy: Strategy,
+) -> Result<Vec<Candidate>, StoreError> {
+    let reached_files: BTreeSet<&str> = reached.iter().map(|c| c.file.as_str()).collect();
+    let mut related: Vec<(&String, &f64)> = cochange
+        .scores
+        .iter()
+        .filter(|(f, _)| !reached_files.contains(f.as_str()))
+        .collect();
+    related.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    related.truncate(HISTORY_FILES);
+    let related_files: Vec<&str> = related.iter().map(|(f, _)| f.as_str()).collect();
+    if related_files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for (key, b) in representatives(store, graph, &related_files)? {
+        let signals = Signals {
+            distance: None,
+            is_test: b.is_test,
+            fan_in: b.fan_in,
+            cochange: cochange.norm(&b.file),
+            ..Signals::default()
+        };
+        out.push(candidate(&key, &b, &signals, hops + 1, vec![], strategy));
+    }
+    Ok(out)
+}
+
+/// A search's hits come in the search's order: the first hit is the
+/// first base entity the fitter keeps.
+fn rank_hits_first(base_keys: &[String], candidates: &mut [Candidate]) {
+    let n = base_keys.len() as f64;
+    let rank: HashMap<&str, usize> = base_keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.as_str(), i))
+        .collect();
+    for c in candidates.iter_mut() {
+        if let Some(&i) = rank.get(c.key.as_str()) {
+            c.priority = 1.0 + (n - i as f64) / n;
+        }
+    }
 }
 
 fn candidate(
