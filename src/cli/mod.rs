@@ -317,7 +317,15 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Tools { json } => flow::tools_cmd(json),
         Command::Ask(args) => flow::ask_cmd(&global, args),
         Command::History { action } => flow::history_cmd(&global, action),
-        read => read_code_graph(&global, read),
+        // Listed, not a catch-all: a new command must be given a place.
+        read @ (Command::Entities { .. }
+        | Command::Edges { .. }
+        | Command::Search { .. }
+        | Command::Blast { .. }
+        | Command::Callers { .. }
+        | Command::Callees { .. }
+        | Command::Cycles { .. }
+        | Command::Export { .. }) => read_code_graph(&global, read),
     }
 }
 
@@ -389,7 +397,7 @@ fn read_code_graph(global: &Global, command: Command) -> Result<Outcome> {
             analyse::cycles(&open_existing(global)?, &global.graph, json, &diagram)
         }
         Command::Export { jsonl: _ } => export::jsonl(&open_current(global)?, &global.graph),
-        _ => unreachable!("`run` handles every other command itself"),
+        _ => unreachable!("`run` gives only the code-graph reads listed there"),
     }
 }
 
