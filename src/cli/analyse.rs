@@ -170,14 +170,8 @@ pub fn context(
     if a.budget == 0 {
         bail!("--budget must be a positive number of tokens");
     }
-    let encoding = match a.tokenizer {
-        TokenizerArg::O200k => Encoding::O200k,
-        TokenizerArg::Cl100k => Encoding::Cl100k,
-    };
-    let strategy = match a.strategy {
-        StrategyArg::Blended => Strategy::Blended,
-        StrategyArg::Seed => Strategy::Seed,
-    };
+    let encoding = a.tokenizer.encoding();
+    let strategy = a.strategy.strategy();
     let format = match a.format {
         FormatArg::Json => Format::Json,
         FormatArg::E => Format::E,
@@ -210,12 +204,7 @@ pub fn context(
         hops: a.hops,
         budget: a.budget,
         format,
-        change_type: match a.change_type {
-            ChangeTypeArg::Edit => ChangeType::Edit,
-            ChangeTypeArg::Create => ChangeType::Create,
-            ChangeTypeArg::Delete => ChangeType::Delete,
-            ChangeTypeArg::Refactor => ChangeType::Refactor,
-        },
+        change_type: a.change_type.change_type(),
         encoding,
         strategy,
         fail_on_cycles: a.fail_on_cycles,
@@ -223,52 +212,11 @@ pub fn context(
         query: a.base.query.clone(),
     };
     let counter = TokenCounter::new(req.encoding);
-    // Caching writes to the store: only when no other writer is busy.
-    let lock = if a.no_cache {
-        None
-    } else {
-        WriteLock::try_acquire(store.location()).ok()
-    };
-    let result = if a.no_cache {
-        emit::build_context(store, &req, &counter)
-    } else {
-        emit::cached_context(store, &req, &counter, lock.is_some())
-    };
-    drop(lock);
-    match result {
+    match compute_context(store, &req, &counter, a.no_cache) {
         Ok(out) => {
-            match &a.out {
-                Some(path) => {
-                    std::fs::write(path, &out.text)
-                        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-                }
-                None => {
-                    let mut stdout = std::io::stdout().lock();
-                    stdout.write_all(out.text.as_bytes())?;
-                }
-            }
+            write_context(&out, a.out.as_deref())?;
             if a.stats {
-                eprintln!(
-                    "graphctx: {} tokens ({}), {} entities included, {} excluded, {} relationships, {} cycles{}{}",
-                    out.token_count,
-                    req.encoding.name(),
-                    out.entities_included,
-                    out.entities_excluded,
-                    out.relationships,
-                    out.cycles,
-                    if out.steps.is_empty() { String::new() } else { format!(", truncation: {}", graphctx::emit::fit::FitStep::join(&out.steps)) },
-                    if out.from_cache { ", from cache" } else { "" }
-                );
-            }
-            if a.stats && req.format == Format::E {
-                if let Ok(c) = emit::compare_formats(store, &req, &counter) {
-                    eprintln!(
-                        "graphctx: Format E {} tokens vs {} for the JSON form of the same request: {:.1}% smaller",
-                        c.format_e_tokens,
-                        c.json_tokens,
-                        100.0 * c.reduction
-                    );
-                }
+                print_context_stats(store, &req, &counter, &out);
             }
             Ok(Outcome::Done)
         }
@@ -276,6 +224,107 @@ pub fn context(
         Err(e) => {
             print_json(&e.to_json())?;
             Ok(Outcome::Refused)
+        }
+    }
+}
+
+impl TokenizerArg {
+    /// The token encoding this `--tokenizer` names.
+    fn encoding(self) -> Encoding {
+        match self {
+            TokenizerArg::O200k => Encoding::O200k,
+            TokenizerArg::Cl100k => Encoding::Cl100k,
+        }
+    }
+}
+
+impl StrategyArg {
+    /// The relevance strategy this `--strategy` names.
+    fn strategy(self) -> Strategy {
+        match self {
+            StrategyArg::Blended => Strategy::Blended,
+            StrategyArg::Seed => Strategy::Seed,
+        }
+    }
+}
+
+impl ChangeTypeArg {
+    /// The change type this `--change-type` names.
+    fn change_type(self) -> ChangeType {
+        match self {
+            ChangeTypeArg::Edit => ChangeType::Edit,
+            ChangeTypeArg::Create => ChangeType::Create,
+            ChangeTypeArg::Delete => ChangeType::Delete,
+            ChangeTypeArg::Refactor => ChangeType::Refactor,
+        }
+    }
+}
+
+/// The context document: computed afresh with `--no-cache`, else through
+/// the cache, which is written only when no other writer is busy.
+fn compute_context(
+    store: &Store,
+    req: &ContextRequest,
+    counter: &TokenCounter,
+    no_cache: bool,
+) -> Result<emit::ContextOutput, ContextError> {
+    // Caching writes to the store: only when no other writer is busy.
+    let lock = if no_cache {
+        None
+    } else {
+        WriteLock::try_acquire(store.location()).ok()
+    };
+    let result = if no_cache {
+        emit::build_context(store, req, counter)
+    } else {
+        emit::cached_context(store, req, counter, lock.is_some())
+    };
+    drop(lock);
+    result
+}
+
+/// Writes the document to `--out`, else to stdout.
+fn write_context(out: &emit::ContextOutput, path: Option<&std::path::Path>) -> Result<()> {
+    match path {
+        Some(path) => {
+            std::fs::write(path, &out.text)
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(out.text.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// `--stats`: the document's counts on stderr, and for Format E how much
+/// smaller it is than the JSON form of the same request.
+fn print_context_stats(
+    store: &Store,
+    req: &ContextRequest,
+    counter: &TokenCounter,
+    out: &emit::ContextOutput,
+) {
+    eprintln!(
+        "graphctx: {} tokens ({}), {} entities included, {} excluded, {} relationships, {} cycles{}{}",
+        out.token_count,
+        req.encoding.name(),
+        out.entities_included,
+        out.entities_excluded,
+        out.relationships,
+        out.cycles,
+        if out.steps.is_empty() { String::new() } else { format!(", truncation: {}", graphctx::emit::fit::FitStep::join(&out.steps)) },
+        if out.from_cache { ", from cache" } else { "" }
+    );
+    if req.format == Format::E {
+        if let Ok(c) = emit::compare_formats(store, req, counter) {
+            eprintln!(
+                "graphctx: Format E {} tokens vs {} for the JSON form of the same request: {:.1}% smaller",
+                c.format_e_tokens,
+                c.json_tokens,
+                100.0 * c.reduction
+            );
         }
     }
 }

@@ -271,23 +271,9 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             rebuild,
             allow_downgrade,
         } => {
-            let root = match path {
-                Some(p) => p,
-                None => std::env::current_dir().context("cannot read the current directory")?,
-            };
-            if !root.is_dir() {
-                bail!("{} is not a directory", root.display());
-            }
-            let root = root.canonicalize().unwrap_or(root);
-            let location = match &global.db {
-                Some(spec) => Location::parse(spec),
-                None => Location::default_for(&root),
-            };
-            let _lock = if no_wait {
-                WriteLock::try_acquire(&location)?
-            } else {
-                WriteLock::acquire(&location)?
-            };
+            let root = index_root(path)?;
+            let location = index_target(&global, &root);
+            let _lock = write_lock(&location, no_wait)?;
             let opts = IndexOptions {
                 graph: global.graph.clone(),
                 max_file_bytes: max_file_size,
@@ -298,38 +284,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             if rebuild {
                 return rebuild::run(&location, &root, &opts, allow_downgrade, json);
             }
-            let summary = index::index_location(&location, &root, &opts)?;
-            output::print_index_summary(&summary, json)?;
-            Ok(if summary.files_skipped > 0 {
-                Outcome::FilesSkipped
-            } else {
-                Outcome::Done
-            })
+            index_and_report(&location, &root, &opts, json)
         }
-        Command::Entities {
-            file,
-            kind,
-            name,
-            json,
-        } => look::entities(
-            &open_existing(&global)?,
-            &global.graph,
-            file,
-            kind,
-            name,
-            json,
-        ),
-        Command::Edges {
-            key,
-            direction,
-            json,
-        } => look::edges(
-            &open_existing(&global)?,
-            &global.graph,
-            &key,
-            direction,
-            json,
-        ),
         Command::Context(mut args) => {
             args.base.read_query()?;
             let store = open_or_index(&global)?;
@@ -340,55 +296,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             args.base.read_query()?;
             view::view(&global, args)
         }
-        Command::Search {
-            query,
-            query_file,
-            explain,
-            limit,
-            kind,
-            file,
-            json,
-        } => {
-            let query = search::query_text(query, query_file)?;
-            let store = open_existing(&global)?;
-            warn_stale(&bring_current(&global, &store)?);
-            let opts = graphctx::search::Options {
-                limit,
-                kind,
-                file,
-                explain,
-            };
-            search::run(&store, &global.graph, &query, opts, json)
-        }
-        Command::Blast {
-            key,
-            hops,
-            json,
-            diagram,
-        } => {
-            let store = open_existing(&global)?;
-            warn_stale(&bring_current(&global, &store)?);
-            analyse::blast(&store, &global.graph, &key, hops, json, &diagram)
-        }
-        Command::Callers { key, json, diagram } => {
-            let store = open_existing(&global)?;
-            warn_stale(&bring_current(&global, &store)?);
-            analyse::calls(&store, &global.graph, &key, true, json, &diagram)
-        }
-        Command::Callees { key, json, diagram } => {
-            let store = open_existing(&global)?;
-            warn_stale(&bring_current(&global, &store)?);
-            analyse::calls(&store, &global.graph, &key, false, json, &diagram)
-        }
-        Command::Cycles { json, diagram } => {
-            analyse::cycles(&open_existing(&global)?, &global.graph, json, &diagram)
-        }
         Command::Status { json } => status::status(&global, json),
-        Command::Export { jsonl: _ } => {
-            let store = open_existing(&global)?;
-            warn_stale(&bring_current(&global, &store)?);
-            export::jsonl(&store, &global.graph)
-        }
         Command::Completions { shell } => completions::print(shell),
         Command::Canvas(cmd) => canvas::run(&global, cmd),
         Command::Graph(c) => ontology::graph(&global, c),
@@ -409,7 +317,144 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Tools { json } => flow::tools_cmd(json),
         Command::Ask(args) => flow::ask_cmd(&global, args),
         Command::History { action } => flow::history_cmd(&global, action),
+        // Listed, not a catch-all: a new command must be given a place.
+        read @ (Command::Entities { .. }
+        | Command::Edges { .. }
+        | Command::Search { .. }
+        | Command::Blast { .. }
+        | Command::Callers { .. }
+        | Command::Callees { .. }
+        | Command::Cycles { .. }
+        | Command::Export { .. }) => read_code_graph(&global, read),
     }
+}
+
+/// The reads of the code graph: its entities and edges, search, blast
+/// radius, callers and callees, cycles, and the JSONL export.
+fn read_code_graph(global: &Global, command: Command) -> Result<Outcome> {
+    match command {
+        Command::Entities {
+            file,
+            kind,
+            name,
+            json,
+        } => look::entities(
+            &open_existing(global)?,
+            &global.graph,
+            file,
+            kind,
+            name,
+            json,
+        ),
+        Command::Edges {
+            key,
+            direction,
+            json,
+        } => look::edges(
+            &open_existing(global)?,
+            &global.graph,
+            &key,
+            direction,
+            json,
+        ),
+        Command::Search {
+            query,
+            query_file,
+            explain,
+            limit,
+            kind,
+            file,
+            json,
+        } => {
+            let query = search::query_text(query, query_file)?;
+            let store = open_current(global)?;
+            let opts = graphctx::search::Options {
+                limit,
+                kind,
+                file,
+                explain,
+            };
+            search::run(&store, &global.graph, &query, opts, json)
+        }
+        Command::Blast {
+            key,
+            hops,
+            json,
+            diagram,
+        } => {
+            let store = open_current(global)?;
+            analyse::blast(&store, &global.graph, &key, hops, json, &diagram)
+        }
+        Command::Callers { key, json, diagram } => {
+            let store = open_current(global)?;
+            analyse::calls(&store, &global.graph, &key, true, json, &diagram)
+        }
+        Command::Callees { key, json, diagram } => {
+            let store = open_current(global)?;
+            analyse::calls(&store, &global.graph, &key, false, json, &diagram)
+        }
+        Command::Cycles { json, diagram } => {
+            analyse::cycles(&open_existing(global)?, &global.graph, json, &diagram)
+        }
+        Command::Export { jsonl: _ } => export::jsonl(&open_current(global)?, &global.graph),
+        _ => unreachable!("`run` gives only the code-graph reads listed there"),
+    }
+}
+
+/// `index`'s directory: the one named, else the current one; it must be a
+/// directory, and is canonicalised when it can be.
+fn index_root(path: Option<PathBuf>) -> Result<PathBuf> {
+    let root = match path {
+        Some(p) => p,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    if !root.is_dir() {
+        bail!("{} is not a directory", root.display());
+    }
+    Ok(root.canonicalize().unwrap_or(root))
+}
+
+/// Where `index` writes: `--db`, else the default database under `root`.
+fn index_target(global: &Global, root: &Path) -> Location {
+    match &global.db {
+        Some(spec) => Location::parse(spec),
+        None => Location::default_for(root),
+    }
+}
+
+/// The database's write lock: waited for, or (`--no-wait`) refused at once
+/// when another writer holds it.
+fn write_lock(location: &Location, no_wait: bool) -> Result<WriteLock> {
+    Ok(if no_wait {
+        WriteLock::try_acquire(location)?
+    } else {
+        WriteLock::acquire(location)?
+    })
+}
+
+/// Indexes `root` into `location`, prints the summary, and says whether
+/// any files were skipped.
+fn index_and_report(
+    location: &Location,
+    root: &Path,
+    opts: &IndexOptions,
+    json: bool,
+) -> Result<Outcome> {
+    let summary = index::index_location(location, root, opts)?;
+    output::print_index_summary(&summary, json)?;
+    Ok(if summary.files_skipped > 0 {
+        Outcome::FilesSkipped
+    } else {
+        Outcome::Done
+    })
+}
+
+/// The existing database, brought up to date with the files, with a
+/// warning for what could not be.
+fn open_current(global: &Global) -> Result<Store> {
+    let store = open_existing(global)?;
+    warn_stale(&bring_current(global, &store)?);
+    Ok(store)
 }
 
 /// The database to read: `--db`, or the `.graphctx/graph.db` of the

@@ -513,22 +513,7 @@ pub(super) fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>) {
             use_ref(w, n, false, cx);
             chain_root_refs(w, n, &deeper);
         }
-        "call" => {
-            if let Some(f) = n.child_by_field_name("function") {
-                match f.kind() {
-                    "identifier" | "attribute" => {
-                        use_ref(w, f, true, cx);
-                        if f.kind() == "attribute" {
-                            chain_root_refs(w, f, &deeper);
-                        }
-                    }
-                    _ => refs_in(w, f, &deeper),
-                }
-            }
-            if let Some(a) = n.child_by_field_name("arguments") {
-                refs_in(w, a, &deeper);
-            }
-        }
+        "call" => call_refs(w, n, cx, &deeper),
         "keyword_argument" => {
             if let Some(v) = n.child_by_field_name("value") {
                 refs_in(w, v, &deeper);
@@ -538,55 +523,7 @@ pub(super) fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>) {
         | "list_comprehension"
         | "set_comprehension"
         | "dictionary_comprehension"
-        | "generator_expression" => {
-            let mut names = Vec::new();
-            if let Some(p) = n.child_by_field_name("parameters") {
-                let mut own = HashMap::default();
-                splat_names(w, p, &mut own);
-                let mut cur = p.walk();
-                for c in p.named_children(&mut cur) {
-                    match c.kind() {
-                        "identifier" => names.push(w.text(c).to_string()),
-                        _ => {
-                            if let Some(k) = c.child_by_field_name("name") {
-                                names.push(w.text(k).to_string());
-                            }
-                        }
-                    }
-                }
-                names.extend(own.into_keys());
-            }
-            let mut cur = n.walk();
-            for c in n.named_children(&mut cur) {
-                if c.kind() == "for_in_clause" {
-                    if let Some(l) = c.child_by_field_name("left") {
-                        pattern_names(w, l, &mut names);
-                    }
-                }
-            }
-            let mut locals = cx.locals.cloned().unwrap_or_default();
-            for name in names {
-                locals.names.insert(name, None);
-            }
-            let inner = Cx {
-                locals: Some(&locals),
-                ..deeper.clone()
-            };
-            let mut cur = n.walk();
-            for c in n.named_children(&mut cur) {
-                if c.kind() == "lambda_parameters" {
-                    // Defaults are the enclosing scope's.
-                    let mut c2 = c.walk();
-                    for p in c.named_children(&mut c2) {
-                        if let Some(v) = p.child_by_field_name("value") {
-                            refs_in(w, v, &deeper);
-                        }
-                    }
-                    continue;
-                }
-                refs_in(w, c, &inner);
-            }
-        }
+        | "generator_expression" => scope_refs(w, n, cx, &deeper),
         "for_in_clause" => {
             if let Some(r) = n.child_by_field_name("right") {
                 refs_in(w, r, cx);
@@ -631,6 +568,84 @@ pub(super) fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>) {
             }
         }
     }
+}
+
+/// A call: a named callee is a call reference (its chain's root walked),
+/// any other callee an expression; then the arguments.
+fn call_refs(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>, deeper: &Cx<'_>) {
+    if let Some(f) = n.child_by_field_name("function") {
+        match f.kind() {
+            "identifier" | "attribute" => {
+                use_ref(w, f, true, cx);
+                if f.kind() == "attribute" {
+                    chain_root_refs(w, f, deeper);
+                }
+            }
+            _ => refs_in(w, f, deeper),
+        }
+    }
+    if let Some(a) = n.child_by_field_name("arguments") {
+        refs_in(w, a, deeper);
+    }
+}
+
+/// A lambda or comprehension: its parameters and loop variables are
+/// locals of its own; a lambda's defaults are the enclosing scope's.
+fn scope_refs(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>, deeper: &Cx<'_>) {
+    let names = scope_names(w, n);
+    let mut locals = cx.locals.cloned().unwrap_or_default();
+    for name in names {
+        locals.names.insert(name, None);
+    }
+    let inner = Cx {
+        locals: Some(&locals),
+        ..deeper.clone()
+    };
+    let mut cur = n.walk();
+    for c in n.named_children(&mut cur) {
+        if c.kind() == "lambda_parameters" {
+            // Defaults are the enclosing scope's.
+            let mut c2 = c.walk();
+            for p in c.named_children(&mut c2) {
+                if let Some(v) = p.child_by_field_name("value") {
+                    refs_in(w, v, deeper);
+                }
+            }
+            continue;
+        }
+        refs_in(w, c, &inner);
+    }
+}
+
+/// The names a lambda's parameters and a comprehension's `for` clauses
+/// bind.
+fn scope_names(w: &Walker<'_>, n: Node<'_>) -> Vec<String> {
+    let mut names = Vec::new();
+    if let Some(p) = n.child_by_field_name("parameters") {
+        let mut own = HashMap::default();
+        splat_names(w, p, &mut own);
+        let mut cur = p.walk();
+        for c in p.named_children(&mut cur) {
+            match c.kind() {
+                "identifier" => names.push(w.text(c).to_string()),
+                _ => {
+                    if let Some(k) = c.child_by_field_name("name") {
+                        names.push(w.text(k).to_string());
+                    }
+                }
+            }
+        }
+        names.extend(own.into_keys());
+    }
+    let mut cur = n.walk();
+    for c in n.named_children(&mut cur) {
+        if c.kind() == "for_in_clause" {
+            if let Some(l) = c.child_by_field_name("left") {
+                pattern_names(w, l, &mut names);
+            }
+        }
+    }
+    names
 }
 
 /// The references in the root of an attribute chain that is not a name

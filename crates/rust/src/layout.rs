@@ -448,21 +448,8 @@ fn child_file(
 /// whose root no explicit target claims.
 fn targets_of(dir: &str, m: &Manifest, files: &BTreeSet<String>) -> Vec<Target> {
     let at = |rel: &str| join(dir, rel);
-    let exists = |p: &Option<String>| p.as_ref().is_some_and(|p| files.contains(p));
     let pkg = sanitize(&m.name);
     let mut out: Vec<Target> = Vec::new();
-    let push = |out: &mut Vec<Target>, name: String, root: Option<String>, is_test: bool| {
-        if let Some(root) = root.filter(|r| files.contains(r)) {
-            if !out.iter().any(|t| t.root == root) {
-                out.push(Target {
-                    package: sanitize(&name),
-                    unit: root.clone(),
-                    root,
-                    is_test,
-                });
-            }
-        }
-    };
     // The library.
     let lib_root = match m.lib.as_ref().and_then(|l| l.path.clone()) {
         Some(p) => at(&p),
@@ -473,7 +460,7 @@ fn targets_of(dir: &str, m: &Manifest, files: &BTreeSet<String>) -> Vec<Target> 
         .as_ref()
         .and_then(|l| l.name.clone())
         .unwrap_or_else(|| pkg.clone());
-    push(&mut out, lib_name, lib_root, false);
+    push_target(&mut out, files, lib_name, lib_root, false);
     // Only a library is known to other crates, by its name.
     if let Some(lib) = out.first_mut() {
         lib.unit = lib.package.clone();
@@ -488,58 +475,19 @@ fn targets_of(dir: &str, m: &Manifest, files: &BTreeSet<String>) -> Vec<Target> 
     ];
     for (decls, auto_dir, is_test, auto) in kinds {
         for d in decls {
-            let Some(name) = d.name.clone().or_else(|| {
-                d.path.as_deref().map(|p| {
-                    let f = p.rsplit('/').next().unwrap_or(p);
-                    f.strip_suffix(".rs").unwrap_or(f).to_string()
-                })
-            }) else {
+            let Some(name) = decl_name(d) else {
                 continue;
             };
-            let root = match &d.path {
-                Some(p) => at(p),
-                None => {
-                    let flat = at(&format!("{auto_dir}/{name}.rs"));
-                    let nested = at(&format!("{auto_dir}/{name}/main.rs"));
-                    let main = at("src/main.rs");
-                    if exists(&flat) {
-                        flat
-                    } else if exists(&nested) {
-                        nested
-                    } else if auto_dir == "src/bin" && sanitize(&name) == pkg {
-                        main
-                    } else {
-                        None
-                    }
-                }
-            };
-            push(&mut out, name, root, is_test);
+            let root = decl_root(dir, d, auto_dir, &name, &pkg, files);
+            push_target(&mut out, files, name, root, is_test);
         }
         if !auto {
             continue;
         }
         if auto_dir == "src/bin" {
-            push(&mut out, pkg.clone(), at("src/main.rs"), false);
+            push_target(&mut out, files, pkg.clone(), at("src/main.rs"), false);
         }
-        let Some(base) = at(auto_dir) else { continue };
-        let prefix = if base.is_empty() {
-            String::new()
-        } else {
-            format!("{base}/")
-        };
-        for f in files.range(prefix.clone()..) {
-            let Some(rest) = f.strip_prefix(&prefix) else {
-                break;
-            };
-            let name = match rest.split('/').collect::<Vec<_>>()[..] {
-                [file] => file.strip_suffix(".rs"),
-                [d, "main.rs"] => Some(d),
-                _ => None,
-            };
-            if let Some(name) = name {
-                push(&mut out, name.to_string(), Some(f.clone()), is_test);
-            }
-        }
+        push_discovered(&mut out, files, dir, auto_dir, is_test);
     }
     // The build script.
     let build = match &m.build {
@@ -547,8 +495,102 @@ fn targets_of(dir: &str, m: &Manifest, files: &BTreeSet<String>) -> Vec<Target> 
         Some(None) => None,
         None => at("build.rs"),
     };
-    push(&mut out, "build_script_build".into(), build, false);
+    push_target(&mut out, files, "build_script_build".into(), build, false);
     out
+}
+
+/// Adds a target whose root is one of `files` and no earlier target's.
+fn push_target(
+    out: &mut Vec<Target>,
+    files: &BTreeSet<String>,
+    name: String,
+    root: Option<String>,
+    is_test: bool,
+) {
+    if let Some(root) = root.filter(|r| files.contains(r)) {
+        if !out.iter().any(|t| t.root == root) {
+            out.push(Target {
+                package: sanitize(&name),
+                unit: root.clone(),
+                root,
+                is_test,
+            });
+        }
+    }
+}
+
+/// A declared target's name: its `name`, else its path's file stem.
+fn decl_name(d: &TargetDecl) -> Option<String> {
+    d.name.clone().or_else(|| {
+        d.path.as_deref().map(|p| {
+            let f = p.rsplit('/').next().unwrap_or(p);
+            f.strip_suffix(".rs").unwrap_or(f).to_string()
+        })
+    })
+}
+
+/// A declared target's root: its `path`, else `auto_dir/name.rs` or
+/// `auto_dir/name/main.rs` when present, else for a binary named as the
+/// package `src/main.rs`.
+fn decl_root(
+    dir: &str,
+    d: &TargetDecl,
+    auto_dir: &str,
+    name: &str,
+    pkg: &str,
+    files: &BTreeSet<String>,
+) -> Option<String> {
+    let at = |rel: &str| join(dir, rel);
+    let exists = |p: &Option<String>| p.as_ref().is_some_and(|p| files.contains(p));
+    match &d.path {
+        Some(p) => at(p),
+        None => {
+            let flat = at(&format!("{auto_dir}/{name}.rs"));
+            let nested = at(&format!("{auto_dir}/{name}/main.rs"));
+            let main = at("src/main.rs");
+            if exists(&flat) {
+                flat
+            } else if exists(&nested) {
+                nested
+            } else if auto_dir == "src/bin" && sanitize(name) == pkg {
+                main
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Adds the targets discovered in `auto_dir`: its `name.rs` files and
+/// `name/main.rs` files.
+fn push_discovered(
+    out: &mut Vec<Target>,
+    files: &BTreeSet<String>,
+    dir: &str,
+    auto_dir: &str,
+    is_test: bool,
+) {
+    let Some(base) = join(dir, auto_dir) else {
+        return;
+    };
+    let prefix = if base.is_empty() {
+        String::new()
+    } else {
+        format!("{base}/")
+    };
+    for f in files.range(prefix.clone()..) {
+        let Some(rest) = f.strip_prefix(&prefix) else {
+            break;
+        };
+        let name = match rest.split('/').collect::<Vec<_>>()[..] {
+            [file] => file.strip_suffix(".rs"),
+            [d, "main.rs"] => Some(d),
+            _ => None,
+        };
+        if let Some(name) = name {
+            push_target(out, files, name.to_string(), Some(f.clone()), is_test);
+        }
+    }
 }
 
 /// Module path of a file below a crate's source directory by the standard

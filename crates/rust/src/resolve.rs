@@ -1017,51 +1017,10 @@ impl<'a> SymbolTable<'a> {
             e.is_test && matches!(e.kind, EntityKind::Function | EntityKind::Method)
         });
         let (rel, hits): (&'static str, Vec<EntId>) = match r.kind {
-            RefKind::ImplOwner => {
-                // The impl header names its type.
-                let hits = from_ent
-                    .and_then(|i| self.impl_owner.get(&i).cloned())
-                    .unwrap_or_default();
-                (rel::USES_TYPE, hits)
-            }
-            RefKind::Implements => {
-                let traits: Vec<EntId> = self
-                    .resolve_in(&site, &segs, Ns::Type)
-                    .map(|x| self.res_keys(&x))
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|&i| self.entities[i].0.kind == EntityKind::Trait)
-                    .collect();
-                if traits.is_empty() {
-                    links.unresolved(src, rel::IMPLEMENTS, r.path.join("::"), r.line);
-                    return;
-                }
-                // Type → trait when the type is ours, else impl block → trait.
-                let owners = from_ent
-                    .and_then(|i| self.impl_owner.get(&i).cloned())
-                    .unwrap_or_default();
-                for &tr in &traits {
-                    if owners.is_empty() {
-                        links.edge(src, rel::IMPLEMENTS, self.key(tr));
-                    }
-                    for &o in &owners {
-                        links.edge(self.key(o), rel::IMPLEMENTS, self.key(tr));
-                    }
-                }
-                self.qualifiers(&site, src, &segs, links);
-                return;
-            }
-            RefKind::Field => {
-                // A field read links the struct that has the field.
-                if let Some(typed) = r.receiver.as_ref().and_then(|v| t.typed_of(&site, v, 0)) {
-                    if let Ok(owners) = self.settle(file, t.field_owners(&typed, &r.path[0])) {
-                        for o in owners {
-                            links.edge(src, rel::REFERENCES, self.key(o));
-                        }
-                    }
-                }
-                return;
-            }
+            // The impl header names its type.
+            RefKind::ImplOwner => (rel::USES_TYPE, self.impl_owners(from_ent)),
+            RefKind::Implements => return self.implements_links(&site, src, r, &segs, links),
+            RefKind::Field => return self.field_links(&site, src, file, r, links),
             RefKind::Type => (
                 rel::USES_TYPE,
                 t.resolve_in(&site, &segs, Ns::Type)
@@ -1075,47 +1034,137 @@ impl<'a> SymbolTable<'a> {
                     .map(|x| self.res_keys(&x))
                     .unwrap_or_default(),
             ),
-            RefKind::Call => {
-                let hits = self
-                    .resolve_in(&site, &segs, Ns::Value)
-                    .or_else(|| t.resolve_in(&site, &segs, Ns::Type))
-                    .map(|x| self.res_keys(&x))
-                    .unwrap_or_default();
-                let callable = hits.iter().all(|&i| {
-                    matches!(
-                        self.entities[i].0.kind,
-                        EntityKind::Function | EntityKind::Method | EntityKind::Macro
-                    )
-                });
-                (if callable { rel::CALLS } else { rel::USES_TYPE }, hits)
-            }
+            RefKind::Call => self.call_hits(&site, &segs),
             RefKind::MacroCall => (rel::CALLS, self.resolve_macro(krate, scope, &segs)),
             RefKind::MethodCall => (rel::CALLS, t.resolve_method(&site, r)),
         };
         if matches!(r.kind, RefKind::Call | RefKind::Value | RefKind::Type) {
             self.qualifiers(&site, src, &segs, links);
         }
-        let text = || match r.kind {
-            RefKind::MethodCall => format!(".{}()", r.path.join("::")),
-            RefKind::MacroCall => format!("{}!", r.path.join("::")),
-            _ => r.path.join("::"),
-        };
-        let hits = match self.settle(file, hits) {
-            Ok(h) if !h.is_empty() => h,
-            Ok(_) => {
-                links.unresolved(src, rel, text(), r.line);
-                return;
-            }
-            Err(n) => {
-                links.ambiguous(src, rel, text(), r.line, n);
-                return;
-            }
+        let Some(hits) = self.settled_or_noted(file, src, rel, r, hits, links) else {
+            return;
         };
         for h in hits {
             let dst = self.key(h);
             links.edge(src, rel, dst);
             if rel == rel::CALLS && from_is_test_fn && !self.entities[h].0.is_test {
                 links.edge(src, rel::TESTS, dst);
+            }
+        }
+    }
+
+    /// The types an impl block (the entity `from_ent`) is for.
+    fn impl_owners(&self, from_ent: Option<EntId>) -> Vec<EntId> {
+        from_ent
+            .and_then(|i| self.impl_owner.get(&i).cloned())
+            .unwrap_or_default()
+    }
+
+    /// `impl Trait for T`: links type → trait when the type is ours, else
+    /// impl block → trait, and the path's qualifiers; an unknown trait is
+    /// noted as unresolved.
+    fn implements_links<'r>(
+        &self,
+        site: &Site<'r>,
+        src: &'a str,
+        r: &RawRef,
+        segs: &[&str],
+        links: &mut LinksBuilder<'a>,
+    ) where
+        'a: 'r,
+    {
+        let traits: Vec<EntId> = self
+            .resolve_in(site, segs, Ns::Type)
+            .map(|x| self.res_keys(&x))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|&i| self.entities[i].0.kind == EntityKind::Trait)
+            .collect();
+        if traits.is_empty() {
+            links.unresolved(src, rel::IMPLEMENTS, r.path.join("::"), r.line);
+            return;
+        }
+        // Type → trait when the type is ours, else impl block → trait.
+        let owners = self.impl_owners(site.from);
+        for &tr in &traits {
+            if owners.is_empty() {
+                links.edge(src, rel::IMPLEMENTS, self.key(tr));
+            }
+            for &o in &owners {
+                links.edge(self.key(o), rel::IMPLEMENTS, self.key(tr));
+            }
+        }
+        self.qualifiers(site, src, segs, links);
+    }
+
+    /// A field read links the struct that has the field (when the value's
+    /// type is known and settles on our structs).
+    fn field_links<'r>(
+        &self,
+        site: &Site<'r>,
+        src: &'a str,
+        file: &str,
+        r: &RawRef,
+        links: &mut LinksBuilder<'a>,
+    ) where
+        'a: 'r,
+    {
+        let t: &SymbolTable<'r> = self;
+        if let Some(typed) = r.receiver.as_ref().and_then(|v| t.typed_of(site, v, 0)) {
+            if let Ok(owners) = self.settle(file, t.field_owners(&typed, &r.path[0])) {
+                for o in owners {
+                    links.edge(src, rel::REFERENCES, self.key(o));
+                }
+            }
+        }
+    }
+
+    /// A call's targets (a value, else a type); it `calls` them when all
+    /// are callable, else it uses them as a type (a tuple struct, a variant).
+    fn call_hits<'r>(&self, site: &Site<'r>, segs: &[&str]) -> (&'static str, Vec<EntId>)
+    where
+        'a: 'r,
+    {
+        let t: &SymbolTable<'r> = self;
+        let hits = self
+            .resolve_in(site, segs, Ns::Value)
+            .or_else(|| t.resolve_in(site, segs, Ns::Type))
+            .map(|x| self.res_keys(&x))
+            .unwrap_or_default();
+        let callable = hits.iter().all(|&i| {
+            matches!(
+                self.entities[i].0.kind,
+                EntityKind::Function | EntityKind::Method | EntityKind::Macro
+            )
+        });
+        (if callable { rel::CALLS } else { rel::USES_TYPE }, hits)
+    }
+
+    /// The targets that stand after [`Self::settle`]; none found or too
+    /// many left are noted (unresolved or ambiguous) and give `None`.
+    fn settled_or_noted(
+        &self,
+        file: &str,
+        src: &'a str,
+        rel: &'static str,
+        r: &RawRef,
+        hits: Vec<EntId>,
+        links: &mut LinksBuilder<'a>,
+    ) -> Option<Vec<EntId>> {
+        let text = || match r.kind {
+            RefKind::MethodCall => format!(".{}()", r.path.join("::")),
+            RefKind::MacroCall => format!("{}!", r.path.join("::")),
+            _ => r.path.join("::"),
+        };
+        match self.settle(file, hits) {
+            Ok(h) if !h.is_empty() => Some(h),
+            Ok(_) => {
+                links.unresolved(src, rel, text(), r.line);
+                None
+            }
+            Err(n) => {
+                links.ambiguous(src, rel, text(), r.line, n);
+                None
             }
         }
     }

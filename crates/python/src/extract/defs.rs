@@ -95,17 +95,7 @@ impl Walker<'_> {
             .map(|d| one_line(self.text(*d).trim_start_matches('@')))
             .collect();
         let in_class = cx.class.is_some_and(|c| c == cx.parent);
-        let is_property = decos.iter().any(|d| {
-            matches!(
-                d.as_str(),
-                "property" | "cached_property" | "functools.cached_property"
-            )
-        });
-        let kind = match (in_class, is_property) {
-            (true, true) => EntityKind::Property,
-            (true, false) => EntityKind::Method,
-            _ => EntityKind::Function,
-        };
+        let kind = def_kind(in_class, &decos);
         // `@overload` stubs and the implementation after them are one
         // function, as are a property and its setter and deleter: one
         // entity from the first def to the last.
@@ -115,26 +105,7 @@ impl Walker<'_> {
         let is_accessor = decos
             .iter()
             .any(|d| *d == format!("{name}.setter") || *d == format!("{name}.deleter"));
-        let merge = self
-            .defs
-            .get(&(cx.parent, name.clone()))
-            .copied()
-            .filter(|&j| {
-                self.open_overloads.contains(&j)
-                    || (is_accessor && self.entities[j].kind == EntityKind::Property)
-            });
-        let i = match merge {
-            Some(j) => {
-                self.entities[j].end_line = n.end_position().row as u32 + 1;
-                j
-            }
-            None => {
-                let i = self.new_entity(cx.parent, kind, &name, n);
-                self.defs.insert((cx.parent, name.clone()), i);
-                self.note_member(cx, &name);
-                i
-            }
-        };
+        let (i, merged) = self.def_entity(n, cx, &name, kind, is_accessor);
         if is_overload {
             self.open_overloads.insert(i);
         } else {
@@ -142,20 +113,14 @@ impl Walker<'_> {
         }
         // What a merged def adds: the implementation's signature replaces
         // the stubs'; an accessor's is the property's own.
-        let keep_signature = merge.is_some() && (is_overload || is_accessor);
+        let keep_signature = merged && (is_overload || is_accessor);
         let is_async = n.child(0).is_some_and(|c| c.kind() == "async");
         let body = n.child_by_field_name("body");
         let doc = body.and_then(|b| self.docstring(b)).unwrap_or_default();
         let params = n.child_by_field_name("parameters");
         let ret = n.child_by_field_name("return_type");
         let parameters = params.map(|p| self.parameters(p)).unwrap_or_default();
-        let is_static = decos.iter().any(|d| d == "staticmethod");
-        let is_classmethod = decos.iter().any(|d| d == "classmethod");
-        let is_test = cx.is_test
-            || (name.starts_with("test") && (cx.parent == 0 || in_class))
-            || cx
-                .class
-                .is_some_and(|c| self.entities[c].is_test && in_class);
+        let is_test = self.def_is_test(cx, &name, in_class);
         let head_end = body.map_or(n.end_byte(), |b| b.start_byte());
         let text = one_line(self.src.get(n.start_byte()..head_end).unwrap_or(""));
         let ret_text = ret.map(|r| one_line(self.text(r)).into());
@@ -164,16 +129,10 @@ impl Walker<'_> {
         } else {
             None
         };
-        let self_param = (in_class && !is_static)
-            .then(|| {
-                parameters
-                    .first()
-                    .map(|p| (Rc::from(p.name.as_str()), is_classmethod))
-            })
-            .flatten();
+        let self_param = self_param_of(in_class, &decos, &parameters);
         if !keep_signature {
             let e = &mut self.entities[i];
-            if !doc.is_empty() || merge.is_none() {
+            if !doc.is_empty() || !merged {
                 e.doc = doc;
             }
             e.is_test = is_test;
@@ -189,9 +148,75 @@ impl Walker<'_> {
         } else {
             cx.method_of.clone()
         };
-        // Decorators, defaults and annotations are evaluated where the
-        // def stands; their references are the function's own (as a
-        // reader credits `@app.route` to the view it registers).
+        self.def_head_refs(i, decorators, params, ret, cx);
+        let Some(body) = body else { return };
+        let locals = exprs::locals_of(self, params, body, &method_of, cx);
+        let inner = Cx {
+            from: i,
+            parent: i,
+            class: None,
+            method_of,
+            locals: Some(&locals),
+            is_test,
+            depth: cx.depth + 1,
+        };
+        self.block(body, &inner);
+    }
+
+    /// The def's entity, and whether it is an earlier one this def merges
+    /// into (an open `@overload`, or the property an accessor belongs to),
+    /// which then reaches to this def's end; else a new entity.
+    fn def_entity(
+        &mut self,
+        n: Node<'_>,
+        cx: &Cx<'_>,
+        name: &str,
+        kind: EntityKind,
+        is_accessor: bool,
+    ) -> (usize, bool) {
+        let merge = self
+            .defs
+            .get(&(cx.parent, name.to_string()))
+            .copied()
+            .filter(|&j| {
+                self.open_overloads.contains(&j)
+                    || (is_accessor && self.entities[j].kind == EntityKind::Property)
+            });
+        match merge {
+            Some(j) => {
+                self.entities[j].end_line = n.end_position().row as u32 + 1;
+                (j, true)
+            }
+            None => {
+                let i = self.new_entity(cx.parent, kind, name, n);
+                self.defs.insert((cx.parent, name.to_string()), i);
+                self.note_member(cx, name);
+                (i, false)
+            }
+        }
+    }
+
+    /// A def is a test in a test file or class, or when its name starts
+    /// with `test` at module level or in a class.
+    fn def_is_test(&self, cx: &Cx<'_>, name: &str, in_class: bool) -> bool {
+        cx.is_test
+            || (name.starts_with("test") && (cx.parent == 0 || in_class))
+            || cx
+                .class
+                .is_some_and(|c| self.entities[c].is_test && in_class)
+    }
+
+    /// Decorators, defaults and annotations are evaluated where the def
+    /// stands; their references are the function's own (as a reader
+    /// credits `@app.route` to the view it registers).
+    fn def_head_refs(
+        &mut self,
+        i: usize,
+        decorators: &[Node<'_>],
+        params: Option<Node<'_>>,
+        ret: Option<Node<'_>>,
+        cx: &Cx<'_>,
+    ) {
         let outer = Cx {
             from: i,
             ..cx.clone()
@@ -205,18 +230,6 @@ impl Walker<'_> {
         if let Some(r) = ret {
             exprs::annotation_refs(self, r, &outer);
         }
-        let Some(body) = body else { return };
-        let locals = exprs::locals_of(self, params, body, &method_of, cx);
-        let inner = Cx {
-            from: i,
-            parent: i,
-            class: None,
-            method_of,
-            locals: Some(&locals),
-            is_test,
-            depth: cx.depth + 1,
-        };
-        self.block(body, &inner);
     }
 
     fn parameters(&self, p: Node<'_>) -> Vec<Param> {
@@ -327,4 +340,38 @@ fn dedent(s: &str) -> String {
         }
     }
     out.join("\n").trim().to_string()
+}
+
+/// A def in a class body is a method, or a property when decorated as
+/// one; elsewhere it is a function.
+fn def_kind(in_class: bool, decos: &[String]) -> EntityKind {
+    let is_property = decos.iter().any(|d| {
+        matches!(
+            d.as_str(),
+            "property" | "cached_property" | "functools.cached_property"
+        )
+    });
+    match (in_class, is_property) {
+        (true, true) => EntityKind::Property,
+        (true, false) => EntityKind::Method,
+        _ => EntityKind::Function,
+    }
+}
+
+/// A method's first parameter (unless it is a static method), and
+/// whether it is a class method's `cls`.
+fn self_param_of(
+    in_class: bool,
+    decos: &[String],
+    parameters: &[Param],
+) -> Option<(Rc<str>, bool)> {
+    let is_static = decos.iter().any(|d| d == "staticmethod");
+    let is_classmethod = decos.iter().any(|d| d == "classmethod");
+    (in_class && !is_static)
+        .then(|| {
+            parameters
+                .first()
+                .map(|p| (Rc::from(p.name.as_str()), is_classmethod))
+        })
+        .flatten()
 }

@@ -420,27 +420,10 @@ impl<'t, 'x> Walker<'t, 'x> {
         let bang = if negative { "!" } else { "" };
         let trait_key = tr.map(|t| format!("{bang}{}", compact(self.text(t))));
         let trait_ref = tr.map(|t| format!("{bang}{}", self.one_line(t)));
-        let trait_name = tr.map(|t| {
-            let base = if self.kind(t) == K::GenericType {
-                self.field(t, f.ty).unwrap_or(t)
-            } else {
-                t
-            };
-            compact(self.text(base))
-        });
+        let trait_name = tr.map(|t| self.impl_trait_name(t));
         let item = keys::impl_item(&owner, trait_key.as_deref());
-        let mut sig = Signature::default();
-        if let Some(tp) = tp {
-            sig.generics = self.child_texts(tp, None).into();
-        }
         let wc = self.find_child(n, |k| k == K::WhereClause);
-        if let Some(w) = wc {
-            sig.where_clause = self.child_texts(w, Some(K::WherePredicate)).into();
-        }
-        sig.is_unsafe = self.find_child(n, |k| k == K::TUnsafe).is_some();
-        sig.self_type = ty.map(|t| self.one_line(t)).map(Into::into);
-        sig.trait_ref = trait_ref.clone().map(Into::into);
-        sig.text = self.head(n, body.map_or(n.end_byte(), |b| b.start_byte()));
+        let sig = self.impl_signature(n, tp, wc, ty, body, trait_ref.as_deref());
         let is_test = cx.is_test || a.cfg_test;
         let mut e = self.new_entity(n, EntityKind::Impl, &item, cx);
         e.visibility = Visibility::Public;
@@ -462,39 +445,10 @@ impl<'t, 'x> Walker<'t, 'x> {
         icx.from = idx;
         icx.self_ty = Some(idx);
         if let Some(t) = tr {
-            let mut p = std::mem::take(&mut self.path_buf);
-            p.clear();
-            if self.collect_path(t, &mut p) && !p.is_empty() {
-                self.emit(RefKind::Implements, &p, t, &icx, false);
-            }
-            self.path_buf = p;
-            self.walk_path_extras(t, &icx);
+            self.implements_ref(t, &icx);
         }
         if let Some(t) = ty {
-            let mut base = t;
-            for _ in 0..16 {
-                let inner = match self.kind(base) {
-                    K::ReferenceType | K::PointerType => self.field(base, f.ty),
-                    K::DynamicType => self.field(base, f.trait_),
-                    _ => None,
-                };
-                match inner {
-                    Some(i) => base = i,
-                    None => break,
-                }
-            }
-            let mut p = std::mem::take(&mut self.path_buf);
-            p.clear();
-            let is_path = self.collect_path(base, &mut p) && !p.is_empty();
-            if is_path && !(p.len() == 1 && self.is_generic(p[0])) {
-                self.emit(RefKind::ImplOwner, &p, base, &icx, false);
-            }
-            self.path_buf = p;
-            if is_path {
-                self.walk_path_extras(base, &icx);
-            } else {
-                self.walk(base, &icx);
-            }
+            self.impl_owner_ref(t, &icx);
         }
         let mut plan = Plan::new(icx, mark);
         plan.parts = [tp, wc, None, None];
@@ -510,6 +464,85 @@ impl<'t, 'x> Walker<'t, 'x> {
             local: cx.local,
         };
         plan
+    }
+
+    /// The implemented trait's name as written, without its generic
+    /// arguments.
+    fn impl_trait_name(&self, t: Node<'t>) -> String {
+        let base = if self.kind(t) == K::GenericType {
+            self.field(t, self.t.f.ty).unwrap_or(t)
+        } else {
+            t
+        };
+        compact(self.text(base))
+    }
+
+    /// An impl block's signature: generics, where clause, `unsafe`, self
+    /// type, trait and head text.
+    fn impl_signature(
+        &mut self,
+        n: Node<'t>,
+        tp: Option<Node<'t>>,
+        wc: Option<Node<'t>>,
+        ty: Option<Node<'t>>,
+        body: Option<Node<'t>>,
+        trait_ref: Option<&str>,
+    ) -> Signature {
+        let mut sig = Signature::default();
+        if let Some(tp) = tp {
+            sig.generics = self.child_texts(tp, None).into();
+        }
+        if let Some(w) = wc {
+            sig.where_clause = self.child_texts(w, Some(K::WherePredicate)).into();
+        }
+        sig.is_unsafe = self.find_child(n, |k| k == K::TUnsafe).is_some();
+        sig.self_type = ty.map(|t| self.one_line(t)).map(Into::into);
+        sig.trait_ref = trait_ref.map(Into::into);
+        sig.text = self.head(n, body.map_or(n.end_byte(), |b| b.start_byte()));
+        sig
+    }
+
+    /// The `Implements` reference of `impl Trait for …`, and the paths in
+    /// the trait's generic arguments.
+    fn implements_ref(&mut self, t: Node<'t>, icx: &Cx) {
+        let mut p = std::mem::take(&mut self.path_buf);
+        p.clear();
+        if self.collect_path(t, &mut p) && !p.is_empty() {
+            self.emit(RefKind::Implements, &p, t, icx, false);
+        }
+        self.path_buf = p;
+        self.walk_path_extras(t, icx);
+    }
+
+    /// The `ImplOwner` reference to the type an impl is for (through `&`,
+    /// `*` and `dyn`; not a generic parameter), or a walk of a type that is
+    /// no path.
+    fn impl_owner_ref(&mut self, t: Node<'t>, icx: &Cx) {
+        let f = &self.t.f;
+        let mut base = t;
+        for _ in 0..16 {
+            let inner = match self.kind(base) {
+                K::ReferenceType | K::PointerType => self.field(base, f.ty),
+                K::DynamicType => self.field(base, f.trait_),
+                _ => None,
+            };
+            match inner {
+                Some(i) => base = i,
+                None => break,
+            }
+        }
+        let mut p = std::mem::take(&mut self.path_buf);
+        p.clear();
+        let is_path = self.collect_path(base, &mut p) && !p.is_empty();
+        if is_path && !(p.len() == 1 && self.is_generic(p[0])) {
+            self.emit(RefKind::ImplOwner, &p, base, icx, false);
+        }
+        self.path_buf = p;
+        if is_path {
+            self.walk_path_extras(base, icx);
+        } else {
+            self.walk(base, icx);
+        }
     }
 
     #[inline(never)]

@@ -274,7 +274,22 @@ impl K {
     }
 
     fn named(name: &str) -> K {
-        match name {
+        K::named_item(name)
+            .or_else(|| K::named_expr(name))
+            .or_else(|| K::named_type(name))
+            .or_else(|| K::named_decl_part(name))
+            .unwrap_or_else(|| {
+                if K::is_skipped(name) {
+                    K::Skip
+                } else {
+                    K::Other
+                }
+            })
+    }
+
+    /// Comments, string literals, attributes and items.
+    fn named_item(name: &str) -> Option<K> {
+        Some(match name {
             "line_comment" => K::LineComment,
             "block_comment" => K::BlockComment,
             "string_literal" | "raw_string_literal" => K::StringLit,
@@ -297,47 +312,24 @@ impl K {
             "use_declaration" => K::Use,
             "extern_crate_declaration" => K::ExternCrate,
             "foreign_mod_item" => K::ForeignMod,
+            _ => return None,
+        })
+    }
+
+    /// Expressions, bindings, paths and macro tokens.
+    fn named_expr(name: &str) -> Option<K> {
+        Some(match name {
             "call_expression" => K::Call,
             "macro_invocation" => K::MacroInvocation,
             "struct_expression" => K::StructExpr,
             "scoped_identifier" => K::ScopedIdent,
             "identifier" => K::Ident,
-            "type_identifier" => K::TypeIdent,
-            "scoped_type_identifier" => K::ScopedTypeIdent,
-            "generic_type" => K::GenericType,
-            "generic_type_with_turbofish" => K::GenericTypeTurbofish,
             "generic_function" => K::GenericFunction,
-            "type_binding" => K::TypeBinding,
             "field_expression" => K::FieldExpr,
-            "bracketed_type" => K::BracketedType,
-            "qualified_type" => K::QualifiedType,
             "token_tree" => K::TokenTree,
             "token_repetition" => K::TokenRepetition,
             "metavariable" => K::Metavariable,
             "self" | "super" | "crate" => K::PathKw,
-            "type_parameters" => K::TypeParameters,
-            "constrained_type_parameter" => K::ConstrainedTypeParam,
-            "optional_type_parameter" => K::OptionalTypeParam,
-            "const_parameter" => K::ConstParam,
-            "visibility_modifier" => K::VisibilityModifier,
-            "use_list" => K::UseList,
-            "scoped_use_list" => K::ScopedUseList,
-            "use_as_clause" => K::UseAsClause,
-            "use_wildcard" => K::UseWildcard,
-            "field_declaration" => K::FieldDecl,
-            "ordered_field_declaration_list" => K::OrderedFieldDeclList,
-            "enum_variant" => K::EnumVariant,
-            "self_parameter" => K::SelfParameter,
-            "parameter" => K::Parameter,
-            "reference_type" => K::ReferenceType,
-            "pointer_type" => K::PointerType,
-            "dynamic_type" => K::DynamicType,
-            "abstract_type" => K::AbstractType,
-            "function_modifiers" => K::FunctionModifiers,
-            "where_clause" => K::WhereClause,
-            "where_predicate" => K::WherePredicate,
-            "mutable_specifier" => K::MutableSpecifier,
-            "primitive_type" => K::Primitive,
             "let_declaration" => K::LetDecl,
             "closure_expression" => K::Closure,
             "for_expression" => K::ForExpr,
@@ -350,30 +342,82 @@ impl K {
             "await_expression" => K::AwaitExpr,
             "index_expression" => K::IndexExpr,
             "type_cast_expression" => K::TypeCastExpr,
+            _ => return None,
+        })
+    }
+
+    /// Types, generic parameters and where clauses.
+    fn named_type(name: &str) -> Option<K> {
+        Some(match name {
+            "type_identifier" => K::TypeIdent,
+            "scoped_type_identifier" => K::ScopedTypeIdent,
+            "generic_type" => K::GenericType,
+            "generic_type_with_turbofish" => K::GenericTypeTurbofish,
+            "type_binding" => K::TypeBinding,
+            "bracketed_type" => K::BracketedType,
+            "qualified_type" => K::QualifiedType,
+            "type_parameters" => K::TypeParameters,
+            "constrained_type_parameter" => K::ConstrainedTypeParam,
+            "optional_type_parameter" => K::OptionalTypeParam,
+            "const_parameter" => K::ConstParam,
+            "reference_type" => K::ReferenceType,
+            "pointer_type" => K::PointerType,
+            "dynamic_type" => K::DynamicType,
+            "abstract_type" => K::AbstractType,
+            "where_clause" => K::WhereClause,
+            "where_predicate" => K::WherePredicate,
+            "mutable_specifier" => K::MutableSpecifier,
+            "primitive_type" => K::Primitive,
+            _ => return None,
+        })
+    }
+
+    /// Parts of declarations: visibility, use trees, fields, variants and parameters.
+    fn named_decl_part(name: &str) -> Option<K> {
+        Some(match name {
+            "visibility_modifier" => K::VisibilityModifier,
+            "use_list" => K::UseList,
+            "scoped_use_list" => K::ScopedUseList,
+            "use_as_clause" => K::UseAsClause,
+            "use_wildcard" => K::UseWildcard,
+            "field_declaration" => K::FieldDecl,
+            "ordered_field_declaration_list" => K::OrderedFieldDeclList,
+            "enum_variant" => K::EnumVariant,
+            "self_parameter" => K::SelfParameter,
+            "parameter" => K::Parameter,
+            "function_modifiers" => K::FunctionModifiers,
+            _ => return None,
+        })
+    }
+
+    /// Node kinds the walk passes over: literals, labels, lifetimes,
+    /// parts of macro rules and the like.
+    fn is_skipped(name: &str) -> bool {
+        matches!(
+            name,
             "lifetime"
-            | "label"
-            | "char_literal"
-            | "integer_literal"
-            | "float_literal"
-            | "boolean_literal"
-            | "field_identifier"
-            | "shorthand_field_identifier"
-            | "escape_sequence"
-            | "string_content"
-            | "doc_comment"
-            | "fragment_specifier"
-            | "token_tree_pattern"
-            | "macro_rule"
-            | "shebang"
-            | "empty_statement"
-            | "unit_type"
-            | "never_type"
-            | "remaining_field_pattern"
-            | "inner_doc_comment_marker"
-            | "outer_doc_comment_marker"
-            | "extern_modifier" => K::Skip,
-            _ => K::Other,
-        }
+                | "label"
+                | "char_literal"
+                | "integer_literal"
+                | "float_literal"
+                | "boolean_literal"
+                | "field_identifier"
+                | "shorthand_field_identifier"
+                | "escape_sequence"
+                | "string_content"
+                | "doc_comment"
+                | "fragment_specifier"
+                | "token_tree_pattern"
+                | "macro_rule"
+                | "shebang"
+                | "empty_statement"
+                | "unit_type"
+                | "never_type"
+                | "remaining_field_pattern"
+                | "inner_doc_comment_marker"
+                | "outer_doc_comment_marker"
+                | "extern_modifier"
+        )
     }
 
     fn anonymous(name: &str) -> K {

@@ -243,132 +243,87 @@ impl<'t, 'x> Walker<'t, 'x> {
         self.depth += 1;
         let range = self.load_children(tt);
         let start = range.start;
-        let mut path = TokPath::new();
-        let mut prev = Tok::None;
-        // The token before the current path's first segment.
-        let mut before_path = Tok::None;
-        // The path started after `.` whose receiver was `self`.
-        let mut path_self = false;
-        let mut self_dot = false;
-        // What is known about the receiver before the last `.`, and about
-        // the receiver of the current path when it started after a `.`.
-        let mut dot_recv: Option<Recv> = None;
-        let mut path_recv: Option<Recv> = None;
-        // The last token ended in `>` / the current path continues one
-        // (`Vec::<u8>::new`, `<X as Tr>::f`): its segments are incomplete.
-        let mut prev_gt = false;
-        let mut tainted = false;
+        let mut s = TtScan::new();
         for i in range {
             let c = self.buf[i];
             let k = self.kind(c);
             match k {
-                K::Ident | K::PathKw | K::Metavariable => {
-                    let t = self.text(c);
-                    if prev == Tok::Sep && path.len > 0 {
-                        path.push(t);
-                    } else {
-                        if prev != Tok::Sep {
-                            before_path = prev;
-                            tainted = false;
-                        }
-                        path_self = prev == Tok::Dot && self_dot;
-                        path_recv = if prev == Tok::Dot {
-                            dot_recv.clone()
-                        } else {
-                            None
-                        };
-                        path.clear();
-                        path.push(t);
-                    }
-                    prev = Tok::Ident;
-                }
-                K::TColonColon => {
-                    if prev != Tok::Ident {
-                        // A path starting with `::`.
-                        before_path = prev;
-                        tainted = prev_gt;
-                        path.clear();
-                    }
-                    prev = Tok::Sep;
-                }
-                K::TDot => {
-                    self_dot = prev == Tok::Ident && path.as_slice() == ["self"];
-                    dot_recv = match path.as_slice() {
-                        // `x.` with `x` not itself after a `.`: a local.
-                        [name] if prev == Tok::Ident && before_path != Tok::Dot => {
-                            self.lookup_local(name)
-                        }
-                        // `self.field.`
-                        [field] if prev == Tok::Ident && path_self => self
-                            .lookup_local("self")
-                            .map(|s| Recv::Field(Box::new(s), field.to_string())),
-                        _ => None,
-                    };
-                    path.clear();
-                    prev = Tok::Dot;
-                }
-                K::TBang => {
-                    prev = if prev == Tok::Ident && path.len > 0 {
-                        Tok::Bang
-                    } else {
-                        Tok::Other
-                    };
-                }
+                K::Ident | K::PathKw | K::Metavariable => s.ident(self.text(c)),
+                K::TColonColon => s.colons(),
+                K::TDot => self.tt_dot(&mut s),
+                K::TBang => s.bang(),
                 K::TFn => {
-                    path.clear();
-                    prev = Tok::Fn;
+                    s.path.clear();
+                    s.prev = Tok::Fn;
                 }
                 K::TokenTree | K::TokenRepetition => {
-                    if k == K::TokenTree && path.len > 0 && !path.overflow && !tainted {
-                        let paren = self.src.as_bytes().get(c.start_byte()) == Some(&b'(');
-                        let segs = path.as_slice();
-                        let first = segs[0];
-                        let bare_self = segs.len() == 1 && first == "Self";
-                        let plain =
-                            !bare_self && !self.is_generic(first) && !first.starts_with('$');
-                        if prev == Tok::Ident && paren {
-                            if before_path == Tok::Dot {
-                                if segs.len() == 1 {
-                                    let recv = path_recv.clone();
-                                    self.emit_ref(
-                                        RefKind::MethodCall,
-                                        segs,
-                                        c,
-                                        cx,
-                                        path_self,
-                                        recv,
-                                    );
-                                }
-                            } else if before_path != Tok::Fn && plain {
-                                self.emit(RefKind::Call, segs, c, cx, false);
-                            }
-                        } else if prev == Tok::Bang && before_path != Tok::Dot && plain {
-                            self.emit(RefKind::MacroCall, segs, c, cx, false);
-                        } else if prev == Tok::Ident {
-                            // `Foo::Bar { .. }`, `a::B[..]`: a path as a value.
-                            self.emit_tt_value(&path, before_path, tainted, c, cx);
-                        }
+                    if k == K::TokenTree && s.path.len > 0 && !s.path.overflow && !s.tainted {
+                        self.tt_path_before_tree(c, &s, cx);
                     }
                     self.scan_tt(c, cx);
-                    path.clear();
-                    prev = Tok::Other;
+                    s.path.clear();
+                    s.prev = Tok::Other;
                 }
                 _ => {
                     if k == K::StringLit {
                         self.note_text(cx.from, c);
                     }
-                    if prev == Tok::Ident {
+                    if s.prev == Tok::Ident {
                         // `Kind::A,` `x == Mode::B)`: a path that ends here.
-                        self.emit_tt_value(&path, before_path, tainted, c, cx);
+                        self.emit_tt_value(&s.path, s.before_path, s.tainted, c, cx);
                     }
-                    path.clear();
-                    prev = Tok::Other;
+                    s.path.clear();
+                    s.prev = Tok::Other;
                 }
             }
-            prev_gt = k == K::Skip && !c.is_named() && self.text(c).ends_with('>');
+            s.prev_gt = k == K::Skip && !c.is_named() && self.text(c).ends_with('>');
         }
         self.buf.truncate(start);
         self.depth -= 1;
+    }
+
+    /// `.` in a token tree: notes whether the receiver was `self` and what
+    /// is known of its type (a local, or a field of `self`).
+    #[inline]
+    fn tt_dot(&mut self, s: &mut TtScan<'t>) {
+        s.self_dot = s.prev == Tok::Ident && s.path.as_slice() == ["self"];
+        s.dot_recv = match s.path.as_slice() {
+            // `x.` with `x` not itself after a `.`: a local.
+            [name] if s.prev == Tok::Ident && s.before_path != Tok::Dot => self.lookup_local(name),
+            // `self.field.`
+            [field] if s.prev == Tok::Ident && s.path_self => self
+                .lookup_local("self")
+                .map(|r| Recv::Field(Box::new(r), field.to_string())),
+            _ => None,
+        };
+        s.path.clear();
+        s.prev = Tok::Dot;
+    }
+
+    /// The (complete) path before a nested token tree `c`: `path(` is a
+    /// call, `.name(` a method call, `path!(` a macro call, and `Foo::Bar {`
+    /// or `a::B[` a path as a value.
+    fn tt_path_before_tree(&mut self, c: Node<'t>, s: &TtScan<'t>, cx: &Cx) {
+        let paren = self.src.as_bytes().get(c.start_byte()) == Some(&b'(');
+        let segs = s.path.as_slice();
+        let first = segs[0];
+        let bare_self = segs.len() == 1 && first == "Self";
+        let plain = !bare_self && !self.is_generic(first) && !first.starts_with('$');
+        if s.prev == Tok::Ident && paren {
+            if s.before_path == Tok::Dot {
+                if segs.len() == 1 {
+                    let recv = s.path_recv.clone();
+                    self.emit_ref(RefKind::MethodCall, segs, c, cx, s.path_self, recv);
+                }
+            } else if s.before_path != Tok::Fn && plain {
+                self.emit(RefKind::Call, segs, c, cx, false);
+            }
+        } else if s.prev == Tok::Bang && s.before_path != Tok::Dot && plain {
+            self.emit(RefKind::MacroCall, segs, c, cx, false);
+        } else if s.prev == Tok::Ident {
+            // `Foo::Bar { .. }`, `a::B[..]`: a path as a value.
+            self.emit_tt_value(&s.path, s.before_path, s.tainted, c, cx);
+        }
     }
 
     /// A qualified path that ends without being called inside a macro's
@@ -395,4 +350,87 @@ impl<'t, 'x> Walker<'t, 'x> {
     }
 
     // -- attributes ---------------------------------------------------------
+}
+
+/// Where a scan of one token tree is: the path being read and the tokens
+/// around it.
+struct TtScan<'t> {
+    path: TokPath<'t>,
+    prev: Tok,
+    /// The token before the current path's first segment.
+    before_path: Tok,
+    /// The path started after `.` whose receiver was `self`.
+    path_self: bool,
+    self_dot: bool,
+    /// What is known about the receiver before the last `.`, and about
+    /// the receiver of the current path when it started after a `.`.
+    dot_recv: Option<Recv>,
+    path_recv: Option<Recv>,
+    /// The last token ended in `>` / the current path continues one
+    /// (`Vec::<u8>::new`, `<X as Tr>::f`): its segments are incomplete.
+    prev_gt: bool,
+    tainted: bool,
+}
+
+impl<'t> TtScan<'t> {
+    /// The state before a token tree's first token.
+    #[inline]
+    fn new() -> Self {
+        TtScan {
+            path: TokPath::new(),
+            prev: Tok::None,
+            before_path: Tok::None,
+            path_self: false,
+            self_dot: false,
+            dot_recv: None,
+            path_recv: None,
+            prev_gt: false,
+            tainted: false,
+        }
+    }
+
+    /// An identifier: the next segment after `::`, else the first of a new
+    /// path (which remembers what came before it).
+    #[inline]
+    fn ident(&mut self, t: &'t str) {
+        if self.prev == Tok::Sep && self.path.len > 0 {
+            self.path.push(t);
+        } else {
+            if self.prev != Tok::Sep {
+                self.before_path = self.prev;
+                self.tainted = false;
+            }
+            self.path_self = self.prev == Tok::Dot && self.self_dot;
+            self.path_recv = if self.prev == Tok::Dot {
+                self.dot_recv.clone()
+            } else {
+                None
+            };
+            self.path.clear();
+            self.path.push(t);
+        }
+        self.prev = Tok::Ident;
+    }
+
+    /// `::`: a separator, or the start of a path that begins with `::`.
+    #[inline]
+    fn colons(&mut self) {
+        if self.prev != Tok::Ident {
+            // A path starting with `::`.
+            self.before_path = self.prev;
+            self.tainted = self.prev_gt;
+            self.path.clear();
+        }
+        self.prev = Tok::Sep;
+    }
+
+    /// `!`: a macro's bang when it follows a path, else just a token.
+    #[inline]
+    fn bang(&mut self) {
+        self.prev = if self.prev == Tok::Ident && self.path.len > 0 {
+            Tok::Bang
+        } else {
+            Tok::Other
+        };
+    }
 }

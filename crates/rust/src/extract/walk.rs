@@ -259,78 +259,22 @@ impl<'t, 'x> Walker<'t, 'x> {
             | K::TFn
             | K::TUnsafe => {}
             _ if k.is_item() => self.item(n, k, 0..0, cx),
-            K::Call => {
-                let (func, args) = (self.field(n, f.function), self.field(n, f.arguments));
-                if let Some(func) = func {
-                    self.callee(func, cx);
-                }
-                if let Some(args) = args {
-                    self.walk(args, cx);
-                }
-            }
-            K::MacroInvocation => {
-                if let Some(m) = self.field(n, f.macro_) {
-                    self.path_ref(m, RefKind::MacroCall, cx);
-                }
-                if let Some(tt) = self.find_child(n, |k| k == K::TokenTree) {
-                    self.scan_tt(tt, cx);
-                }
-            }
-            K::StructExpr => {
-                let (name, body) = (self.field(n, f.name), self.field(n, f.body));
-                if let Some(name) = name {
-                    self.path_ref(name, RefKind::Type, cx);
-                }
-                if let Some(body) = body {
-                    self.walk(body, cx);
-                }
-            }
+            K::Call => self.walk_call(n, cx),
+            K::MacroInvocation => self.walk_macro_invocation(n, cx),
+            K::StructExpr => self.walk_struct_expr(n, cx),
             K::ScopedIdent => self.path_ref(n, RefKind::Value, cx),
-            K::Ident => {
-                let t = self.text(n);
-                if is_all_caps(t) && !self.is_generic(t) {
-                    self.emit(RefKind::Value, &[t], n, cx, false);
-                }
-            }
-            K::TypeIdent => {
-                let t = self.text(n);
-                if t != "Self" && !self.is_generic(t) {
-                    self.emit(RefKind::Type, &[t], n, cx, false);
-                }
-            }
+            K::Ident => self.ident_ref(n, cx),
+            K::TypeIdent => self.type_ident_ref(n, cx),
             K::ScopedTypeIdent | K::GenericType => self.path_ref(n, RefKind::Type, cx),
             K::GenericFunction => {
                 let (func, args) = (self.field(n, f.function), self.field(n, f.type_arguments));
-                if let Some(func) = func {
-                    self.walk(func, cx);
-                }
-                if let Some(args) = args {
-                    self.walk(args, cx);
-                }
+                self.walk_each([func, args], cx);
             }
             K::TypeBinding => {
                 let (ty, args) = (self.field(n, f.ty), self.field(n, f.type_arguments));
-                if let Some(args) = args {
-                    self.walk(args, cx);
-                }
-                if let Some(ty) = ty {
-                    self.walk(ty, cx);
-                }
+                self.walk_each([args, ty], cx);
             }
-            K::FieldExpr => {
-                let (value, field) = (self.field(n, f.value), self.field(n, f.field));
-                if let (Some(v), Some(field)) = (value, field) {
-                    // A field read: the resolver types the value and links
-                    // the struct that has the field.
-                    if let Some(recv) = self.value_recv(v, 0) {
-                        let name = self.text(field);
-                        self.emit_ref(RefKind::Field, &[name], field, cx, false, Some(recv));
-                    }
-                }
-                if let Some(v) = value {
-                    self.walk(v, cx);
-                }
-            }
+            K::FieldExpr => self.walk_field_expr(n, cx),
             // Bindings: the initialiser / scrutinee still sees the old
             // names, so bind after walking it.
             K::LetDecl => {
@@ -343,34 +287,7 @@ impl<'t, 'x> Walker<'t, 'x> {
                     self.shadow_pattern(p);
                 }
             }
-            K::ForExpr => {
-                let (pat, val, body) = (
-                    self.field(n, f.pattern),
-                    self.field(n, f.value),
-                    self.field(n, f.body),
-                );
-                if let Some(v) = val {
-                    self.walk(v, cx);
-                }
-                if let Some(p) = pat {
-                    // `for x in v`: `x` is an element of `v`.
-                    let element = match (self.kind(p), val) {
-                        (K::Ident, Some(v)) => self.value_recv(v, 0),
-                        _ => None,
-                    };
-                    match element {
-                        Some(e) => {
-                            let name = self.text(p);
-                            self.locals.push((name, Some(Recv::Element(Box::new(e)))));
-                        }
-                        None => self.shadow_pattern(p),
-                    }
-                    self.walk(p, cx);
-                }
-                if let Some(b) = body {
-                    self.walk(b, cx);
-                }
-            }
+            K::ForExpr => self.walk_for_expr(n, cx),
             K::Closure => {
                 if let Some(p) = self.field(n, f.parameters) {
                     self.shadow_pattern(p);
@@ -385,6 +302,118 @@ impl<'t, 'x> Walker<'t, 'x> {
                 self.walk_children(n, cx);
             }
             _ => self.walk_children(n, cx),
+        }
+    }
+
+    /// Walks each node that is present, in the order given.
+    #[inline]
+    fn walk_each<const N: usize>(&mut self, nodes: [Option<Node<'t>>; N], cx: &Cx) {
+        for n in nodes.into_iter().flatten() {
+            self.walk(n, cx);
+        }
+    }
+
+    /// A call: the callee is a reference of its own kind, then the arguments.
+    fn walk_call(&mut self, n: Node<'t>, cx: &Cx) {
+        let f = &self.t.f;
+        let (func, args) = (self.field(n, f.function), self.field(n, f.arguments));
+        if let Some(func) = func {
+            self.callee(func, cx);
+        }
+        if let Some(args) = args {
+            self.walk(args, cx);
+        }
+    }
+
+    /// A macro call: the macro's path, then the paths in its token tree.
+    fn walk_macro_invocation(&mut self, n: Node<'t>, cx: &Cx) {
+        if let Some(m) = self.field(n, self.t.f.macro_) {
+            self.path_ref(m, RefKind::MacroCall, cx);
+        }
+        if let Some(tt) = self.find_child(n, |k| k == K::TokenTree) {
+            self.scan_tt(tt, cx);
+        }
+    }
+
+    /// A struct literal: its type's name, then the field values.
+    fn walk_struct_expr(&mut self, n: Node<'t>, cx: &Cx) {
+        let f = &self.t.f;
+        let (name, body) = (self.field(n, f.name), self.field(n, f.body));
+        if let Some(name) = name {
+            self.path_ref(name, RefKind::Type, cx);
+        }
+        if let Some(body) = body {
+            self.walk(body, cx);
+        }
+    }
+
+    /// A plain identifier refers to something only when it reads like a
+    /// constant (`ALL_CAPS`) and is no generic parameter.
+    fn ident_ref(&mut self, n: Node<'t>, cx: &Cx) {
+        let t = self.text(n);
+        if is_all_caps(t) && !self.is_generic(t) {
+            self.emit(RefKind::Value, &[t], n, cx, false);
+        }
+    }
+
+    /// A type name refers to a type unless it is `Self` or a generic parameter.
+    fn type_ident_ref(&mut self, n: Node<'t>, cx: &Cx) {
+        let t = self.text(n);
+        if t != "Self" && !self.is_generic(t) {
+            self.emit(RefKind::Type, &[t], n, cx, false);
+        }
+    }
+
+    /// A field read: the resolver types the value and links the struct
+    /// that has the field; then the value itself is walked.
+    fn walk_field_expr(&mut self, n: Node<'t>, cx: &Cx) {
+        let f = &self.t.f;
+        let (value, field) = (self.field(n, f.value), self.field(n, f.field));
+        if let (Some(v), Some(field)) = (value, field) {
+            if let Some(recv) = self.value_recv(v, 0) {
+                let name = self.text(field);
+                self.emit_ref(RefKind::Field, &[name], field, cx, false, Some(recv));
+            }
+        }
+        if let Some(v) = value {
+            self.walk(v, cx);
+        }
+    }
+
+    /// `for pat in value { body }`: the value sees the old names, the
+    /// pattern binds, then the body is walked.
+    fn walk_for_expr(&mut self, n: Node<'t>, cx: &Cx) {
+        let f = &self.t.f;
+        let (pat, val, body) = (
+            self.field(n, f.pattern),
+            self.field(n, f.value),
+            self.field(n, f.body),
+        );
+        if let Some(v) = val {
+            self.walk(v, cx);
+        }
+        if let Some(p) = pat {
+            self.bind_for_pattern(p, val);
+            self.walk(p, cx);
+        }
+        if let Some(b) = body {
+            self.walk(b, cx);
+        }
+    }
+
+    /// `for x in v`: `x` is an element of `v`; any other pattern only
+    /// shadows the names it binds.
+    fn bind_for_pattern(&mut self, p: Node<'t>, val: Option<Node<'t>>) {
+        let element = match (self.kind(p), val) {
+            (K::Ident, Some(v)) => self.value_recv(v, 0),
+            _ => None,
+        };
+        match element {
+            Some(e) => {
+                let name = self.text(p);
+                self.locals.push((name, Some(Recv::Element(Box::new(e)))));
+            }
+            None => self.shadow_pattern(p),
         }
     }
 

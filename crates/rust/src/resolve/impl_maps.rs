@@ -44,6 +44,14 @@ struct Part {
     traits: Vec<EntId>,
 }
 
+/// Answers of impl references that changed, to put in once the old parts
+/// are out: (slot, place in the slot's list, the new answer).
+#[derive(Default)]
+struct Answers {
+    owners: Vec<(usize, usize, Vec<EntId>)>,
+    traits: Vec<(usize, usize, Option<Vec<EntId>>)>,
+}
+
 impl<'a> SymbolTable<'a> {
     /// Pass 3, from the slots in order.
     ///
@@ -71,52 +79,8 @@ impl<'a> SymbolTable<'a> {
             slot.owner_hits = slot.owner_refs.iter().map(|r| self.owners_at(r)).collect();
             slot.trait_hits = slot.trait_refs.iter().map(|r| self.traits_of(r)).collect();
         }
-        // The references of the other slots that may read a touched name,
-        // found through the index of words (made at the first replacement).
-        let mut again: Vec<(usize, bool, usize)> = Vec::new();
-        match touched {
-            Some(names) => {
-                let index = match self.ref_words.take() {
-                    Some(mut index) => {
-                        for (s, slot) in slots.iter().enumerate().filter(|(_, s)| s.replaced) {
-                            self.index_ref_words(&mut index, s, slot);
-                        }
-                        index
-                    }
-                    None => self.all_ref_words(&slots),
-                };
-                again = names
-                    .iter()
-                    .filter_map(|n| index.get(n))
-                    .flatten()
-                    .copied()
-                    .filter(|&(s, _, _)| !slots[s].replaced)
-                    .collect();
-                again.sort_unstable();
-                again.dedup();
-                self.ref_words = Some(index);
-            }
-            None => self.ref_words = None,
-        }
-        // Answers that changed, to put in once the old parts are out.
-        let mut owners_now: Vec<(usize, usize, Vec<EntId>)> = Vec::new();
-        let mut traits_now: Vec<(usize, usize, Option<Vec<EntId>>)> = Vec::new();
-        for (s, is_trait, k) in again {
-            let slot = &slots[s];
-            if is_trait {
-                if let Some(r) = slot.trait_refs.get(k) {
-                    let hits = self.traits_of(r);
-                    if slot.trait_hits[k] != hits {
-                        traits_now.push((s, k, hits));
-                    }
-                }
-            } else if let Some(r) = slot.owner_refs.get(k) {
-                let hits = self.owners_at(r);
-                if slot.owner_hits[k] != hits {
-                    owners_now.push((s, k, hits));
-                }
-            }
-        }
+        let again = self.refs_to_recheck(touched, &slots);
+        let answers = self.changed_answers(again, &slots);
         self.lookups.each(|l| l.memo.clear());
         if touched.is_none() {
             // Made anew from every slot; the old maps are dropped.
@@ -136,15 +100,88 @@ impl<'a> SymbolTable<'a> {
             self.ext_impls,
             self.ext_methods,
         ) = maps;
+        self.put_back_changed(&mut slots, answers);
+        for slot in slots.iter_mut().filter(|s| s.replaced) {
+            for part in self.parts(slot, None) {
+                self.add_part(&part);
+            }
+            slot.replaced = false;
+        }
+        self.slots = slots;
+    }
+
+    /// The references of the slots not replaced that may read a touched
+    /// name, found through the index of words (made at the first
+    /// replacement, and brought up to date with the replaced slots); none
+    /// without `touched`, when the index is dropped.
+    fn refs_to_recheck(
+        &mut self,
+        touched: Option<&HashSet<&str>>,
+        slots: &[Slot<'a>],
+    ) -> Vec<(usize, bool, usize)> {
+        let mut again: Vec<(usize, bool, usize)> = Vec::new();
+        match touched {
+            Some(names) => {
+                let index = match self.ref_words.take() {
+                    Some(mut index) => {
+                        for (s, slot) in slots.iter().enumerate().filter(|(_, s)| s.replaced) {
+                            self.index_ref_words(&mut index, s, slot);
+                        }
+                        index
+                    }
+                    None => self.all_ref_words(slots),
+                };
+                again = names
+                    .iter()
+                    .filter_map(|n| index.get(n))
+                    .flatten()
+                    .copied()
+                    .filter(|&(s, _, _)| !slots[s].replaced)
+                    .collect();
+                again.sort_unstable();
+                again.dedup();
+                self.ref_words = Some(index);
+            }
+            None => self.ref_words = None,
+        }
+        again
+    }
+
+    /// Resolves the references `again` anew and keeps the answers that
+    /// differ from what their slots hold.
+    fn changed_answers(&self, again: Vec<(usize, bool, usize)>, slots: &[Slot<'a>]) -> Answers {
+        let mut answers = Answers::default();
+        for (s, is_trait, k) in again {
+            let slot = &slots[s];
+            if is_trait {
+                if let Some(r) = slot.trait_refs.get(k) {
+                    let hits = self.traits_of(r);
+                    if slot.trait_hits[k] != hits {
+                        answers.traits.push((s, k, hits));
+                    }
+                }
+            } else if let Some(r) = slot.owner_refs.get(k) {
+                let hits = self.owners_at(r);
+                if slot.owner_hits[k] != hits {
+                    answers.owners.push((s, k, hits));
+                }
+            }
+        }
+        answers
+    }
+
+    /// Takes the parts of the impl blocks whose answers changed out of the
+    /// maps, keeps the new answers in their slots, and puts the parts back.
+    fn put_back_changed(&mut self, slots: &mut [Slot<'a>], answers: Answers) {
         // The impl blocks whose answers changed, by slot.
         let mut changed: HashMap<usize, HashSet<EntId>> = HashMap::default();
-        for &(s, k, _) in &owners_now {
+        for &(s, k, _) in &answers.owners {
             changed
                 .entry(s)
                 .or_default()
                 .insert(slots[s].owner_refs[k].0);
         }
-        for &(s, k, _) in &traits_now {
+        for &(s, k, _) in &answers.traits {
             changed
                 .entry(s)
                 .or_default()
@@ -155,10 +192,10 @@ impl<'a> SymbolTable<'a> {
                 self.remove_part(&part);
             }
         }
-        for (s, k, hits) in owners_now {
+        for (s, k, hits) in answers.owners {
             slots[s].owner_hits[k] = hits;
         }
-        for (s, k, hits) in traits_now {
+        for (s, k, hits) in answers.traits {
             slots[s].trait_hits[k] = hits;
         }
         for (&s, ids) in &changed {
@@ -166,13 +203,6 @@ impl<'a> SymbolTable<'a> {
                 self.add_part(&part);
             }
         }
-        for slot in slots.iter_mut().filter(|s| s.replaced) {
-            for part in self.parts(slot, None) {
-                self.add_part(&part);
-            }
-            slot.replaced = false;
-        }
-        self.slots = slots;
     }
 
     /// Take the parts of the file in `slot` out of the maps, before its
