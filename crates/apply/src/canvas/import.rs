@@ -76,6 +76,32 @@ pub fn import_canvas(
     let abs = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let source = format!("{SOURCE_PREFIX}{}", abs.display());
 
+    let (seq, old) = earlier_canvas(store, graph)?;
+    let mut batch = Batch::new();
+    stage_removal(&mut batch, graph, &old)?;
+    let replaced_rows = old.rows.len();
+
+    let mut warnings = Vec::new();
+    for (position, node) in canvas.nodes().iter().enumerate() {
+        stage_node(&mut batch, graph, position, node, &vault, &mut warnings);
+    }
+    let (edges, skipped_edges) = stage_edges(&mut batch, graph, &canvas, &mut warnings);
+    let seq = store.apply_to_graph(&GraphChange::at(graph, seq).with_source(&source), batch)?;
+    Ok(ImportSummary {
+        graph: graph.to_string(),
+        source,
+        nodes: canvas.nodes().len(),
+        edges,
+        skipped_edges,
+        replaced_rows,
+        seq,
+        warnings,
+    })
+}
+
+/// The graph's seq (0 when new) and its current rows; an error when the
+/// graph holds anything but an earlier canvas import.
+fn earlier_canvas(store: &Store, graph: &str) -> Result<(i64, cozo::NamedRows), CanvasError> {
     let rows = store.read(queries::GRAPH_SEQ, Params::new().with("graph", graph))?;
     let (seq, old_source) = match rows::decode_first::<GraphSeq>(&rows).map_err(StoreError::from)? {
         Some(r) => (r.seq, Some(r.source.into_owned())),
@@ -98,9 +124,13 @@ pub fn import_canvas(
             },
         });
     }
+    Ok((seq, old))
+}
 
-    let mut batch = Batch::new();
-    for r in rows::decode_rows::<CanvasGraphRows>(&old).map_err(StoreError::from)? {
+/// Stage the deletion of the earlier import's rows (the import replaces
+/// the graph's content).
+fn stage_removal(batch: &mut Batch, graph: &str, old: &cozo::NamedRows) -> Result<(), CanvasError> {
+    for r in rows::decode_rows::<CanvasGraphRows>(old).map_err(StoreError::from)? {
         let id = || vec![graph.into(), r.a.as_ref().into()];
         match r.r.as_ref() {
             "node" => batch.delete_key::<NodeRow>(id()),
@@ -116,44 +146,62 @@ pub fn import_canvas(
             _ => {}
         }
     }
-    let replaced_rows = old.rows.len();
+    Ok(())
+}
 
-    let mut warnings = Vec::new();
-    for (position, node) in canvas.nodes().iter().enumerate() {
-        let (role, tags, doc) = describe(node, &vault, &mut warnings);
-        let (file, url) = match node.kind() {
-            NodeKind::File { file, .. } => (Some(file.as_str()), None),
-            NodeKind::Link { url } => (None, Some(url.as_str())),
-            _ => (None, None),
-        };
-        let rect = node.rect();
-        batch.put_row(NodeRow {
-            graph: graph.into(),
-            id: node.id().into(),
-            kind: node.kind().type_name().into(),
-            name: name_of(node, &doc).into(),
-            doc: doc.into(),
-        });
-        batch.put_row(CanvasNodeRow {
-            graph: graph.into(),
-            id: node.id().into(),
-            position: position as i64,
-            x: rect.x,
-            y: rect.y,
-            width: rect.width,
-            height: rect.height,
-            color: node.color().map(Cow::Borrowed),
-            role: role.as_str().into(),
-            tags: tags.iter().map(|t| Cow::Borrowed(t.as_str())).collect(),
-            file: file.map(Cow::Borrowed),
-            url: url.map(Cow::Borrowed),
-            data: Cow::Owned(serde_json::Value::Object(node.raw().clone())),
-        });
-    }
+/// Stage a canvas node as a graph node and a canvas-node row (its place,
+/// role, tags and raw JSON).
+fn stage_node(
+    batch: &mut Batch,
+    graph: &str,
+    position: usize,
+    node: &Node,
+    vault: &Path,
+    warnings: &mut Vec<String>,
+) {
+    let (role, tags, doc) = describe(node, vault, warnings);
+    let (file, url) = match node.kind() {
+        NodeKind::File { file, .. } => (Some(file.as_str()), None),
+        NodeKind::Link { url } => (None, Some(url.as_str())),
+        _ => (None, None),
+    };
+    let rect = node.rect();
+    batch.put_row(NodeRow {
+        graph: graph.into(),
+        id: node.id().into(),
+        kind: node.kind().type_name().into(),
+        name: name_of(node, &doc).into(),
+        doc: doc.into(),
+    });
+    batch.put_row(CanvasNodeRow {
+        graph: graph.into(),
+        id: node.id().into(),
+        position: position as i64,
+        x: rect.x,
+        y: rect.y,
+        width: rect.width,
+        height: rect.height,
+        color: node.color().map(Cow::Borrowed),
+        role: role.as_str().into(),
+        tags: tags.iter().map(|t| Cow::Borrowed(t.as_str())).collect(),
+        file: file.map(Cow::Borrowed),
+        url: url.map(Cow::Borrowed),
+        data: Cow::Owned(serde_json::Value::Object(node.raw().clone())),
+    });
+}
+
+/// Stage every canvas edge as a canvas-edge row, and as a graph edge when
+/// both its ends exist; the counts of graph edges and of skipped edges.
+fn stage_edges(
+    batch: &mut Batch,
+    graph: &str,
+    canvas: &Canvas,
+    warnings: &mut Vec<String>,
+) -> (usize, usize) {
     let mut edges = 0;
     let mut skipped_edges = 0;
     for (position, edge) in canvas.edges().iter().enumerate() {
-        let rel = match classify(&canvas, edge) {
+        let rel = match classify(canvas, edge) {
             Some(class) => {
                 edges += 1;
                 batch.put_row(EdgeRow {
@@ -191,17 +239,7 @@ pub fn import_canvas(
             data: Cow::Owned(serde_json::Value::Object(edge.raw().clone())),
         });
     }
-    let seq = store.apply_to_graph(&GraphChange::at(graph, seq).with_source(&source), batch)?;
-    Ok(ImportSummary {
-        graph: graph.to_string(),
-        source,
-        nodes: canvas.nodes().len(),
-        edges,
-        skipped_edges,
-        replaced_rows,
-        seq,
-        warnings,
-    })
+    (edges, skipped_edges)
 }
 
 /// Role, tags and doc text of a node.

@@ -274,17 +274,60 @@ struct Content {
 pub fn walk(canvas: &Canvas, target: &str, vault_root: Option<&Path>) -> Result<Walk, CanvasError> {
     canvas.require(target)?;
     let t = canvas.node_position(target).unwrap_or(0);
-    let nodes = canvas.nodes();
     let mut warnings = Vec::new();
     let links = Links::build(canvas, &mut warnings);
     let chain = parent_chain(canvas, t, &links, &mut warnings);
+    let (sequence, taken) = thread_sequence(&chain, t, &links);
 
-    // Thread order: each chain node followed by its context; the target's
-    // context before the target.
-    let in_chain: HashSet<usize> = chain.iter().copied().collect();
-    let mut taken: HashSet<usize> = in_chain.clone();
+    // Render; groups claim the nodes drawn inside them.
+    let mut render = Render {
+        canvas,
+        taken: &taken,
+        vault_root,
+        warnings: &mut warnings,
+        excluded_by: HashMap::new(),
+        claimed: HashSet::new(),
+        rendered: Vec::new(),
+    };
+    for &(v, placement, attached) in &sequence {
+        render.node(v, placement, attached);
+    }
+    let Render {
+        excluded_by,
+        claimed,
+        rendered,
+        ..
+    } = render;
+    let (messages, included) = in_message_order(rendered);
+
+    let present: HashSet<usize> = taken
+        .iter()
+        .chain(claimed.iter())
+        .copied()
+        .filter(|v| !excluded_by.contains_key(v))
+        .collect();
+    let excluded = exclusions(canvas, t, &chain, &links, &present, excluded_by);
+    Ok(Walk {
+        target: target.to_string(),
+        messages,
+        included,
+        excluded,
+        warnings,
+    })
+}
+
+/// Thread order: each chain node followed by its context (the side nodes
+/// not yet taken); the target's context before the target. Also every
+/// node the thread takes.
+#[allow(clippy::type_complexity)]
+fn thread_sequence(
+    chain: &[usize],
+    t: usize,
+    links: &Links,
+) -> (Vec<(usize, Placement, Option<usize>)>, HashSet<usize>) {
+    let mut taken: HashSet<usize> = chain.iter().copied().collect();
     let mut sequence: Vec<(usize, Placement, Option<usize>)> = Vec::new();
-    for &v in &chain {
+    for &v in chain {
         let mut context = Vec::new();
         for &o in &links.side[v] {
             if taken.insert(o) {
@@ -299,50 +342,53 @@ pub fn walk(canvas: &Canvas, target: &str, vault_root: Option<&Path>) -> Result<
             sequence.extend(context);
         }
     }
+    (sequence, taken)
+}
 
-    // Render; groups claim the nodes drawn inside them.
-    let mut excluded_by: HashMap<usize, ExcludeReason> = HashMap::new();
-    let mut claimed: HashSet<usize> = HashSet::new();
-    let mut rendered: Vec<(Message, Included, bool)> = Vec::new();
-    for &(v, placement, attached) in &sequence {
+/// The rendering of the thread's nodes, in thread order: the messages
+/// (flagged when they are the target's), the nodes left out and why, and
+/// the nodes groups claimed.
+struct Render<'a> {
+    canvas: &'a Canvas,
+    taken: &'a HashSet<usize>,
+    vault_root: Option<&'a Path>,
+    warnings: &'a mut Vec<String>,
+    excluded_by: HashMap<usize, ExcludeReason>,
+    claimed: HashSet<usize>,
+    rendered: Vec<(Message, Included, bool)>,
+}
+
+impl Render<'_> {
+    /// Render node `v` as a message, or record why it is left out.
+    fn node(&mut self, v: usize, placement: Placement, attached: Option<usize>) {
+        let canvas = self.canvas;
+        let nodes = canvas.nodes();
         let node = &nodes[v];
-        let mut members: Vec<usize> = Vec::new();
-        let content = if node.is_group() {
-            group_content(canvas, v, &taken, &mut claimed, vault_root, &mut warnings).map(
-                |(c, m)| {
-                    members = m;
-                    c
-                },
-            )
-        } else {
-            node_content(node, vault_root).map(|(c, w)| {
-                warnings.extend(w.into_iter().map(|w| format!("node '{}': {w}", node.id())));
-                c
-            })
-        };
-        let content = match content {
-            Ok(c) => c,
+        let (content, members) = match self.content(v) {
+            Ok(found) => found,
             Err(why) => {
-                warnings.push(format!("node '{}': {why}; left out", node.id()));
-                excluded_by.insert(v, ExcludeReason::Unreadable);
-                continue;
+                self.warnings
+                    .push(format!("node '{}': {why}; left out", node.id()));
+                self.excluded_by.insert(v, ExcludeReason::Unreadable);
+                return;
             }
         };
         let body = content.body.trim();
         if body.is_empty() {
-            warnings.push(format!("node '{}' has no content; left out", node.id()));
-            excluded_by.insert(v, ExcludeReason::Empty);
+            self.warnings
+                .push(format!("node '{}' has no content; left out", node.id()));
+            self.excluded_by.insert(v, ExcludeReason::Empty);
             for m in &members {
-                claimed.remove(m);
+                self.claimed.remove(m);
             }
-            continue;
+            return;
         }
         let text = if placement == Placement::Context {
             format!("<additional-document>\n{body}\n</additional-document>")
         } else {
             body.to_string()
         };
-        rendered.push((
+        self.rendered.push((
             Message {
                 role: content.role,
                 content: text,
@@ -360,7 +406,33 @@ pub fn walk(canvas: &Canvas, target: &str, vault_root: Option<&Path>) -> Result<
         ));
     }
 
-    // System first, then thread order, the target last.
+    /// What node `v` contributes, with the members a group claims (a
+    /// node's own warnings are recorded, prefixed with its id).
+    fn content(&mut self, v: usize) -> Result<(Content, Vec<usize>), String> {
+        let canvas = self.canvas;
+        let node = &canvas.nodes()[v];
+        if node.is_group() {
+            group_content(
+                canvas,
+                v,
+                self.taken,
+                &mut self.claimed,
+                self.vault_root,
+                self.warnings,
+            )
+        } else {
+            node_content(node, self.vault_root).map(|(c, w)| {
+                self.warnings
+                    .extend(w.into_iter().map(|w| format!("node '{}': {w}", node.id())));
+                (c, Vec::new())
+            })
+        }
+    }
+}
+
+/// System messages first, then thread order, the target last; the
+/// messages and the nodes they came from, in the same order.
+fn in_message_order(rendered: Vec<(Message, Included, bool)>) -> (Vec<Message>, Vec<Included>) {
     let (targets, rest): (Vec<_>, Vec<_>) = rendered.into_iter().partition(|r| r.2);
     let (system, others): (Vec<_>, Vec<_>) =
         rest.into_iter().partition(|r| r.0.role == Role::System);
@@ -370,14 +442,21 @@ pub fn walk(canvas: &Canvas, target: &str, vault_root: Option<&Path>) -> Result<
         messages.push(m);
         included.push(i);
     }
+    (messages, included)
+}
 
-    // Everything else, with the reason it is not there.
-    let present: HashSet<usize> = taken
-        .iter()
-        .chain(claimed.iter())
-        .copied()
-        .filter(|v| !excluded_by.contains_key(v))
-        .collect();
+/// Everything not `present`, with the reason it is not there: left out
+/// while rendering, below the target, on a sibling branch, or not in the
+/// thread at all.
+fn exclusions(
+    canvas: &Canvas,
+    t: usize,
+    chain: &[usize],
+    links: &Links,
+    present: &HashSet<usize>,
+    excluded_by: HashMap<usize, ExcludeReason>,
+) -> Vec<Excluded> {
+    let nodes = canvas.nodes();
     let mut reason: HashMap<usize, ExcludeReason> = excluded_by;
     let below: Vec<usize> = links.children[t].clone();
     let siblings: Vec<usize> = chain
@@ -402,7 +481,7 @@ pub fn walk(canvas: &Canvas, target: &str, vault_root: Option<&Path>) -> Result<
             stack.extend(links.side[v].iter().copied());
         }
     }
-    let excluded = (0..nodes.len())
+    (0..nodes.len())
         .filter(|v| !present.contains(v))
         .map(|v| Excluded {
             node: nodes[v].id().to_string(),
@@ -411,15 +490,7 @@ pub fn walk(canvas: &Canvas, target: &str, vault_root: Option<&Path>) -> Result<
                 .copied()
                 .unwrap_or(ExcludeReason::NotInThread),
         })
-        .collect();
-
-    Ok(Walk {
-        target: target.to_string(),
-        messages,
-        included,
-        excluded,
-        warnings,
-    })
+        .collect()
 }
 
 /// A group's message: its label, then the nodes drawn inside it (not

@@ -254,76 +254,21 @@ pub fn capture(
     opts: &CaptureOptions,
 ) -> Result<CaptureResult> {
     let slot = opts.slot();
-    let p = || {
-        Params::new()
-            .with("graph", graph)
-            .with("session", session)
-            .with("slot", slot.as_str())
-    };
-    let rows = store.read(queries::CAPTURE_LOOKUP, p())?;
-    let mut state = None;
-    let mut graph_row = None;
-    let mut mark = 0;
-    let mut entry = None;
-    rows::check_headers::<LookupSession>(&rows).map_err(StoreError::from)?;
-    for r in &rows.rows {
-        let what: Str =
-            rows::column(r, 0, LookupSession::NAME, "what").map_err(StoreError::from)?;
-        match what.as_ref() {
-            "session" => {
-                state = Some(
-                    LookupSession::decode(r)
-                        .map_err(StoreError::from)?
-                        .a
-                        .into_owned(),
-                )
-            }
-            "graph" => {
-                let g = LookupGraph::decode(r).map_err(StoreError::from)?;
-                graph_row = Some((g.a, g.b.into_owned()))
-            }
-            "mark" => mark = LookupMark::decode(r).map_err(StoreError::from)?.a,
-            "cache" => {
-                let c = LookupCache::decode(r).map_err(StoreError::from)?;
-                entry = Some((c.a.into_owned(), c.b.into_owned()))
-            }
-            _ => {}
-        }
-    }
-    let state: SessionState = match state {
-        None => {
-            return Err(CaptureError::NoSession {
-                graph: graph.to_string(),
-                session: session.to_string(),
-            })
-        }
-        Some(v) => serde_json::from_value(v).map_err(|e| {
-            CaptureError::Invalid(format!(
-                "stored state of session `{session}` is unreadable: {e}"
-            ))
-        })?,
-    };
+    let p = || slot_params(graph, session, &slot);
+    let found = lookup(store, p())?;
+    let state = session_state(found.state, graph, session)?;
     check_access(&state, session, user)?;
-    let seq = match graph_row {
-        None => return Err(CaptureError::NoGraph(graph.to_string())),
-        Some((_, source)) if source != ONTOLOGY_SOURCE => {
-            return Err(OntologyError::NotOntology {
-                graph: graph.to_string(),
-                kind: source,
-            }
-            .into())
-        }
-        Some((seq, _)) => seq,
-    };
+    let seq = ontology_seq(found.graph_row, graph)?;
+    let mark = found.mark;
     let fingerprint = fingerprint(seq, mark, &state, opts);
     let cache_key = format!("{graph}:{session}:{slot}:{}", &fingerprint[..16]);
-    let cached = entry
+    let cached = found
+        .entry
         .filter(|(fp, _)| *fp == fingerprint)
         .and_then(|(_, v)| serde_json::from_value::<CaptureResult>(v).ok());
-    let record = |script: &str, params: Params| store.write(script, params);
     match cached {
         Some(mut r) => {
-            record(
+            store.write(
                 queries::CAPTURE_RECORD,
                 p().with("hit", 1)
                     .with("miss", 0)
@@ -333,14 +278,9 @@ pub fn capture(
             Ok(r)
         }
         None => {
-            let mut r = if opts.effective_mode() == Mode::Minimal {
-                let (g, totals) = load_minimal(store, graph, seq, &state)?;
-                render_with(store, &g, &totals, &state, opts, mark)?
-            } else {
-                render(store, &load_graph(store, graph)?, &state, opts, mark)?
-            };
+            let mut r = compute(store, graph, seq, mark, &state, opts)?;
             r.cache_key = cache_key;
-            record(
+            store.write(
                 queries::CAPTURE_STORE,
                 p().with("fingerprint", fingerprint.as_str())
                     .with(
@@ -353,6 +293,108 @@ pub fn capture(
             )?;
             Ok(r)
         }
+    }
+}
+
+/// The parameters naming a session's cache slot on a graph.
+fn slot_params(graph: &str, session: &str, slot: &str) -> Params {
+    Params::new()
+        .with("graph", graph)
+        .with("session", session)
+        .with("slot", slot)
+}
+
+/// What the one lookup read returns: the session's stored state, the
+/// graph's seq and source, the session's capture mark, the slot's cache
+/// entry (fingerprint, result).
+struct Lookup {
+    state: Option<Value>,
+    graph_row: Option<(i64, String)>,
+    mark: i64,
+    entry: Option<(String, Value)>,
+}
+
+/// Read the session, the graph, the mark and the cache entry in one query.
+fn lookup(store: &Store, params: Params) -> Result<Lookup> {
+    let rows = store.read(queries::CAPTURE_LOOKUP, params)?;
+    let mut found = Lookup {
+        state: None,
+        graph_row: None,
+        mark: 0,
+        entry: None,
+    };
+    rows::check_headers::<LookupSession>(&rows).map_err(StoreError::from)?;
+    for r in &rows.rows {
+        let what: Str =
+            rows::column(r, 0, LookupSession::NAME, "what").map_err(StoreError::from)?;
+        match what.as_ref() {
+            "session" => {
+                found.state = Some(
+                    LookupSession::decode(r)
+                        .map_err(StoreError::from)?
+                        .a
+                        .into_owned(),
+                )
+            }
+            "graph" => {
+                let g = LookupGraph::decode(r).map_err(StoreError::from)?;
+                found.graph_row = Some((g.a, g.b.into_owned()))
+            }
+            "mark" => found.mark = LookupMark::decode(r).map_err(StoreError::from)?.a,
+            "cache" => {
+                let c = LookupCache::decode(r).map_err(StoreError::from)?;
+                found.entry = Some((c.a.into_owned(), c.b.into_owned()))
+            }
+            _ => {}
+        }
+    }
+    Ok(found)
+}
+
+/// The session's state, decoded; an error when there is no such session
+/// or its state is unreadable.
+fn session_state(stored: Option<Value>, graph: &str, session: &str) -> Result<SessionState> {
+    match stored {
+        None => Err(CaptureError::NoSession {
+            graph: graph.to_string(),
+            session: session.to_string(),
+        }),
+        Some(v) => serde_json::from_value(v).map_err(|e| {
+            CaptureError::Invalid(format!(
+                "stored state of session `{session}` is unreadable: {e}"
+            ))
+        }),
+    }
+}
+
+/// The graph's seq; an error when there is no such graph or it is not an
+/// ontology graph.
+fn ontology_seq(graph_row: Option<(i64, String)>, graph: &str) -> Result<i64> {
+    match graph_row {
+        None => Err(CaptureError::NoGraph(graph.to_string())),
+        Some((_, source)) if source != ONTOLOGY_SOURCE => Err(OntologyError::NotOntology {
+            graph: graph.to_string(),
+            kind: source,
+        }
+        .into()),
+        Some((seq, _)) => Ok(seq),
+    }
+}
+
+/// A cache miss: load the graph (MINIMAL only its counts) and render.
+fn compute(
+    store: &Store,
+    graph: &str,
+    seq: i64,
+    mark: i64,
+    state: &SessionState,
+    opts: &CaptureOptions,
+) -> Result<CaptureResult> {
+    if opts.effective_mode() == Mode::Minimal {
+        let (g, totals) = load_minimal(store, graph, seq, state)?;
+        render_with(store, &g, &totals, state, opts, mark)
+    } else {
+        render(store, &load_graph(store, graph)?, state, opts, mark)
     }
 }
 
@@ -472,12 +514,58 @@ fn render_with(
         .iter()
         .filter_map(|u| g.nodes.get(u))
         .collect();
+    let (mut nodes, mut edges) = shown_in_mode(g, state, &selected, mode, mark);
+    let truncated_from = truncate_to_max(store, g, state, opts, &mut nodes, &mut edges)?;
+    let emit_opts = EmitOptions {
+        positions: opts.include_positions,
+        props: true,
+        sanitize: true,
+    };
+    let body = if mode == Mode::Minimal {
+        minimal_body(totals, opts)
+    } else {
+        graph_body(g, &nodes, &edges, mode, mark, emit_opts)
+    };
+    let counts = if mode == Mode::Minimal {
+        (totals.nodes, totals.edges)
+    } else {
+        (nodes.len(), edges.len())
+    };
+    let metadata = capture_metadata(g, state, &selected, counts, truncated_from);
+    let mut text = String::new();
+    if opts.include_metadata {
+        text.push_str(&header(&metadata, mode, state, opts.include_viewport));
+    } else if opts.include_viewport {
+        text.push_str(&viewport_lines(state));
+        text.push('\n');
+    }
+    text.push_str(&body);
+    let token_count = TokenCounter::new(opts.encoding).count_exact(&text);
+    Ok(CaptureResult {
+        format_e: text,
+        metadata,
+        mode,
+        token_count,
+        tokenizer: opts.encoding.name().to_string(),
+        cache_key: String::new(),
+        cached: false,
+    })
+}
+
+/// The nodes and edges `mode` shows: all, the selection and its edges, the
+/// filtered view, those changed since `mark`, or none (MINIMAL).
+fn shown_in_mode<'a>(
+    g: &'a OntologyGraph,
+    state: &SessionState,
+    selected: &[&OntoNode],
+    mode: Mode,
+    mark: i64,
+) -> (Vec<&'a OntoNode>, Vec<&'a OntoEdge>) {
     let selected_set: HashSet<&str> = selected.iter().map(|n| n.uuid.as_str()).collect();
     let selected_edges: HashSet<&str> = state.selected_edges.iter().map(String::as_str).collect();
-
     let all_nodes = g.nodes_ordered();
     let all_edges = g.edges_ordered();
-    let (mut nodes, mut edges): (Vec<&OntoNode>, Vec<&OntoEdge>) = match mode {
+    match mode {
         Mode::Full => (all_nodes.clone(), all_edges.clone()),
         Mode::Selected => (
             all_nodes
@@ -511,80 +599,107 @@ fn render_with(
                 .collect(),
         ),
         Mode::Minimal => (Vec::new(), Vec::new()),
-    };
-
-    let mut truncated_from = None;
-    if let Some(max) = opts.max_nodes {
-        if nodes.len() > max {
-            truncated_from = Some(nodes.len());
-            let keep: HashSet<String> = rank(store, g, &nodes, &state.selected_nodes)?
-                .into_iter()
-                .take(max)
-                .collect();
-            let dropped: HashSet<&str> = nodes
-                .iter()
-                .filter(|n| !keep.contains(&n.uuid))
-                .map(|n| n.uuid.as_str())
-                .collect();
-            nodes.retain(|n| keep.contains(&n.uuid));
-            edges
-                .retain(|e| !dropped.contains(e.src.as_str()) && !dropped.contains(e.dst.as_str()));
-        }
     }
+}
 
-    let emit_opts = EmitOptions {
-        positions: opts.include_positions,
-        props: true,
-        sanitize: true,
+/// Keep the `maxNodes` most relevant nodes and the edges between kept
+/// nodes; the node count before the cut, when there was one.
+fn truncate_to_max(
+    store: &Store,
+    g: &OntologyGraph,
+    state: &SessionState,
+    opts: &CaptureOptions,
+    nodes: &mut Vec<&OntoNode>,
+    edges: &mut Vec<&OntoEdge>,
+) -> Result<Option<usize>> {
+    let Some(max) = opts.max_nodes else {
+        return Ok(None);
     };
+    if nodes.len() <= max {
+        return Ok(None);
+    }
+    let truncated_from = Some(nodes.len());
+    let keep: HashSet<String> = rank(store, g, nodes, &state.selected_nodes)?
+        .into_iter()
+        .take(max)
+        .collect();
+    let dropped: HashSet<&str> = nodes
+        .iter()
+        .filter(|n| !keep.contains(&n.uuid))
+        .map(|n| n.uuid.as_str())
+        .collect();
+    nodes.retain(|n| keep.contains(&n.uuid));
+    edges.retain(|e| !dropped.contains(e.src.as_str()) && !dropped.contains(e.dst.as_str()));
+    Ok(truncated_from)
+}
+
+/// MINIMAL's body: the totals (unless the header shows them) and the
+/// counts by node type and by relationship type.
+fn minimal_body(totals: &Totals, opts: &CaptureOptions) -> String {
     let mut body = String::new();
-    if mode == Mode::Minimal {
-        if !opts.include_metadata {
-            body.push_str(&format!(
-                "**Total Nodes:** {}\n**Total Edges:** {}\n",
-                totals.nodes, totals.edges
-            ));
-        }
-        body.push_str(&format!("**Node Types:** {}\n", type_counts(totals)));
-        body.push_str(&format!("**Relationship Types:** {}\n", rel_counts(totals)));
-    } else {
-        // CHANGED: nodes first, then edges; each by deletion seq, then text.
-        let mut deleted: Vec<(bool, i64, String)> = Vec::new();
-        if mode == Mode::Changed {
-            deleted = g
-                .tombstones
-                .iter()
-                .filter(|t| t.seq > mark)
-                .map(|t| (t.kind != "node", t.seq, deleted_line(&t.kind, &t.data)))
-                .collect();
-            deleted.sort();
-        }
-        // A name a deleted node line shows is not used as a short name.
-        let deleted_names = deleted
+    if !opts.include_metadata {
+        body.push_str(&format!(
+            "**Total Nodes:** {}\n**Total Edges:** {}\n",
+            totals.nodes, totals.edges
+        ));
+    }
+    body.push_str(&format!("**Node Types:** {}\n", type_counts(totals)));
+    body.push_str(&format!("**Relationship Types:** {}\n", rel_counts(totals)));
+    body
+}
+
+/// The shown nodes and edges as Format E, followed in CHANGED by the
+/// `## Deleted` lines of what was deleted since `mark`.
+fn graph_body(
+    g: &OntologyGraph,
+    nodes: &[&OntoNode],
+    edges: &[&OntoEdge],
+    mode: Mode,
+    mark: i64,
+    emit_opts: EmitOptions,
+) -> String {
+    // CHANGED: nodes first, then edges; each by deletion seq, then text.
+    let mut deleted: Vec<(bool, i64, String)> = Vec::new();
+    if mode == Mode::Changed {
+        deleted = g
+            .tombstones
             .iter()
-            .filter(|(edge, _, _)| !edge)
-            .filter_map(|(_, _, line)| line.split('|').next());
-        let legend = format_e::Legend::new(g, &nodes, deleted_names, emit_opts);
-        body = format_e::emit_with(g, &nodes, &edges, &legend, emit_opts);
-        if !deleted.is_empty() {
-            body.push_str("## Deleted\n");
-            for (_, _, line) in deleted {
-                body.push_str(&line);
-                body.push('\n');
-            }
+            .filter(|t| t.seq > mark)
+            .map(|t| (t.kind != "node", t.seq, deleted_line(&t.kind, &t.data)))
+            .collect();
+        deleted.sort();
+    }
+    // A name a deleted node line shows is not used as a short name.
+    let deleted_names = deleted
+        .iter()
+        .filter(|(edge, _, _)| !edge)
+        .filter_map(|(_, _, line)| line.split('|').next());
+    let legend = format_e::Legend::new(g, nodes, deleted_names, emit_opts);
+    let mut body = format_e::emit_with(g, nodes, edges, &legend, emit_opts);
+    if !deleted.is_empty() {
+        body.push_str("## Deleted\n");
+        for (_, _, line) in deleted {
+            body.push_str(&line);
+            body.push('\n');
         }
     }
+    body
+}
 
+/// The capture's metadata, stamped with the current time: the shown
+/// counts, the selected nodes' names and the session's view state.
+fn capture_metadata(
+    g: &OntologyGraph,
+    state: &SessionState,
+    selected: &[&OntoNode],
+    (total_nodes, total_edges): (usize, usize),
+    truncated_from: Option<usize>,
+) -> ContextMetadata {
     let timestamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
         .unwrap_or(0);
-    let (total_nodes, total_edges) = if mode == Mode::Minimal {
-        (totals.nodes, totals.edges)
-    } else {
-        (nodes.len(), edges.len())
-    };
-    let metadata = ContextMetadata {
+    ContextMetadata {
         total_nodes,
         total_edges,
         selected_nodes: selected
@@ -597,25 +712,7 @@ fn render_with(
         timestamp,
         version: g.seq,
         truncated_from,
-    };
-    let mut text = String::new();
-    if opts.include_metadata {
-        text.push_str(&header(&metadata, mode, state, opts.include_viewport));
-    } else if opts.include_viewport {
-        text.push_str(&viewport_lines(state));
-        text.push('\n');
     }
-    text.push_str(&body);
-    let token_count = TokenCounter::new(opts.encoding).count_exact(&text);
-    Ok(CaptureResult {
-        format_e: text,
-        metadata,
-        mode,
-        token_count,
-        tokenizer: opts.encoding.name().to_string(),
-        cache_key: String::new(),
-        cached: false,
-    })
 }
 
 /// VISIBLE: the session's filters applied; edges only between visible nodes.

@@ -340,113 +340,161 @@ pub fn parse_with(
     text: &str,
     outside: &dyn Fn(&str) -> Result<String, String>,
 ) -> Result<Parsed, FormatEError> {
-    let mut out = Parsed::default();
-    let mut section = Section::Header;
-    let mut seen = std::collections::HashMap::<String, usize>::new();
-    // Edges as written (deleted or not); endpoints are resolved once every
-    // node line is known, so a name may be used before its line.
-    let mut raw_edges: Vec<(bool, ParsedEdge)> = Vec::new();
+    let mut reader = Reader {
+        out: Parsed::default(),
+        section: Section::Header,
+        seen: std::collections::HashMap::new(),
+        raw_edges: Vec::new(),
+    };
     for (i, raw) in text.lines().enumerate() {
         let line_no = i + 1;
         let line = raw.trim_end_matches('\r');
-        let err = |message: String| FormatEError {
+        reader.line(line, line_no).map_err(|message| FormatEError {
             line: line_no,
             message,
-        };
+        })?;
+    }
+    let Reader {
+        mut out, raw_edges, ..
+    } = reader;
+    resolve_edges(&mut out, raw_edges, outside)?;
+    Ok(out)
+}
+
+/// The state of a parse, line by line.
+struct Reader {
+    out: Parsed,
+    section: Section,
+    /// Semantic ID → the node line that defines it.
+    seen: std::collections::HashMap<String, usize>,
+    /// Edges as written (deleted or not); endpoints are resolved once every
+    /// node line is known, so a name may be used before its line.
+    raw_edges: Vec<(bool, ParsedEdge)>,
+}
+
+impl Reader {
+    /// Read one line in the current section; a heading changes the section.
+    fn line(&mut self, line: &str, line_no: usize) -> Result<(), String> {
         if line.trim().is_empty() {
-            continue;
+            return Ok(());
         }
         if let Some(heading) = line.strip_prefix('#') {
             let h = heading.trim_start_matches('#').trim();
-            section = match h {
+            self.section = match h {
                 "Nodes" => Section::Nodes,
                 "Edges" => Section::Edges,
                 "Deleted" => Section::Deleted,
-                _ if section == Section::Header => Section::Header,
-                _ => return Err(err(format!("unknown section `{}`", line.trim()))),
+                _ if self.section == Section::Header => Section::Header,
+                _ => return Err(format!("unknown section `{}`", line.trim())),
             };
-            continue;
+            return Ok(());
         }
-        match section {
+        match self.section {
             Section::Header => {
                 let t = line.trim();
                 if t.starts_with("**") || t == "---" || t.ends_with(':') {
-                    continue;
+                    return Ok(());
                 }
-                return Err(err(format!(
+                Err(format!(
                     "expected `## Nodes` or `## Edges` before `{}`",
                     clip(t)
-                )));
+                ))
             }
-            Section::Nodes => {
-                let node = parse_node_line(line).map_err(err)?;
-                if let Some(prev) = seen.insert(node.semantic_id.clone(), line_no) {
-                    return Err(err(format!(
-                        "semantic ID {} was already defined on line {prev}",
-                        node.semantic_id
-                    )));
-                }
-                out.nodes.push(ParsedNode {
-                    line: line_no,
-                    node,
-                });
-            }
+            Section::Nodes => self.node_line(line, line_no),
             Section::Edges => {
-                let edges = parse_edge_line(line, line_no).map_err(err)?;
-                raw_edges.extend(edges.into_iter().map(|e| (false, e)));
+                let edges = parse_edge_line(line, line_no)?;
+                self.raw_edges.extend(edges.into_iter().map(|e| (false, e)));
+                Ok(())
             }
-            Section::Deleted => {
-                if line.contains(" -") && line.contains("-> ") && !line.contains('|') {
-                    let edges = parse_edge_line(line, line_no).map_err(err)?;
-                    raw_edges.extend(edges.into_iter().map(|e| (true, e)));
-                } else {
-                    let fields = split_fields(line);
-                    let sid = fields
-                        .get(2)
-                        .map(|s| s.trim().to_string())
-                        .unwrap_or_default();
-                    semantic::parse(&sid).map_err(|e| err(e.to_string()))?;
-                    out.deleted_nodes.push((line_no, sid));
-                }
-            }
+            Section::Deleted => self.deleted_line(line, line_no),
         }
     }
-    // The node lines are the legend: a name stands for the one node line
-    // that has it.
+
+    /// A node line; its semantic ID must not be defined twice.
+    fn node_line(&mut self, line: &str, line_no: usize) -> Result<(), String> {
+        let node = parse_node_line(line)?;
+        if let Some(prev) = self.seen.insert(node.semantic_id.clone(), line_no) {
+            return Err(format!(
+                "semantic ID {} was already defined on line {prev}",
+                node.semantic_id
+            ));
+        }
+        self.out.nodes.push(ParsedNode {
+            line: line_no,
+            node,
+        });
+        Ok(())
+    }
+
+    /// A `## Deleted` line: an edge line, or a node line of which only the
+    /// semantic ID counts.
+    fn deleted_line(&mut self, line: &str, line_no: usize) -> Result<(), String> {
+        if line.contains(" -") && line.contains("-> ") && !line.contains('|') {
+            let edges = parse_edge_line(line, line_no)?;
+            self.raw_edges.extend(edges.into_iter().map(|e| (true, e)));
+        } else {
+            let fields = split_fields(line);
+            let sid = fields
+                .get(2)
+                .map(|s| s.trim().to_string())
+                .unwrap_or_default();
+            semantic::parse(&sid).map_err(|e| e.to_string())?;
+            self.out.deleted_nodes.push((line_no, sid));
+        }
+        Ok(())
+    }
+}
+
+/// Resolve the edges' endpoints to semantic IDs and file them as edges or
+/// deleted edges. The node lines are the legend: a name stands for the one
+/// node line that has it.
+fn resolve_edges(
+    out: &mut Parsed,
+    raw_edges: Vec<(bool, ParsedEdge)>,
+    outside: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<(), FormatEError> {
     let mut by_name = std::collections::HashMap::<&str, Vec<&ParsedNode>>::new();
     for p in &out.nodes {
         by_name.entry(p.node.name.as_str()).or_default().push(p);
     }
-    let resolve = |endpoint: &str, line: usize| -> Result<String, FormatEError> {
-        if semantic::parse(endpoint).is_ok() {
-            return Ok(endpoint.to_string());
-        }
-        let message = match by_name.get(endpoint).map(Vec::as_slice) {
-            Some([one]) => return Ok(one.node.semantic_id.clone()),
-            Some(many) if many.len() > 1 => format!(
-                "`{endpoint}` is the name of the node lines {}; write the semantic ID",
-                many.iter()
-                    .map(|p| p.line.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            _ => match outside(endpoint) {
-                Ok(sid) => return Ok(sid),
-                Err(message) => message,
-            },
-        };
-        Err(FormatEError { line, message })
-    };
     for (deleted, mut e) in raw_edges {
-        e.src = resolve(&e.src, e.line)?;
-        e.dst = resolve(&e.dst, e.line)?;
+        e.src = resolve_endpoint(&by_name, outside, &e.src, e.line)?;
+        e.dst = resolve_endpoint(&by_name, outside, &e.dst, e.line)?;
         if deleted {
             out.deleted_edges.push(e);
         } else {
             out.edges.push(e);
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// An endpoint's semantic ID: itself, the one node line with that name,
+/// or what `outside` gives; an error on `line` otherwise.
+fn resolve_endpoint(
+    by_name: &std::collections::HashMap<&str, Vec<&ParsedNode>>,
+    outside: &dyn Fn(&str) -> Result<String, String>,
+    endpoint: &str,
+    line: usize,
+) -> Result<String, FormatEError> {
+    if semantic::parse(endpoint).is_ok() {
+        return Ok(endpoint.to_string());
+    }
+    let message = match by_name.get(endpoint).map(Vec::as_slice) {
+        Some([one]) => return Ok(one.node.semantic_id.clone()),
+        Some(many) if many.len() > 1 => format!(
+            "`{endpoint}` is the name of the node lines {}; write the semantic ID",
+            many.iter()
+                .map(|p| p.line.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => match outside(endpoint) {
+            Ok(sid) => return Ok(sid),
+            Err(message) => message,
+        },
+    };
+    Err(FormatEError { line, message })
 }
 
 fn clip(s: &str) -> String {

@@ -136,128 +136,169 @@ fn model(at: String) -> impl FnOnce(OntologyError) -> ImportError {
 /// edge ends may be UUIDs or semantic IDs (`source`/`sourceUuid`/
 /// `sourceSemanticId`, likewise `target`).
 pub fn import_json(tx: &mut OntoTx, v: &Value, replace: bool) -> Result<(), ImportError> {
-    let jerr = |at: String, message: &str| ImportError::Json {
-        at,
-        message: message.to_string(),
-    };
-    let obj = v.as_object().ok_or_else(|| {
-        jerr(
-            "top level".into(),
-            "expected an object with `nodes` and `relationships`",
-        )
-    })?;
-    let empty = Vec::new();
-    let nodes = match obj.get("nodes") {
-        Some(Value::Array(a)) => a,
-        None => &empty,
-        Some(_) => return Err(jerr("nodes".into(), "expected an array")),
-    };
-    let edges = match obj.get("relationships").or_else(|| obj.get("edges")) {
-        Some(Value::Array(a)) => a,
-        None => &empty,
-        Some(_) => return Err(jerr("relationships".into(), "expected an array")),
-    };
+    let (nodes, edges) = top_level_arrays(v)?;
     let mut kept_nodes = BTreeSet::new();
     let mut kept_edges = BTreeSet::new();
     for (i, n) in nodes.iter().enumerate() {
-        let at = format!("nodes[{i}]");
-        let n = n
-            .as_object()
-            .ok_or_else(|| jerr(at.clone(), "expected an object"))?;
-        let ty = n
-            .get("type")
-            .or_else(|| n.get("nodeType"))
-            .and_then(Value::as_str)
-            .ok_or_else(|| jerr(at.clone(), "missing `type`"))?;
-        let node_type = NodeType::parse(ty).map_err(model(at.clone()))?;
-        let mut props = match n.get("properties").or_else(|| n.get("data")) {
-            Some(Value::Object(m)) => m.clone(),
-            None => Map::new(),
-            Some(_) => return Err(jerr(at, "`properties` must be an object")),
-        };
-        let name = take_str(&mut props, "Name")
-            .or_else(|| n.get("Name").and_then(Value::as_str).map(str::to_string))
-            .ok_or_else(|| jerr(at.clone(), "missing `properties.Name`"))?;
-        let descr = take_str(&mut props, "Descr")
-            .or_else(|| n.get("Descr").and_then(Value::as_str).map(str::to_string))
-            .unwrap_or_default();
-        let sid = take_str(&mut props, "semanticId").or_else(|| {
-            n.get("semanticId")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        });
-        let position = match props
-            .remove("position")
-            .or_else(|| n.get("position").cloned())
-        {
-            None | Some(Value::Null) => None,
-            Some(p) => Some(serde_json::from_value::<Position>(p).map_err(|_| {
-                jerr(
-                    at.clone(),
-                    "`position` must be {\"x\": number, \"y\": number}",
-                )
-            })?),
-        };
-        let uuid = match n.get("uuid").or_else(|| n.get("id")) {
-            Some(Value::String(u)) => u.clone(),
-            None | Some(Value::Null) => String::new(),
-            Some(_) => return Err(jerr(at, "`uuid` must be a string")),
-        };
-        let mut node = OntoNode::new(node_type, &name, &descr);
-        node.props = props;
-        node.position = position;
-        node.uuid = uuid;
-        if let Some(sid) = sid {
-            if node.uuid.is_empty() {
-                if let Some(existing) = tx.graph().uuid_of(&sid) {
-                    node.uuid = existing.to_string();
-                }
-            }
-            node.semantic_id = sid;
-        }
-        let change = tx.upsert_node(node).map_err(model(at))?;
-        kept_nodes.insert(change.after.uuid);
+        kept_nodes.insert(import_node(tx, i, n)?);
     }
     for (i, e) in edges.iter().enumerate() {
-        let at = format!("relationships[{i}]");
-        let e = e
-            .as_object()
-            .ok_or_else(|| jerr(at.clone(), "expected an object"))?;
-        let ty = e
-            .get("type")
-            .or_else(|| e.get("relType"))
-            .and_then(Value::as_str)
-            .ok_or_else(|| jerr(at.clone(), "missing `type`"))?;
-        let rel = RelType::parse(ty).map_err(model(at.clone()))?;
-        let end = |names: &[&str]| {
-            names
-                .iter()
-                .find_map(|k| e.get(*k).and_then(Value::as_str))
-                .map(str::to_string)
-        };
-        let src = end(&["source", "sourceUuid", "sourceSemanticId"])
-            .ok_or_else(|| jerr(at.clone(), "missing `source`"))?;
-        let dst = end(&["target", "targetUuid", "targetSemanticId"])
-            .ok_or_else(|| jerr(at.clone(), "missing `target`"))?;
-        let props = match e.get("properties") {
-            Some(Value::Object(m)) => m.clone(),
-            None | Some(Value::Null) => Map::new(),
-            Some(_) => return Err(jerr(at, "`properties` must be an object")),
-        };
-        let mut edge = OntoEdge::new(&src, rel, &dst);
-        edge.props = props;
-        edge.uuid = match e.get("uuid") {
-            Some(Value::String(u)) => Some(u.clone()),
-            None | Some(Value::Null) => None,
-            Some(_) => return Err(jerr(at, "`uuid` must be a string")),
-        };
-        let change = tx.upsert_edge(edge).map_err(model(at))?;
-        kept_edges.insert(change.after.key());
+        kept_edges.insert(import_edge(tx, i, e)?);
     }
     if replace {
         prune(tx, &kept_nodes, &kept_edges);
     }
     Ok(())
+}
+
+/// An error in the JSON's shape at `at`.
+fn json_error(at: String, message: &str) -> ImportError {
+    ImportError::Json {
+        at,
+        message: message.to_string(),
+    }
+}
+
+/// The `nodes` and `relationships` (or `edges`) arrays of the top-level
+/// object; a missing one is empty.
+fn top_level_arrays(v: &Value) -> Result<(&[Value], &[Value]), ImportError> {
+    let obj = v.as_object().ok_or_else(|| {
+        json_error(
+            "top level".into(),
+            "expected an object with `nodes` and `relationships`",
+        )
+    })?;
+    let nodes: &[Value] = match obj.get("nodes") {
+        Some(Value::Array(a)) => a,
+        None => &[],
+        Some(_) => return Err(json_error("nodes".into(), "expected an array")),
+    };
+    let edges: &[Value] = match obj.get("relationships").or_else(|| obj.get("edges")) {
+        Some(Value::Array(a)) => a,
+        None => &[],
+        Some(_) => return Err(json_error("relationships".into(), "expected an array")),
+    };
+    Ok((nodes, edges))
+}
+
+/// Upsert the node `nodes[i]` describes — the existing node of its semantic
+/// ID when it names no UUID; its UUID.
+fn import_node(tx: &mut OntoTx, i: usize, n: &Value) -> Result<String, ImportError> {
+    let at = format!("nodes[{i}]");
+    let (mut node, sid) = node_of(n, &at)?;
+    if let Some(sid) = sid {
+        if node.uuid.is_empty() {
+            if let Some(existing) = tx.graph().uuid_of(&sid) {
+                node.uuid = existing.to_string();
+            }
+        }
+        node.semantic_id = sid;
+    }
+    let change = tx.upsert_node(node).map_err(model(at))?;
+    Ok(change.after.uuid)
+}
+
+/// The node a JSON node object describes (type, name, description, free
+/// properties, position, UUID), and the semantic ID it gives.
+fn node_of(n: &Value, at: &str) -> Result<(OntoNode, Option<String>), ImportError> {
+    let n = n
+        .as_object()
+        .ok_or_else(|| json_error(at.to_string(), "expected an object"))?;
+    let ty = n
+        .get("type")
+        .or_else(|| n.get("nodeType"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| json_error(at.to_string(), "missing `type`"))?;
+    let node_type = NodeType::parse(ty).map_err(model(at.to_string()))?;
+    let mut props = match n.get("properties").or_else(|| n.get("data")) {
+        Some(Value::Object(m)) => m.clone(),
+        None => Map::new(),
+        Some(_) => return Err(json_error(at.to_string(), "`properties` must be an object")),
+    };
+    let name = take_str(&mut props, "Name")
+        .or_else(|| n.get("Name").and_then(Value::as_str).map(str::to_string))
+        .ok_or_else(|| json_error(at.to_string(), "missing `properties.Name`"))?;
+    let descr = take_str(&mut props, "Descr")
+        .or_else(|| n.get("Descr").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_default();
+    let sid = take_str(&mut props, "semanticId").or_else(|| {
+        n.get("semanticId")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    let position = position_of(&mut props, n, at)?;
+    let uuid = match n.get("uuid").or_else(|| n.get("id")) {
+        Some(Value::String(u)) => u.clone(),
+        None | Some(Value::Null) => String::new(),
+        Some(_) => return Err(json_error(at.to_string(), "`uuid` must be a string")),
+    };
+    let mut node = OntoNode::new(node_type, &name, &descr);
+    node.props = props;
+    node.position = position;
+    node.uuid = uuid;
+    Ok((node, sid))
+}
+
+/// A node's `position`, taken out of its properties (or read from the node
+/// object); `null` or absent is none.
+fn position_of(
+    props: &mut Map<String, Value>,
+    n: &Map<String, Value>,
+    at: &str,
+) -> Result<Option<Position>, ImportError> {
+    match props
+        .remove("position")
+        .or_else(|| n.get("position").cloned())
+    {
+        None | Some(Value::Null) => Ok(None),
+        Some(p) => Ok(Some(serde_json::from_value::<Position>(p).map_err(
+            |_| {
+                json_error(
+                    at.to_string(),
+                    "`position` must be {\"x\": number, \"y\": number}",
+                )
+            },
+        )?)),
+    }
+}
+
+/// Upsert the edge `relationships[i]` describes (ends by UUID or semantic
+/// ID); its key.
+fn import_edge(tx: &mut OntoTx, i: usize, e: &Value) -> Result<EdgeKey, ImportError> {
+    let at = format!("relationships[{i}]");
+    let e = e
+        .as_object()
+        .ok_or_else(|| json_error(at.clone(), "expected an object"))?;
+    let ty = e
+        .get("type")
+        .or_else(|| e.get("relType"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| json_error(at.clone(), "missing `type`"))?;
+    let rel = RelType::parse(ty).map_err(model(at.clone()))?;
+    let end = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|k| e.get(*k).and_then(Value::as_str))
+            .map(str::to_string)
+    };
+    let src = end(&["source", "sourceUuid", "sourceSemanticId"])
+        .ok_or_else(|| json_error(at.clone(), "missing `source`"))?;
+    let dst = end(&["target", "targetUuid", "targetSemanticId"])
+        .ok_or_else(|| json_error(at.clone(), "missing `target`"))?;
+    let props = match e.get("properties") {
+        Some(Value::Object(m)) => m.clone(),
+        None | Some(Value::Null) => Map::new(),
+        Some(_) => return Err(json_error(at, "`properties` must be an object")),
+    };
+    let mut edge = OntoEdge::new(&src, rel, &dst);
+    edge.props = props;
+    edge.uuid = match e.get("uuid") {
+        Some(Value::String(u)) => Some(u.clone()),
+        None | Some(Value::Null) => None,
+        Some(_) => return Err(json_error(at, "`uuid` must be a string")),
+    };
+    let change = tx.upsert_edge(edge).map_err(model(at))?;
+    Ok(change.after.key())
 }
 
 fn take_str(m: &mut Map<String, Value>, key: &str) -> Option<String> {

@@ -521,145 +521,18 @@ impl OntoTx {
     /// seq bump, when anything changed) and report it.
     pub fn finish(self, batch: &mut Batch) -> Changes {
         let seq = self.seq();
-        let g = self.work.name.as_str();
         let mut ch = Changes::default();
-
-        for uuid in &self.touched_nodes {
-            let old = self.base.nodes.get(uuid);
-            match (old, self.work.nodes.get(uuid)) {
-                (Some(o), Some(n)) if o == n => {}
-                (old, Some(n)) => {
-                    if old.is_some() {
-                        ch.nodes_updated.push(uuid.clone());
-                    } else {
-                        ch.nodes_created.push(uuid.clone());
-                    }
-                    batch.put_row(NodeRow {
-                        graph: g.into(),
-                        id: uuid.as_str().into(),
-                        kind: n.node_type.name().into(),
-                        name: n.name.as_str().into(),
-                        doc: n.descr.as_str().into(),
-                    });
-                    batch.put_row(OntoNodeRow {
-                        graph: g.into(),
-                        uuid: uuid.as_str().into(),
-                        semantic_id: n.semantic_id.as_str().into(),
-                        props: Cow::Owned(Value::Object(n.props.clone())),
-                        position: n.position.map(|p| Cow::Owned(json!({"x": p.x, "y": p.y}))),
-                        changed_seq: seq,
-                    });
-                    if old.is_none() {
-                        batch.put_row(OntoSemanticRow {
-                            graph: g.into(),
-                            semantic_id: n.semantic_id.as_str().into(),
-                            uuid: uuid.as_str().into(),
-                            retired_seq: None,
-                        });
-                        if self
-                            .base
-                            .tombstones
-                            .iter()
-                            .any(|t| t.kind == "node" && t.id == *uuid)
-                        {
-                            batch.delete_key::<OntoTombstoneRow>(vec![
-                                g.into(),
-                                "node".into(),
-                                uuid.as_str().into(),
-                            ]);
-                        }
-                    }
-                }
-                (Some(o), None) => {
-                    ch.nodes_deleted.push(uuid.clone());
-                    batch.delete_key::<NodeRow>(vec![g.into(), uuid.as_str().into()]);
-                    batch.delete_key::<OntoNodeRow>(vec![g.into(), uuid.as_str().into()]);
-                    batch.put_row(OntoSemanticRow {
-                        graph: g.into(),
-                        semantic_id: o.semantic_id.as_str().into(),
-                        uuid: uuid.as_str().into(),
-                        retired_seq: Some(seq),
-                    });
-                    self.stage_tombstone(batch, "node", uuid);
-                }
-                (None, None) => {}
-            }
-        }
-
-        for key in &self.touched_edges {
-            let key_row = || {
-                vec![
-                    g.into(),
-                    key.0.as_str().into(),
-                    key.1.name().into(),
-                    key.2.as_str().into(),
-                ]
-            };
-            let old = self.base.edges.get(key);
-            match (old, self.work.edges.get(key)) {
-                (Some(o), Some(e)) if o == e => {}
-                (old, Some(e)) => {
-                    if old.is_some() {
-                        ch.edges_updated.push(key.clone());
-                    } else {
-                        ch.edges_created.push(key.clone());
-                    }
-                    batch.put_row(EdgeRow {
-                        graph: g.into(),
-                        src: key.0.as_str().into(),
-                        rel: key.1.name().into(),
-                        dst: key.2.as_str().into(),
-                        origin: EDGE_ORIGIN.into(),
-                        weight: 1.0,
-                    });
-                    batch.put_row(OntoEdgeRow {
-                        graph: g.into(),
-                        src: key.0.as_str().into(),
-                        rel: key.1.name().into(),
-                        dst: key.2.as_str().into(),
-                        uuid: e.uuid.as_deref().unwrap_or("").into(),
-                        props: Cow::Owned(Value::Object(e.props.clone())),
-                        changed_seq: seq,
-                    });
-                    let id = tomb_edge_id(key);
-                    if self
-                        .base
-                        .tombstones
-                        .iter()
-                        .any(|t| t.kind == "edge" && t.id == id)
-                    {
-                        batch.delete_key::<OntoTombstoneRow>(vec![
-                            g.into(),
-                            "edge".into(),
-                            id.into(),
-                        ]);
-                    }
-                }
-                (Some(_), None) => {
-                    ch.edges_deleted.push(key.clone());
-                    let mut row = key_row();
-                    row.push(EDGE_ORIGIN.into());
-                    batch.delete_key::<EdgeRow>(row);
-                    batch.delete_key::<OntoEdgeRow>(key_row());
-                    self.stage_tombstone(batch, "edge", &tomb_edge_id(key));
-                }
-                (None, None) => {}
-            }
-        }
-
+        self.stage_nodes(batch, seq, &mut ch);
+        self.stage_edges(batch, seq, &mut ch);
         let changed = !(ch.nodes_created.is_empty()
             && ch.nodes_updated.is_empty()
             && ch.nodes_deleted.is_empty()
             && ch.edges_created.is_empty()
             && ch.edges_updated.is_empty()
             && ch.edges_deleted.is_empty());
-        let mut counters: BTreeMap<NodeType, u32> = BTreeMap::new();
-        for (t, &n) in &self.work.counters {
-            if n > self.base.counters.get(t).copied().unwrap_or(0) {
-                counters.insert(*t, n);
-            }
-        }
+        let counters = self.raised_counters();
         if changed || !counters.is_empty() {
+            let g = self.work.name.as_str();
             for (t, n) in counters {
                 batch.put_row(OntoCounterRow {
                     graph: g.into(),
@@ -673,6 +546,173 @@ impl OntoTx {
             ch.seq = Some(seq);
         }
         ch
+    }
+
+    /// Stage every touched node that differs from the loaded graph (a
+    /// create, an update or a delete), recording which it was in `ch`.
+    fn stage_nodes(&self, batch: &mut Batch, seq: i64, ch: &mut Changes) {
+        for uuid in &self.touched_nodes {
+            let old = self.base.nodes.get(uuid);
+            match (old, self.work.nodes.get(uuid)) {
+                (Some(o), Some(n)) if o == n => {}
+                (old, Some(n)) => {
+                    if old.is_some() {
+                        ch.nodes_updated.push(uuid.clone());
+                    } else {
+                        ch.nodes_created.push(uuid.clone());
+                    }
+                    self.stage_node_rows(batch, uuid, n, seq);
+                    if old.is_none() {
+                        self.stage_node_birth(batch, uuid, n);
+                    }
+                }
+                (Some(o), None) => {
+                    ch.nodes_deleted.push(uuid.clone());
+                    self.stage_node_delete(batch, uuid, o, seq);
+                }
+                (None, None) => {}
+            }
+        }
+    }
+
+    /// Put a created or updated node's graph row and ontology row.
+    fn stage_node_rows(&self, batch: &mut Batch, uuid: &str, n: &OntoNode, seq: i64) {
+        let g = self.work.name.as_str();
+        batch.put_row(NodeRow {
+            graph: g.into(),
+            id: uuid.into(),
+            kind: n.node_type.name().into(),
+            name: n.name.as_str().into(),
+            doc: n.descr.as_str().into(),
+        });
+        batch.put_row(OntoNodeRow {
+            graph: g.into(),
+            uuid: uuid.into(),
+            semantic_id: n.semantic_id.as_str().into(),
+            props: Cow::Owned(Value::Object(n.props.clone())),
+            position: n.position.map(|p| Cow::Owned(json!({"x": p.x, "y": p.y}))),
+            changed_seq: seq,
+        });
+    }
+
+    /// A created node: register its semantic ID, and drop the tombstone of
+    /// the same UUID when the loaded graph had one (a restore).
+    fn stage_node_birth(&self, batch: &mut Batch, uuid: &str, n: &OntoNode) {
+        let g = self.work.name.as_str();
+        batch.put_row(OntoSemanticRow {
+            graph: g.into(),
+            semantic_id: n.semantic_id.as_str().into(),
+            uuid: uuid.into(),
+            retired_seq: None,
+        });
+        if self
+            .base
+            .tombstones
+            .iter()
+            .any(|t| t.kind == "node" && t.id == *uuid)
+        {
+            batch.delete_key::<OntoTombstoneRow>(vec![g.into(), "node".into(), uuid.into()]);
+        }
+    }
+
+    /// A deleted node: remove its rows, retire its semantic ID at `seq`,
+    /// and stage its tombstone.
+    fn stage_node_delete(&self, batch: &mut Batch, uuid: &str, o: &OntoNode, seq: i64) {
+        let g = self.work.name.as_str();
+        batch.delete_key::<NodeRow>(vec![g.into(), uuid.into()]);
+        batch.delete_key::<OntoNodeRow>(vec![g.into(), uuid.into()]);
+        batch.put_row(OntoSemanticRow {
+            graph: g.into(),
+            semantic_id: o.semantic_id.as_str().into(),
+            uuid: uuid.into(),
+            retired_seq: Some(seq),
+        });
+        self.stage_tombstone(batch, "node", uuid);
+    }
+
+    /// Stage every touched edge that differs from the loaded graph (a
+    /// create, an update or a delete), recording which it was in `ch`.
+    fn stage_edges(&self, batch: &mut Batch, seq: i64, ch: &mut Changes) {
+        for key in &self.touched_edges {
+            let old = self.base.edges.get(key);
+            match (old, self.work.edges.get(key)) {
+                (Some(o), Some(e)) if o == e => {}
+                (old, Some(e)) => {
+                    if old.is_some() {
+                        ch.edges_updated.push(key.clone());
+                    } else {
+                        ch.edges_created.push(key.clone());
+                    }
+                    self.stage_edge_rows(batch, key, e, seq);
+                }
+                (Some(_), None) => {
+                    ch.edges_deleted.push(key.clone());
+                    self.stage_edge_delete(batch, key);
+                }
+                (None, None) => {}
+            }
+        }
+    }
+
+    /// Put a created or updated edge's graph row and ontology row, and drop
+    /// the tombstone of the same edge when the loaded graph had one.
+    fn stage_edge_rows(&self, batch: &mut Batch, key: &EdgeKey, e: &OntoEdge, seq: i64) {
+        let g = self.work.name.as_str();
+        batch.put_row(EdgeRow {
+            graph: g.into(),
+            src: key.0.as_str().into(),
+            rel: key.1.name().into(),
+            dst: key.2.as_str().into(),
+            origin: EDGE_ORIGIN.into(),
+            weight: 1.0,
+        });
+        batch.put_row(OntoEdgeRow {
+            graph: g.into(),
+            src: key.0.as_str().into(),
+            rel: key.1.name().into(),
+            dst: key.2.as_str().into(),
+            uuid: e.uuid.as_deref().unwrap_or("").into(),
+            props: Cow::Owned(Value::Object(e.props.clone())),
+            changed_seq: seq,
+        });
+        let id = tomb_edge_id(key);
+        if self
+            .base
+            .tombstones
+            .iter()
+            .any(|t| t.kind == "edge" && t.id == id)
+        {
+            batch.delete_key::<OntoTombstoneRow>(vec![g.into(), "edge".into(), id.into()]);
+        }
+    }
+
+    /// A deleted edge: remove its rows and stage its tombstone.
+    fn stage_edge_delete(&self, batch: &mut Batch, key: &EdgeKey) {
+        let g = self.work.name.as_str();
+        let key_row = || {
+            vec![
+                g.into(),
+                key.0.as_str().into(),
+                key.1.name().into(),
+                key.2.as_str().into(),
+            ]
+        };
+        let mut row = key_row();
+        row.push(EDGE_ORIGIN.into());
+        batch.delete_key::<EdgeRow>(row);
+        batch.delete_key::<OntoEdgeRow>(key_row());
+        self.stage_tombstone(batch, "edge", &tomb_edge_id(key));
+    }
+
+    /// The semantic-ID counters that went up, by node type.
+    fn raised_counters(&self) -> BTreeMap<NodeType, u32> {
+        let mut counters: BTreeMap<NodeType, u32> = BTreeMap::new();
+        for (t, &n) in &self.work.counters {
+            if n > self.base.counters.get(t).copied().unwrap_or(0) {
+                counters.insert(*t, n);
+            }
+        }
+        counters
     }
 }
 

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use cozo::{DataValue, Num};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::error::OperationError;
 use super::events::{ChunkUpdates, EdgeView, NodeView};
@@ -360,9 +360,56 @@ pub fn redo(store: &Store, graph: &str) -> Result<Reverted, OperationError> {
     revert(store, graph, false)
 }
 
-#[allow(clippy::mutable_key_type)]
 fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationError> {
     let action = if undo { "undo" } else { "redo" };
+    let LoggedEntry {
+        entry,
+        at,
+        summary,
+        images,
+    } = read_entry(store, graph, undo, action)?;
+    check_unchanged(store, graph, undo, action, entry, &images)?;
+
+    let mut batch = Batch::new();
+    stage_images(&mut batch, &images, undo);
+    // The graph keeps its source; the store writes the next seq.
+    let change = store.begin_graph_change(graph)?;
+    let seq = change.seq();
+    batch.lands_as(change);
+    let state = if undo { "undone" } else { "applied" };
+    stage_entry(&mut batch, graph, entry, state, seq, &at, summary.clone());
+    store.apply(batch)?;
+    let st = stats(store, graph)?;
+    let view = reverted_view(store, graph, &images, undo)?;
+    Ok(Reverted {
+        action,
+        graph: graph.to_string(),
+        entry,
+        seq,
+        rows: images.len(),
+        summary,
+        undo: st.undo,
+        redo: st.redo,
+        view,
+    })
+}
+
+/// A change-log entry as stored: its number, time, summary and row images.
+struct LoggedEntry {
+    entry: i64,
+    at: String,
+    summary: Value,
+    images: Vec<RowImage>,
+}
+
+/// The entry an undo (the newest applied) or a redo (the one undone last)
+/// reverts, with its row images decoded.
+fn read_entry(
+    store: &Store,
+    graph: &str,
+    undo: bool,
+    action: &'static str,
+) -> Result<LoggedEntry, OperationError> {
     let p = || Params::new().with("graph", graph);
     let head = if undo {
         queries::OPS_LOG_UNDO_HEAD
@@ -386,23 +433,41 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
             entry,
             message: format!("the log entry cannot be read: {e}"),
         })?;
+    Ok(LoggedEntry {
+        entry,
+        at,
+        summary,
+        images,
+    })
+}
 
-    // The rows must still be as the entry left them (undo) or found them (redo).
+/// The rows must still be as the entry left them (undo) or found them
+/// (redo), and their relations must have the recorded columns.
+#[allow(clippy::mutable_key_type)]
+fn check_unchanged(
+    store: &Store,
+    graph: &str,
+    undo: bool,
+    action: &'static str,
+    entry: i64,
+    images: &[RowImage],
+) -> Result<(), OperationError> {
+    let conflict = |message: String| OperationError::Conflict {
+        action,
+        graph: graph.to_string(),
+        entry,
+        message,
+    };
     let mut by_rel: BTreeMap<&str, Vec<&RowImage>> = BTreeMap::new();
-    for im in &images {
+    for im in images {
         by_rel.entry(im.relation.as_str()).or_default().push(im);
     }
     for (rel, ims) in &by_rel {
         let schema = schema_of(store, rel)?;
         if schema.columns != ims[0].columns {
-            return Err(OperationError::Conflict {
-                action,
-                graph: graph.to_string(),
-                entry,
-                message: format!(
-                    "relation `{rel}` changed its columns since the entry was recorded"
-                ),
-            });
+            return Err(conflict(format!(
+                "relation `{rel}` changed its columns since the entry was recorded"
+            )));
         }
         let current = read_rows(store, rel, &schema, ims.iter().map(|i| i.key()).collect())?;
         for im in ims {
@@ -412,22 +477,21 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
                 normalise(&schema, r);
             }
             if &now != expected {
-                return Err(OperationError::Conflict {
-                    action,
-                    graph: graph.to_string(),
-                    entry,
-                    message: format!(
-                        "a row of `{rel}` was changed outside the change log since entry {entry} \
-                         (key {}); refusing to overwrite it",
-                        crate::store::value::display(&DataValue::List(im.key()))
-                    ),
-                });
+                return Err(conflict(format!(
+                    "a row of `{rel}` was changed outside the change log since entry {entry} \
+                     (key {}); refusing to overwrite it",
+                    crate::store::value::display(&DataValue::List(im.key()))
+                )));
             }
         }
     }
+    Ok(())
+}
 
-    let mut batch = Batch::new();
-    for im in &images {
+/// Stage every row back to its state before the entry (undo) or after it
+/// (redo): put where it existed, deleted where it did not.
+fn stage_images(batch: &mut Batch, images: &[RowImage], undo: bool) {
+    for im in images {
         let target = if undo { &im.before } else { &im.after };
         let cols: Vec<&str> = im.columns.iter().map(String::as_str).collect();
         match target {
@@ -435,14 +499,16 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
             None => batch.delete(&im.relation, &cols[..im.key_len], im.key()),
         }
     }
-    // The graph keeps its source; the store writes the next seq.
-    let change = store.begin_graph_change(graph)?;
-    let seq = change.seq();
-    batch.lands_as(change);
-    let state = if undo { "undone" } else { "applied" };
-    stage_entry(&mut batch, graph, entry, state, seq, &at, summary.clone());
-    store.apply(batch)?;
-    let st = stats(store, graph)?;
+}
+
+/// The view updates of a committed revert, reading the nodes whose only
+/// change was in their side row as they are now.
+fn reverted_view(
+    store: &Store,
+    graph: &str,
+    images: &[RowImage],
+    undo: bool,
+) -> Result<ChunkUpdates, OperationError> {
     let node_schema = schema_of(store, "node")?;
     let current_node = |uuid: &str| {
         let key = vec![DataValue::from(graph), DataValue::from(uuid)];
@@ -452,18 +518,7 @@ fn revert(store: &Store, graph: &str, undo: bool) -> Result<Reverted, OperationE
             .next()
             .map(|row| (node_schema.columns.clone(), row))
     };
-    let view = view_updates(graph, &images, undo, &current_node);
-    Ok(Reverted {
-        action,
-        graph: graph.to_string(),
-        entry,
-        seq,
-        rows: images.len(),
-        summary,
-        undo: st.undo,
-        redo: st.redo,
-        view,
-    })
+    Ok(view_updates(graph, images, undo, &current_node))
 }
 
 /// A compact JSON description of row images per relation (for summaries).
@@ -480,99 +535,170 @@ pub fn count_by_relation(images: &[RowImage]) -> Value {
 /// nodes, then edges added (a UI never holds an edge whose node is gone).
 /// `current_node` reads a node's shared row after the revert, for nodes
 /// whose only change was in their side row (properties, position).
-#[allow(clippy::mutable_key_type)]
 fn view_updates(
     graph: &str,
     images: &[RowImage],
     undo: bool,
     current_node: &dyn Fn(&str) -> Option<ColumnsAndRow>,
 ) -> ChunkUpdates {
-    // (state before this revert, state after it)
-    let states = |im: &RowImage| {
-        if undo {
+    let rev = Direction {
+        graph: DataValue::from(graph),
+        undo,
+    };
+    let side = side_rows(images, &rev);
+    let mut out = ChunkUpdates::new(0);
+    let added = edge_changes(images, &rev, &mut out);
+    let (deleted, created, updated) = node_changes(images, &rev, &side, current_node);
+    deleted.iter().for_each(|n| out.node_deleted(n));
+    created.iter().for_each(|n| out.node_added(n));
+    updated.iter().for_each(|n| out.node_updated(n));
+    for (updated, e) in added {
+        if updated {
+            out.edge_updated(&e);
+        } else {
+            out.edge_added(&e);
+        }
+    }
+    out
+}
+
+/// A node's side row (`onto_node`): (columns, before, after).
+type Side = (Vec<String>, Option<Vec<DataValue>>, Option<Vec<DataValue>>);
+
+/// Which graph's rows a revert shows, and which way it goes.
+struct Direction {
+    graph: DataValue,
+    undo: bool,
+}
+
+impl Direction {
+    /// (state before this revert, state after it)
+    fn states(&self, im: &RowImage) -> (Option<Vec<DataValue>>, Option<Vec<DataValue>>) {
+        if self.undo {
             (im.after.clone(), im.before.clone())
         } else {
             (im.before.clone(), im.after.clone())
         }
-    };
-    let col = |cols: &[String], row: &[DataValue], name: &str| -> DataValue {
-        cols.iter()
-            .position(|c| c == name)
-            .and_then(|i| row.get(i).cloned())
-            .unwrap_or(DataValue::Null)
-    };
-    let text = |v: DataValue| v.get_str().unwrap_or("").to_string();
-    let json_obj = |v: DataValue| match v {
-        DataValue::Json(j) => j.0.as_object().cloned().unwrap_or_default(),
-        _ => Default::default(),
-    };
-    let g = DataValue::from(graph);
-    let ours = |im: &RowImage| {
+    }
+
+    /// The row image belongs to the graph (its first column).
+    fn ours(&self, im: &RowImage) -> bool {
         im.before
             .as_ref()
             .or(im.after.as_ref())
-            .is_some_and(|r| r.first() == Some(&g))
-    };
+            .is_some_and(|r| r.first() == Some(&self.graph))
+    }
+}
 
-    // Side rows of nodes by uuid: (columns, before, after).
-    type Side = (Vec<String>, Option<Vec<DataValue>>, Option<Vec<DataValue>>);
+/// The value of column `name` in `row`, null when there is none.
+fn col(cols: &[String], row: &[DataValue], name: &str) -> DataValue {
+    cols.iter()
+        .position(|c| c == name)
+        .and_then(|i| row.get(i).cloned())
+        .unwrap_or(DataValue::Null)
+}
+
+/// A value as text, empty when it is not a string.
+fn text(v: DataValue) -> String {
+    v.get_str().unwrap_or("").to_string()
+}
+
+/// A JSON value as an object, empty when it is not one.
+fn json_obj(v: DataValue) -> Map<String, Value> {
+    match v {
+        DataValue::Json(j) => j.0.as_object().cloned().unwrap_or_default(),
+        _ => Default::default(),
+    }
+}
+
+/// The graph's node side rows in the entry, by uuid.
+fn side_rows(images: &[RowImage], rev: &Direction) -> BTreeMap<String, Side> {
     let mut side: BTreeMap<String, Side> = BTreeMap::new();
     for im in images
         .iter()
-        .filter(|i| i.relation == "onto_node" && ours(i))
+        .filter(|i| i.relation == "onto_node" && rev.ours(i))
     {
-        let (b, a) = states(im);
+        let (b, a) = rev.states(im);
         let uuid = text(im.key().get(1).cloned().unwrap_or(DataValue::Null));
         side.insert(uuid, (im.columns.clone(), b, a));
     }
-    let node_view = |cols: &[String], row: &[DataValue], side_row: Option<&Side>, after: bool| {
-        let s = |name: &str| {
-            side_row
-                .and_then(|(c, b, a)| {
-                    let r = if after { a.as_ref() } else { b.as_ref() };
-                    r.map(|r| col(c, r, name))
-                })
-                .unwrap_or(DataValue::Null)
-        };
-        let position = match s("position") {
-            DataValue::Json(j) => j.0["x"].as_f64().zip(j.0["y"].as_f64()),
-            _ => None,
-        };
-        NodeView {
-            uuid: text(col(cols, row, "id")),
-            node_type: text(col(cols, row, "kind")),
-            semantic_id: text(s("semantic_id")),
-            name: text(col(cols, row, "name")),
-            descr: text(col(cols, row, "doc")),
-            props: json_obj(s("props")),
-            position,
-        }
+    side
+}
+
+/// A node's view from its shared row and its side row (the side row's
+/// state after the revert when `after`, before it otherwise).
+fn node_view(cols: &[String], row: &[DataValue], side_row: Option<&Side>, after: bool) -> NodeView {
+    let s = |name: &str| {
+        side_row
+            .and_then(|(c, b, a)| {
+                let r = if after { a.as_ref() } else { b.as_ref() };
+                r.map(|r| col(c, r, name))
+            })
+            .unwrap_or(DataValue::Null)
     };
-    let edge_view = |im: &RowImage, row: &[DataValue]| EdgeView {
+    let position = match s("position") {
+        DataValue::Json(j) => j.0["x"].as_f64().zip(j.0["y"].as_f64()),
+        _ => None,
+    };
+    NodeView {
+        uuid: text(col(cols, row, "id")),
+        node_type: text(col(cols, row, "kind")),
+        semantic_id: text(s("semantic_id")),
+        name: text(col(cols, row, "name")),
+        descr: text(col(cols, row, "doc")),
+        props: json_obj(s("props")),
+        position,
+    }
+}
+
+/// An edge's view from its `onto_edge` row.
+fn edge_view(im: &RowImage, row: &[DataValue]) -> EdgeView {
+    EdgeView {
         uuid: text(col(&im.columns, row, "uuid")),
         rel: text(col(&im.columns, row, "rel")),
         source_uuid: text(col(&im.columns, row, "src")),
         target_uuid: text(col(&im.columns, row, "dst")),
         props: json_obj(col(&im.columns, row, "props")),
-    };
+    }
+}
 
-    let mut out = ChunkUpdates::new(0);
+/// Emit the edges the revert removes; the edges it adds or changes
+/// (flagged `true` when changed), for after the nodes.
+fn edge_changes(
+    images: &[RowImage],
+    rev: &Direction,
+    out: &mut ChunkUpdates,
+) -> Vec<(bool, EdgeView)> {
     let mut added = Vec::new();
     for im in images
         .iter()
-        .filter(|i| i.relation == "onto_edge" && ours(i))
+        .filter(|i| i.relation == "onto_edge" && rev.ours(i))
     {
-        match states(im) {
+        match rev.states(im) {
             (Some(b), None) => out.edge_deleted(&edge_view(im, &b)),
             (None, Some(a)) => added.push((false, edge_view(im, &a))),
             (Some(_), Some(a)) => added.push((true, edge_view(im, &a))),
             (None, None) => {}
         }
     }
+    added
+}
+
+/// The nodes the revert deletes, creates and updates — the last including
+/// nodes whose only change was in the side row, read as they are now.
+fn node_changes(
+    images: &[RowImage],
+    rev: &Direction,
+    side: &BTreeMap<String, Side>,
+    current_node: &dyn Fn(&str) -> Option<ColumnsAndRow>,
+) -> (Vec<NodeView>, Vec<NodeView>, Vec<NodeView>) {
     let mut seen = std::collections::BTreeSet::new();
     let (mut deleted, mut created, mut updated) = (Vec::new(), Vec::new(), Vec::new());
-    for im in images.iter().filter(|i| i.relation == "node" && ours(i)) {
-        let (b, a) = states(im);
+    for im in images
+        .iter()
+        .filter(|i| i.relation == "node" && rev.ours(i))
+    {
+        let (b, a) = rev.states(im);
         let cols = &im.columns;
         let uuid = text(im.key().get(1).cloned().unwrap_or(DataValue::Null));
         let sr = side.get(&uuid);
@@ -585,7 +711,7 @@ fn view_updates(
         seen.insert(uuid);
     }
     // Nodes whose only change was in the side row.
-    for (uuid, sr) in &side {
+    for (uuid, sr) in side {
         if seen.contains(uuid) || sr.1.is_none() || sr.2.is_none() {
             continue;
         }
@@ -593,15 +719,5 @@ fn view_updates(
             updated.push(node_view(&cols, &row, Some(sr), true));
         }
     }
-    deleted.iter().for_each(|n| out.node_deleted(n));
-    created.iter().for_each(|n| out.node_added(n));
-    updated.iter().for_each(|n| out.node_updated(n));
-    for (updated, e) in added {
-        if updated {
-            out.edge_updated(&e);
-        } else {
-            out.edge_added(&e);
-        }
-    }
-    out
+    (deleted, created, updated)
 }

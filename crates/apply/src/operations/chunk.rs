@@ -65,61 +65,144 @@ fn phase_of(kind: OpKind) -> u8 {
 /// ordering; UUID references are not checked here.
 pub fn plan(ops: &[Operation], graph_has: &dyn Fn(&str) -> bool) -> Result<Plan, OperationError> {
     let n = ops.len();
+    let index = Index::of(ops)?;
+    let deps = dependencies(ops, &index, graph_has)?;
+    let dependents = deps.reversed(n);
+    let (order, indeg) = topological_order(n, &deps, &dependents);
+    if order.len() < n {
+        return Err(cycle_error(ops, &indeg, &|i| deps.of(i)));
+    }
+    let (chunks, chunk_of) = chunks_by_phase_and_level(ops, &order, &deps);
+    Ok(Plan {
+        chunks,
+        chunk_of,
+        temp_ids: index.temp_ids,
+        semantic_ids: index.semantic_ids,
+    })
+}
 
-    // Index ids, tempIds and proposed semantic IDs; duplicates are errors.
-    let mut by_id: FxHashMap<&str, u32> = FxHashMap::default();
-    by_id.reserve(n);
-    let mut temp_ids: FxHashMap<String, usize> = FxHashMap::default();
-    let mut semantic_ids: FxHashMap<String, usize> = FxHashMap::default();
-    for (i, op) in ops.iter().enumerate() {
-        if let Some(&j) = by_id.get(op.id.as_str()) {
-            return Err(OperationError::Duplicate {
-                what: "operation id",
-                value: op.id.clone(),
-                operations: vec![
-                    format!("#{}", ops[j as usize].index + 1),
-                    format!("#{}", op.index + 1),
-                ],
-            });
-        }
-        by_id.insert(&op.id, i as u32);
-        if let Some(t) = &op.temp_id {
-            if let Some(&j) = temp_ids.get(t) {
+/// The operations' ids, tempIds and proposed semantic IDs, each to the
+/// index of the operation that holds it.
+struct Index<'a> {
+    by_id: FxHashMap<&'a str, u32>,
+    temp_ids: FxHashMap<String, usize>,
+    semantic_ids: FxHashMap<String, usize>,
+}
+
+impl<'a> Index<'a> {
+    /// Index ids, tempIds and proposed semantic IDs; duplicates are errors.
+    fn of(ops: &'a [Operation]) -> Result<Index<'a>, OperationError> {
+        let mut by_id: FxHashMap<&str, u32> = FxHashMap::default();
+        by_id.reserve(ops.len());
+        let mut temp_ids: FxHashMap<String, usize> = FxHashMap::default();
+        let mut semantic_ids: FxHashMap<String, usize> = FxHashMap::default();
+        for (i, op) in ops.iter().enumerate() {
+            if let Some(&j) = by_id.get(op.id.as_str()) {
                 return Err(OperationError::Duplicate {
-                    what: "tempId",
-                    value: t.clone(),
-                    operations: vec![ops[j].id.clone(), op.id.clone()],
+                    what: "operation id",
+                    value: op.id.clone(),
+                    operations: vec![
+                        format!("#{}", ops[j as usize].index + 1),
+                        format!("#{}", op.index + 1),
+                    ],
                 });
             }
-            temp_ids.insert(t.clone(), i);
-        }
-        if let Some(s) = &op.semantic_id {
-            if let Some(&j) = semantic_ids.get(s) {
-                return Err(OperationError::Duplicate {
-                    what: "semanticId",
-                    value: s.clone(),
-                    operations: vec![ops[j].id.clone(), op.id.clone()],
-                });
+            by_id.insert(&op.id, i as u32);
+            if let Some(t) = &op.temp_id {
+                claim(&mut temp_ids, "tempId", t, ops, i)?;
             }
-            semantic_ids.insert(s.clone(), i);
+            if let Some(s) = &op.semantic_id {
+                claim(&mut semantic_ids, "semanticId", s, ops, i)?;
+            }
         }
+        Ok(Index {
+            by_id,
+            temp_ids,
+            semantic_ids,
+        })
+    }
+}
+
+/// Record that operation `i` introduces `value`; an error naming both
+/// operations when an earlier one already did.
+fn claim(
+    seen: &mut FxHashMap<String, usize>,
+    what: &'static str,
+    value: &str,
+    ops: &[Operation],
+    i: usize,
+) -> Result<(), OperationError> {
+    if let Some(&j) = seen.get(value) {
+        return Err(OperationError::Duplicate {
+            what,
+            value: value.to_string(),
+            operations: vec![ops[j].id.clone(), ops[i].id.clone()],
+        });
+    }
+    seen.insert(value.to_string(), i);
+    Ok(())
+}
+
+/// A compressed (CSR) adjacency list: the neighbours of `i` are
+/// `list[start[i]..start[i + 1]]`.
+struct Csr {
+    start: Vec<u32>,
+    list: Vec<u32>,
+}
+
+impl Csr {
+    /// The neighbours of `i`.
+    fn of(&self, i: usize) -> &[u32] {
+        &self.list[self.start[i] as usize..self.start[i + 1] as usize]
     }
 
-    // Dependencies in CSR form: deps of op i are dep_list[dep_start[i]..dep_start[i+1]].
+    /// The reverse edges (dependents of dependencies), by counting sort.
+    fn reversed(&self, n: usize) -> Csr {
+        let mut rev_start = vec![0u32; n + 1];
+        for &d in &self.list {
+            rev_start[d as usize + 1] += 1;
+        }
+        for i in 0..n {
+            rev_start[i + 1] += rev_start[i];
+        }
+        let mut fill = rev_start.clone();
+        let mut rev_list = vec![0u32; self.list.len()];
+        for i in 0..n {
+            for &d in self.of(i) {
+                rev_list[fill[d as usize] as usize] = i as u32;
+                fill[d as usize] += 1;
+            }
+        }
+        Csr {
+            start: rev_start,
+            list: rev_list,
+        }
+    }
+}
+
+/// Every operation's dependencies in CSR form — what its `dependsOn` names
+/// and the creates introducing the tempIds and semantic IDs it references;
+/// all the references that resolve to nothing, as one error.
+fn dependencies(
+    ops: &[Operation],
+    index: &Index,
+    graph_has: &dyn Fn(&str) -> bool,
+) -> Result<Csr, OperationError> {
+    let n = ops.len();
     let mut dep_start: Vec<u32> = Vec::with_capacity(n + 1);
     let mut dep_list: Vec<u32> = Vec::with_capacity(n * 2);
     let mut missing: Vec<Missing> = Vec::new();
     for (i, op) in ops.iter().enumerate() {
         let start = dep_list.len();
         dep_start.push(start as u32);
-        let add = |d: u32, list: &mut Vec<u32>| {
-            if !list[start..].contains(&d) {
-                list.push(d);
+        let mut add = |d: u32| {
+            if !dep_list[start..].contains(&d) {
+                dep_list.push(d);
             }
         };
         for d in &op.depends_on {
-            match by_id.get(d.as_str()) {
-                Some(&j) => add(j, &mut dep_list),
+            match index.by_id.get(d.as_str()) {
+                Some(&j) => add(j),
                 None => missing.push(Missing {
                     operation: op.id.clone(),
                     kind: "operation",
@@ -128,27 +211,20 @@ pub fn plan(ops: &[Operation], graph_has: &dyn Fn(&str) -> bool) -> Result<Plan,
             }
         }
         for r in op.node_refs() {
-            match r {
-                NodeRef::Temp(t) => match temp_ids.get(t) {
-                    Some(&j) if j != i => add(j as u32, &mut dep_list),
-                    Some(_) => {}
-                    None => missing.push(Missing {
-                        operation: op.id.clone(),
-                        kind: "tempId",
-                        reference: t.clone(),
-                    }),
-                },
-                NodeRef::Semantic(s) => match semantic_ids.get(s) {
-                    Some(&j) if j != i => add(j as u32, &mut dep_list),
-                    Some(_) => {}
-                    None if graph_has(s) => {}
-                    None => missing.push(Missing {
-                        operation: op.id.clone(),
-                        kind: "semanticId",
-                        reference: s.clone(),
-                    }),
-                },
-                NodeRef::Uuid(_) => {}
+            let (kind, reference, found) = match r {
+                NodeRef::Temp(t) => ("tempId", t, index.temp_ids.get(t)),
+                NodeRef::Semantic(s) => ("semanticId", s, index.semantic_ids.get(s)),
+                NodeRef::Uuid(_) => continue,
+            };
+            match found {
+                Some(&j) if j != i => add(j as u32),
+                Some(_) => {}
+                None if kind == "semanticId" && graph_has(reference) => {}
+                None => missing.push(Missing {
+                    operation: op.id.clone(),
+                    kind,
+                    reference: reference.clone(),
+                }),
             }
         }
     }
@@ -156,65 +232,40 @@ pub fn plan(ops: &[Operation], graph_has: &dyn Fn(&str) -> bool) -> Result<Plan,
     if !missing.is_empty() {
         return Err(OperationError::MissingDependency { missing });
     }
-    let deps = |i: usize| &dep_list[dep_start[i] as usize..dep_start[i + 1] as usize];
+    Ok(Csr {
+        start: dep_start,
+        list: dep_list,
+    })
+}
 
-    // Reverse edges (dependents), by counting sort.
-    let mut rev_start = vec![0u32; n + 1];
-    for &d in &dep_list {
-        rev_start[d as usize + 1] += 1;
-    }
-    for i in 0..n {
-        rev_start[i + 1] += rev_start[i];
-    }
-    let mut fill = rev_start.clone();
-    let mut rev_list = vec![0u32; dep_list.len()];
-    for i in 0..n {
-        for &d in deps(i) {
-            rev_list[fill[d as usize] as usize] = i as u32;
-            fill[d as usize] += 1;
-        }
-    }
-
-    // Kahn: a topological order.
-    let mut indeg: Vec<u32> = (0..n).map(|i| deps(i).len() as u32).collect();
+/// Kahn's algorithm: a topological order, and every operation's count of
+/// unfinished dependencies (all zero unless the order is short: a cycle).
+fn topological_order(n: usize, deps: &Csr, dependents: &Csr) -> (Vec<u32>, Vec<u32>) {
+    let mut indeg: Vec<u32> = (0..n).map(|i| deps.of(i).len() as u32).collect();
     let mut order: Vec<u32> = (0..n as u32).filter(|&i| indeg[i as usize] == 0).collect();
     let mut head = 0;
     while head < order.len() {
         let i = order[head] as usize;
         head += 1;
-        for &j in &rev_list[rev_start[i] as usize..rev_start[i + 1] as usize] {
+        for &j in dependents.of(i) {
             indeg[j as usize] -= 1;
             if indeg[j as usize] == 0 {
                 order.push(j);
             }
         }
     }
-    if order.len() < n {
-        return Err(cycle_error(ops, &indeg, &deps));
-    }
+    (order, indeg)
+}
 
-    // Phase and level within the phase, in topological order.
-    let mut phase = vec![0u8; n];
-    let mut level = vec![0u32; n];
-    let mut levels_in_phase = [0u32; 3];
-    let mut used = [false; 3];
-    for &i in &order {
-        let i = i as usize;
-        let mut p = phase_of(ops[i].kind);
-        for &d in deps(i) {
-            p = p.max(phase[d as usize]);
-        }
-        let mut l = 0;
-        for &d in deps(i) {
-            if phase[d as usize] == p {
-                l = l.max(level[d as usize] + 1);
-            }
-        }
-        phase[i] = p;
-        level[i] = l;
-        used[p as usize] = true;
-        levels_in_phase[p as usize] = levels_in_phase[p as usize].max(l + 1);
-    }
+/// The chunks (operation indices per chunk, input order inside a chunk)
+/// and the chunk of each operation: each phase's levels, phase after phase.
+fn chunks_by_phase_and_level(
+    ops: &[Operation],
+    order: &[u32],
+    deps: &Csr,
+) -> (Vec<Vec<usize>>, Vec<usize>) {
+    let n = ops.len();
+    let (phase, level, levels_in_phase, used) = phases_and_levels(ops, order, deps);
     let mut offset = [0u32; 3];
     let mut total = 0;
     for p in 0..3 {
@@ -230,12 +281,39 @@ pub fn plan(ops: &[Operation], graph_has: &dyn Fn(&str) -> bool) -> Result<Plan,
         chunk_of[i] = c;
         chunks[c].push(i);
     }
-    Ok(Plan {
-        chunks,
-        chunk_of,
-        temp_ids,
-        semantic_ids,
-    })
+    (chunks, chunk_of)
+}
+
+/// Phase and level within the phase of every operation, in topological
+/// order; the number of levels of each phase, and which phases occur.
+fn phases_and_levels(
+    ops: &[Operation],
+    order: &[u32],
+    deps: &Csr,
+) -> (Vec<u8>, Vec<u32>, [u32; 3], [bool; 3]) {
+    let n = ops.len();
+    let mut phase = vec![0u8; n];
+    let mut level = vec![0u32; n];
+    let mut levels_in_phase = [0u32; 3];
+    let mut used = [false; 3];
+    for &i in order {
+        let i = i as usize;
+        let mut p = phase_of(ops[i].kind);
+        for &d in deps.of(i) {
+            p = p.max(phase[d as usize]);
+        }
+        let mut l = 0;
+        for &d in deps.of(i) {
+            if phase[d as usize] == p {
+                l = l.max(level[d as usize] + 1);
+            }
+        }
+        phase[i] = p;
+        level[i] = l;
+        used[p as usize] = true;
+        levels_in_phase[p as usize] = levels_in_phase[p as usize].max(l + 1);
+    }
+    (phase, level, levels_in_phase, used)
 }
 
 /// Find the cycles among the operations Kahn's algorithm could not order

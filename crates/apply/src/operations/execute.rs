@@ -165,105 +165,157 @@ impl Executor<'_> {
     }
 
     fn run(&mut self, i: usize, out: &mut ChunkUpdates, ex: &mut Executed) -> Result<(), Fail> {
-        let op = &self.ops[i];
+        let ops = self.ops;
+        let op = &ops[i];
         match op.kind {
-            OpKind::Create => {
-                let node_type = NodeType::parse(op.node_type.as_deref().unwrap_or(""))?;
-                let mut node = OntoNode::new(node_type, "", "");
-                apply_data(&mut node, &op.data)?;
-                let mut proposed_rejected = None;
-                if let Some(sid) = &op.semantic_id {
-                    let ok = semantic::parse(sid).is_ok()
-                        && self.tx.check_semantic_id(sid, node_type, "").is_ok();
-                    if ok {
-                        node.semantic_id = sid.clone();
-                    } else {
-                        proposed_rejected = Some(sid.clone());
-                    }
-                }
-                let change = self.tx.upsert_node(node)?;
-                let n = &change.after;
-                self.made[i] = Some(n.uuid.clone());
-                if let Some(t) = &op.temp_id {
-                    ex.id_map.insert(t.clone(), n.uuid.clone());
-                }
-                ex.created.push(Created {
-                    operation: op.id.clone(),
-                    temp_id: op.temp_id.clone(),
-                    uuid: n.uuid.clone(),
-                    semantic_id: n.semantic_id.clone(),
-                    proposed_semantic_id: proposed_rejected,
-                });
-                ex.counts.nodes_created += 1;
-                out.node_added(&node_view(n));
+            OpKind::Create => self.create(i, op, out, ex)?,
+            OpKind::Update => self.update(op, out, ex)?,
+            OpKind::Delete => self.delete(op, out, ex)?,
+            OpKind::CreateRelationship => self.create_relationship(op, out, ex)?,
+            OpKind::DeleteRelationship => self.delete_relationship(op, out, ex)?,
+        }
+        ex.counts.operations_executed += 1;
+        Ok(())
+    }
+
+    /// A create: the node with the proposed semantic ID when it is valid
+    /// and free (otherwise a new one, the proposal reported as rejected).
+    fn create(
+        &mut self,
+        i: usize,
+        op: &Operation,
+        out: &mut ChunkUpdates,
+        ex: &mut Executed,
+    ) -> Result<(), Fail> {
+        let node_type = NodeType::parse(op.node_type.as_deref().unwrap_or(""))?;
+        let mut node = OntoNode::new(node_type, "", "");
+        apply_data(&mut node, &op.data)?;
+        let mut proposed_rejected = None;
+        if let Some(sid) = &op.semantic_id {
+            let ok = semantic::parse(sid).is_ok()
+                && self.tx.check_semantic_id(sid, node_type, "").is_ok();
+            if ok {
+                node.semantic_id = sid.clone();
+            } else {
+                proposed_rejected = Some(sid.clone());
             }
-            OpKind::Update => {
-                let uuid = self.resolve(op.subject.as_ref().expect("parser checked"))?;
-                let mut node = self.tx.graph().nodes[&uuid].clone();
-                if let Some(t) = &op.node_type {
-                    node.node_type = NodeType::parse(t)?;
-                }
-                apply_data(&mut node, &op.data)?;
-                let change = self.tx.upsert_node(node)?;
-                if change.before.as_ref() != Some(&change.after) {
-                    ex.counts.nodes_updated += 1;
-                    out.node_updated(&node_view(&change.after));
-                }
+        }
+        let change = self.tx.upsert_node(node)?;
+        let n = &change.after;
+        self.made[i] = Some(n.uuid.clone());
+        if let Some(t) = &op.temp_id {
+            ex.id_map.insert(t.clone(), n.uuid.clone());
+        }
+        ex.created.push(Created {
+            operation: op.id.clone(),
+            temp_id: op.temp_id.clone(),
+            uuid: n.uuid.clone(),
+            semantic_id: n.semantic_id.clone(),
+            proposed_semantic_id: proposed_rejected,
+        });
+        ex.counts.nodes_created += 1;
+        out.node_added(&node_view(n));
+        Ok(())
+    }
+
+    /// An update: a new type and `data` onto the subject node; counted and
+    /// shown only when the node changed.
+    fn update(
+        &mut self,
+        op: &Operation,
+        out: &mut ChunkUpdates,
+        ex: &mut Executed,
+    ) -> Result<(), Fail> {
+        let uuid = self.resolve(op.subject.as_ref().expect("parser checked"))?;
+        let mut node = self.tx.graph().nodes[&uuid].clone();
+        if let Some(t) = &op.node_type {
+            node.node_type = NodeType::parse(t)?;
+        }
+        apply_data(&mut node, &op.data)?;
+        let change = self.tx.upsert_node(node)?;
+        if change.before.as_ref() != Some(&change.after) {
+            ex.counts.nodes_updated += 1;
+            out.node_updated(&node_view(&change.after));
+        }
+        Ok(())
+    }
+
+    /// A delete: the subject node (of the stated type, when one is given)
+    /// and every edge into or out of it.
+    fn delete(
+        &mut self,
+        op: &Operation,
+        out: &mut ChunkUpdates,
+        ex: &mut Executed,
+    ) -> Result<(), Fail> {
+        let uuid = self.resolve(op.subject.as_ref().expect("parser checked"))?;
+        if let Some(t) = &op.node_type {
+            let t = NodeType::parse(t)?;
+            let actual = self.tx.graph().nodes[&uuid].node_type;
+            if t != actual {
+                return Err(Fail::new(
+                    "type_mismatch",
+                    format!("node {uuid} is a {actual}, not a {t}"),
+                ));
             }
-            OpKind::Delete => {
-                let uuid = self.resolve(op.subject.as_ref().expect("parser checked"))?;
-                if let Some(t) = &op.node_type {
-                    let t = NodeType::parse(t)?;
-                    let actual = self.tx.graph().nodes[&uuid].node_type;
-                    if t != actual {
-                        return Err(Fail::new(
-                            "type_mismatch",
-                            format!("node {uuid} is a {actual}, not a {t}"),
-                        ));
-                    }
-                }
-                let deletion = self.tx.delete_node(&uuid)?;
-                for e in &deletion.edges {
-                    ex.counts.relationships_deleted += 1;
-                    out.edge_deleted(&edge_view(e));
-                }
-                ex.counts.nodes_deleted += 1;
-                out.node_deleted(&node_view(&deletion.node));
+        }
+        let deletion = self.tx.delete_node(&uuid)?;
+        for e in &deletion.edges {
+            ex.counts.relationships_deleted += 1;
+            out.edge_deleted(&edge_view(e));
+        }
+        ex.counts.nodes_deleted += 1;
+        out.node_deleted(&node_view(&deletion.node));
+        Ok(())
+    }
+
+    /// A relationship create: the edge added, or its properties updated
+    /// when it exists (nothing when they are the same).
+    fn create_relationship(
+        &mut self,
+        op: &Operation,
+        out: &mut ChunkUpdates,
+        ex: &mut Executed,
+    ) -> Result<(), Fail> {
+        let rel = RelType::parse(op.rel_type.as_deref().unwrap_or(""))?;
+        let src = self.resolve(op.source.as_ref().expect("parser checked"))?;
+        let dst = self.resolve(op.target.as_ref().expect("parser checked"))?;
+        let mut edge = OntoEdge::new(&src, rel, &dst);
+        edge.props = op.data.clone();
+        let change = self.tx.upsert_edge(edge)?;
+        match &change.before {
+            None => {
+                ex.counts.relationships_created += 1;
+                out.edge_added(&edge_view(&change.after));
             }
-            OpKind::CreateRelationship => {
+            Some(b) if b != &change.after => {
+                ex.counts.relationships_updated += 1;
+                out.edge_updated(&edge_view(&change.after));
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// A relationship delete, by the edge's UUID or by source, type and
+    /// target.
+    fn delete_relationship(
+        &mut self,
+        op: &Operation,
+        out: &mut ChunkUpdates,
+        ex: &mut Executed,
+    ) -> Result<(), Fail> {
+        let removed = match &op.edge_uuid {
+            Some(u) => self.tx.delete_edge_by_uuid(u)?,
+            None => {
                 let rel = RelType::parse(op.rel_type.as_deref().unwrap_or(""))?;
                 let src = self.resolve(op.source.as_ref().expect("parser checked"))?;
                 let dst = self.resolve(op.target.as_ref().expect("parser checked"))?;
-                let mut edge = OntoEdge::new(&src, rel, &dst);
-                edge.props = op.data.clone();
-                let change = self.tx.upsert_edge(edge)?;
-                match &change.before {
-                    None => {
-                        ex.counts.relationships_created += 1;
-                        out.edge_added(&edge_view(&change.after));
-                    }
-                    Some(b) if b != &change.after => {
-                        ex.counts.relationships_updated += 1;
-                        out.edge_updated(&edge_view(&change.after));
-                    }
-                    Some(_) => {}
-                }
+                self.tx.delete_edge(&src, rel, &dst)?
             }
-            OpKind::DeleteRelationship => {
-                let removed = match &op.edge_uuid {
-                    Some(u) => self.tx.delete_edge_by_uuid(u)?,
-                    None => {
-                        let rel = RelType::parse(op.rel_type.as_deref().unwrap_or(""))?;
-                        let src = self.resolve(op.source.as_ref().expect("parser checked"))?;
-                        let dst = self.resolve(op.target.as_ref().expect("parser checked"))?;
-                        self.tx.delete_edge(&src, rel, &dst)?
-                    }
-                };
-                ex.counts.relationships_deleted += 1;
-                out.edge_deleted(&edge_view(&removed));
-            }
-        }
-        ex.counts.operations_executed += 1;
+        };
+        ex.counts.relationships_deleted += 1;
+        out.edge_deleted(&edge_view(&removed));
         Ok(())
     }
 }
