@@ -198,6 +198,43 @@ fn every_answer_stays_within_max_tokens() {
     );
 }
 
+/// `kind` filters by the kinds the index stores, written out or
+/// abbreviated as Format E writes them; an unknown kind is refused with
+/// the kinds there are.
+#[test]
+fn search_filters_by_stored_or_abbreviated_kind() {
+    let (_d, ws) = shapes();
+    let listed = |kind: &str| {
+        let v = ok_json(&call(
+            &ws,
+            "search_entities",
+            json!({"query": "", "kind": kind, "limit": 500, "max_tokens": 100000}),
+        ));
+        v["results"].as_array().unwrap().clone()
+    };
+    let functions = listed("fn");
+    assert!(!functions.is_empty());
+    assert!(
+        functions.iter().all(|e| e["kind"] == "function"),
+        "{functions:?}"
+    );
+    assert_eq!(functions, listed("function"));
+    let modules = listed("mod");
+    assert!(!modules.is_empty());
+    assert!(modules.iter().all(|e| e["kind"] == "module"));
+    let e = err_json(&call(
+        &ws,
+        "search_entities",
+        json!({"query": "area", "kind": "widget"}),
+    ));
+    assert_eq!(e["error"], "invalid_arguments");
+    let message = e["message"].as_str().unwrap();
+    assert!(
+        message.contains("'widget'") && message.contains("function"),
+        "{message}"
+    );
+}
+
 #[test]
 fn bad_calls_are_tool_errors_with_error_objects() {
     let (_d, ws) = shapes();

@@ -15,6 +15,7 @@ use crate::analyse::relevance::Strategy;
 use crate::analyse::select::BaseSpec;
 use crate::emit::diagram::{self, DiagramFormat, DiagramGraph};
 use crate::graph;
+use crate::model::EntityKind;
 use crate::search::{self, SearchError};
 
 /// The tools over the code graph.
@@ -84,7 +85,7 @@ pub fn specs() -> Vec<ToolSpec> {
             properties: || {
                 json!({
                     "query": {"type": "string", "description": "A name or part of it, or a sentence describing the change"},
-                    "kind": {"type": "string", "enum": ["fn", "method", "struct", "enum", "union", "trait", "impl", "mod", "const", "static", "type", "macro"]},
+                    "kind": {"type": "string", "enum": kind_names(), "description": "An entity kind as stored, or its Format E abbreviation (fn, mod, type)"},
                     "file": {"type": "string", "description": "Repository-relative file"},
                     "limit": {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}
                 })
@@ -285,9 +286,34 @@ fn tool_calls(ws: &Workspace, a: &Args, callers: bool) -> Result<Answer, ToolErr
     })
 }
 
+/// The kinds `search_entities` filters by: every stored kind, and the
+/// Format E abbreviations of those that have a shorter one.
+fn kind_names() -> Vec<&'static str> {
+    let stored = EntityKind::ALL.into_iter().map(EntityKind::as_str);
+    let abbreviated = stored
+        .clone()
+        .map(crate::emit::format_e::kind_abbrev)
+        .filter(|a| EntityKind::parse(a).is_none());
+    stored.chain(abbreviated).collect()
+}
+
+/// A kind as stored, given as stored or abbreviated; an unknown one is an
+/// invalid argument naming the kinds there are.
+fn stored_kind(kind: &str) -> Result<&'static str, ToolError> {
+    let full = crate::emit::format_e::kind_from_abbrev(kind);
+    EntityKind::parse(full)
+        .map(EntityKind::as_str)
+        .ok_or_else(|| {
+            ToolError::invalid(format!(
+                "unknown kind '{kind}': one of {}",
+                kind_names().join(", ")
+            ))
+        })
+}
+
 fn tool_search(ws: &Workspace, a: &Args, _: usize) -> Result<Answer, ToolError> {
     let query = opt_str(a, "query")?.ok_or_else(|| ToolError::invalid("'query' is required"))?;
-    let kind = opt_str(a, "kind")?;
+    let kind = opt_str(a, "kind")?.map(stored_kind).transpose()?;
     let file = match opt_str(a, "file")? {
         Some(f) => Some(ws.relative(std::path::Path::new(f))?),
         None => None,
@@ -365,7 +391,7 @@ fn text_search(
 ) -> Result<Answer, ToolError> {
     let opts = search::Options {
         limit,
-        kind: kind.map(|k| crate::emit::format_e::kind_from_abbrev(k).to_string()),
+        kind: kind.map(str::to_string),
         file,
         explain: false,
     };

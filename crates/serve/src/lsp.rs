@@ -113,19 +113,22 @@ fn err_of(e: ServeError) -> Error {
     }
 }
 
+/// The LSP symbol kind of a stored entity kind (`EntityKind::as_str`).
 fn symbol_kind(kind: &str) -> SymbolKind {
     match kind {
-        "fn" => SymbolKind::FUNCTION,
+        "function" | "macro" => SymbolKind::FUNCTION,
         "method" => SymbolKind::METHOD,
         "struct" | "union" => SymbolKind::STRUCT,
         "enum" => SymbolKind::ENUM,
         "trait" => SymbolKind::INTERFACE,
         "impl" => SymbolKind::OBJECT,
-        "mod" => SymbolKind::MODULE,
+        "module" => SymbolKind::MODULE,
         "const" => SymbolKind::CONSTANT,
-        "static" => SymbolKind::VARIABLE,
-        "type" => SymbolKind::TYPE_PARAMETER,
-        "macro" => SymbolKind::FUNCTION,
+        "static" | "variable" => SymbolKind::VARIABLE,
+        "type_alias" => SymbolKind::TYPE_PARAMETER,
+        "class" => SymbolKind::CLASS,
+        "attribute" => SymbolKind::FIELD,
+        "property" => SymbolKind::PROPERTY,
         _ => SymbolKind::NULL,
     }
 }
@@ -973,5 +976,23 @@ fn check_message(body: &[u8]) -> std::result::Result<(), Value> {
         Some(_) => Err(invalid("method must be a string")),
         None if id.is_some() && (obj.contains_key("result") || obj.contains_key("error")) => Ok(()),
         None => Err(invalid("neither a request nor a response")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::EntityKind;
+
+    /// Workspace symbols, document symbols and the call hierarchy show
+    /// every kind the index stores as a kind of its own, not as "null".
+    #[test]
+    fn every_stored_kind_has_a_symbol_kind() {
+        for kind in EntityKind::ALL {
+            assert_ne!(symbol_kind(kind.as_str()), SymbolKind::NULL, "{kind:?}");
+        }
+        assert_eq!(symbol_kind("function"), SymbolKind::FUNCTION);
+        assert_eq!(symbol_kind("module"), SymbolKind::MODULE);
+        assert_eq!(symbol_kind("class"), SymbolKind::CLASS);
     }
 }
