@@ -98,6 +98,10 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
     has(T.into(), "calls", format!("{S}:openStore"));
     has(T.into(), "tests", format!("{S}:openStore"));
     has(T.into(), "calls", format!("{M}:Cart"));
+    // A local declared with a type reaches its members, and a field made
+    // with `new` reaches its class's.
+    has(T.into(), "calls", format!("{M}:Cart.add"));
+    has(format!("{S}:Store.buy"), "calls", format!("{M}:Cart.add"));
     // Locals are no references: `item` in `View` is a local.
     assert!(!edges
         .iter()

@@ -31,7 +31,7 @@ use tree_sitter::{Node, Parser, Tree};
 use super::refs;
 use crate::index::keys::KeyAllocator;
 use crate::model::{
-    Entity, EntityKind, FileContext, FileExtract, Param, ParamPattern, ParseStatus, RawRef,
+    Entity, EntityKind, FileContext, FileExtract, Param, ParamPattern, ParseStatus, RawRef, Recv,
     RefKind, Signature, UseDecl, Visibility,
 };
 
@@ -219,7 +219,7 @@ fn module_only(ctx: &FileContext, source: &str) -> FileExtract {
 }
 
 /// What makes two references of one entity the same.
-type RefKey = (usize, RefKind, Vec<String>, Option<String>);
+type RefKey = (usize, RefKind, Vec<String>, Option<String>, Option<Recv>);
 
 pub(crate) struct Walker<'s> {
     pub src: &'s str,
@@ -325,11 +325,27 @@ impl<'s> Walker<'s> {
         self_type: Option<usize>,
         line: u32,
     ) {
+        self.push_recv_ref(from, kind, path, self_type, None, line);
+    }
+
+    /// [`Walker::push_ref`] with a receiver.
+    pub fn push_recv_ref(
+        &mut self,
+        from: usize,
+        kind: RefKind,
+        path: Vec<String>,
+        self_type: Option<usize>,
+        receiver: Option<Recv>,
+        line: u32,
+    ) {
         let self_type = self_type.map(|c| self.entities[c].key.to_string());
-        if !self
-            .seen_refs
-            .insert((from, kind, path.clone(), self_type.clone()))
-        {
+        if !self.seen_refs.insert((
+            from,
+            kind,
+            path.clone(),
+            self_type.clone(),
+            receiver.clone(),
+        )) {
             return;
         }
         let on_self = self_type.is_some() && path.first().is_some_and(|p| p == "this");
@@ -341,7 +357,7 @@ impl<'s> Walker<'s> {
             scope: self.module_path.clone(),
             self_type,
             on_self,
-            receiver: None,
+            receiver,
         });
     }
 
@@ -740,7 +756,15 @@ impl<'s> Walker<'s> {
                 let s = &mut self.entities[i].signature;
                 s.ty = m
                     .child_by_field_name("type")
-                    .map(|t| type_text(self.src.get(t.byte_range()).unwrap_or("")).into());
+                    .map(|t| type_text(self.src.get(t.byte_range()).unwrap_or("")).into())
+                    .or_else(|| {
+                        // `#cart = new Cart()`: the class it is made of.
+                        let v = m.child_by_field_name("value")?;
+                        let c = (v.kind() == "new_expression")
+                            .then(|| v.child_by_field_name("constructor"))
+                            .flatten()?;
+                        Some(one_line(self.src.get(c.byte_range()).unwrap_or("")).into())
+                    });
                 s.text = text;
                 s.decorators = decorators(self.src, m).into();
                 // A field's type and initializer are read for its class.

@@ -18,11 +18,11 @@
 //! member, with the class's key as `self_type`; and `import('s')` as the
 //! path `import()`, `s`.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tree_sitter::Node;
 
 use super::extract::{Walker, MAX_DEPTH};
-use crate::model::RefKind;
+use crate::model::{Recv, RefKind};
 
 /// Longest chain kept.
 const MAX_CHAIN: usize = 4;
@@ -31,6 +31,9 @@ struct Cx<'l> {
     from: usize,
     class: Option<usize>,
     locals: &'l HashSet<String>,
+    /// Locals declared with a type (`c: Context`, `= new Store()`): the
+    /// type's name as written; empty when two bindings disagree.
+    typed: &'l HashMap<String, String>,
     skip: Option<usize>,
 }
 
@@ -51,11 +54,13 @@ pub(crate) fn unit_except(
 ) {
     let mut locals: HashSet<String> = w.type_params.iter().cloned().collect();
     let skip = except.map(|e| e.id());
-    bindings(w, n, &mut locals, skip, 0);
+    let mut typed = HashMap::default();
+    bindings(w, n, &mut locals, &mut typed, skip, 0);
     let cx = Cx {
         from,
         class,
         locals: &locals,
+        typed: &typed,
         skip,
     };
     refs_in(w, n, &cx, 0);
@@ -93,11 +98,56 @@ fn add_pattern(w: &Walker<'_>, p: Option<Node<'_>>, out: &mut HashSet<String>) {
     }
 }
 
+/// The name of the type a binding declares or is made with: `x: T`,
+/// `x: T<A>`, `x: ns.T`, `x = new T()`.
+fn declared_type(w: &Walker<'_>, n: Node<'_>) -> Option<String> {
+    if let Some(t) = n.child_by_field_name("type").and_then(|t| t.named_child(0)) {
+        let t = if t.kind() == "generic_type" {
+            t.child_by_field_name("name")?
+        } else {
+            t
+        };
+        return matches!(t.kind(), "type_identifier" | "nested_type_identifier")
+            .then(|| w.text(t).to_string());
+    }
+    let v = n.child_by_field_name("value")?;
+    let v = if v.kind() == "await_expression" {
+        v.named_child(0)?
+    } else {
+        v
+    };
+    let c = (v.kind() == "new_expression")
+        .then(|| v.child_by_field_name("constructor"))
+        .flatten()?;
+    matches!(c.kind(), "identifier" | "member_expression").then(|| w.text(c).to_string())
+}
+
+/// A binding's declared type, unless another binding of its name has
+/// another.
+fn add_typed(
+    w: &Walker<'_>,
+    name: Option<Node<'_>>,
+    n: Node<'_>,
+    typed: &mut HashMap<String, String>,
+) {
+    let Some(name) = name.filter(|x| x.kind() == "identifier") else {
+        return;
+    };
+    let ty = declared_type(w, n).unwrap_or_default();
+    let e = typed
+        .entry(w.text(name).to_string())
+        .or_insert_with(|| ty.clone());
+    if *e != ty {
+        e.clear();
+    }
+}
+
 /// Every name bound inside `n`.
 fn bindings(
     w: &Walker<'_>,
     n: Node<'_>,
     out: &mut HashSet<String>,
+    typed: &mut HashMap<String, String>,
     skip: Option<usize>,
     depth: u32,
 ) {
@@ -108,8 +158,12 @@ fn bindings(
         "required_parameter" | "optional_parameter" => {
             add_pattern(w, n.child_by_field_name("pattern"), out);
             add_pattern(w, n.child_by_field_name("name"), out);
+            add_typed(w, n.child_by_field_name("pattern"), n, typed);
         }
-        "variable_declarator" => add_pattern(w, n.child_by_field_name("name"), out),
+        "variable_declarator" => {
+            add_pattern(w, n.child_by_field_name("name"), out);
+            add_typed(w, n.child_by_field_name("name"), n, typed);
+        }
         "catch_clause" => add_pattern(w, n.child_by_field_name("parameter"), out),
         "for_in_statement" => add_pattern(w, n.child_by_field_name("left"), out),
         "arrow_function" => add_pattern(w, n.child_by_field_name("parameter"), out),
@@ -140,7 +194,7 @@ fn bindings(
     }
     let mut cur = n.walk();
     for c in n.named_children(&mut cur) {
-        bindings(w, c, out, skip, depth + 1);
+        bindings(w, c, out, typed, skip, depth + 1);
     }
 }
 
@@ -229,16 +283,56 @@ fn member(w: &mut Walker<'_>, cx: &Cx<'_>, n: Node<'_>, kind: RefKind, depth: u3
         "this" | "super" => {
             if let (Some(class), true) = (cx.class, segs.len() > 1) {
                 // `this.items.push()` reads `items`; only `this.m()` calls.
-                let kind = if segs.len() > 2 { RefKind::Value } else { kind };
+                let k = if segs.len() > 2 { RefKind::Value } else { kind };
+                if segs[0] == "this" && segs.len() > 2 {
+                    let recv = Recv::Field(Box::new(Recv::Type("this".into())), segs[1].clone());
+                    let k2 = member_kind(kind, segs.len() == 3);
+                    w.push_recv_ref(
+                        cx.from,
+                        k2,
+                        vec![segs[2].clone()],
+                        Some(class),
+                        Some(recv),
+                        line(n),
+                    );
+                }
                 segs.truncate(2);
-                w.push_ref(cx.from, kind, segs, Some(class), line(n));
+                w.push_ref(cx.from, k, segs, Some(class), line(n));
             }
         }
-        root if cx.locals.contains(root) => {}
+        root if cx.locals.contains(root) => {
+            // A local declared with a type: its members through that type.
+            let Some(ty) = cx.typed.get(root).filter(|t| !t.is_empty()) else {
+                return;
+            };
+            let mut recv = Recv::Type(ty.clone());
+            for (i, m) in segs.iter().enumerate().skip(1).take(2) {
+                let last = i + 1 == segs.len();
+                w.push_recv_ref(
+                    cx.from,
+                    member_kind(kind, last),
+                    vec![m.clone()],
+                    None,
+                    Some(recv.clone()),
+                    line(n),
+                );
+                recv = Recv::Field(Box::new(recv), m.clone());
+            }
+        }
         _ => {
             segs.truncate(MAX_CHAIN);
             push(w, cx, kind, segs, n);
         }
+    }
+}
+
+/// The kind of a member reached through a receiver: a method call when
+/// it is the one called, else a field read.
+fn member_kind(kind: RefKind, last: bool) -> RefKind {
+    if last && kind == RefKind::Call {
+        RefKind::MethodCall
+    } else {
+        RefKind::Field
     }
 }
 
