@@ -657,8 +657,12 @@ impl<'s> Walker<'s> {
             let name = self.text(name).to_string();
             let i = self.new_entity(parent, kind, &name, span, vis);
             let value = v.child_by_field_name("value");
-            let func =
-                value.filter(|x| matches!(x.kind(), "arrow_function" | "function_expression"));
+            let func = value.filter(|x| {
+                matches!(
+                    x.kind(),
+                    "arrow_function" | "function_expression" | "generator_function"
+                )
+            });
             let mut sig = match func {
                 Some(f) => function_signature(self, f, span),
                 None => Signature {
@@ -744,7 +748,10 @@ impl<'s> Walker<'s> {
                 if name == "constructor" {
                     self.parameter_properties(m, class);
                 }
-                refs::unit(self, m, i, Some(class));
+                // A signature without a body is read by its class or
+                // interface, as a field is.
+                let reader = if signature_only { class } else { i };
+                refs::unit(self, m, reader, Some(class));
             }
             "public_field_definition" | "property_signature" => {
                 let Some(name) = name_of(self, m) else {
