@@ -9,7 +9,11 @@
 /// Installs every language with the index, in claiming order; calling it
 /// again does nothing.
 pub fn install() {
-    graphctx_index::languages::install(vec![&graphctx_rust::Rust, &graphctx_python::Python]);
+    graphctx_index::languages::install(vec![
+        &graphctx_rust::Rust,
+        &graphctx_python::Python,
+        &graphctx_typescript::TypeScript,
+    ]);
 }
 
 #[cfg(test)]
@@ -26,6 +30,15 @@ mod tests {
         assert_eq!(of_file("src/a/b.rs").map(|l| l.name()), Some("rust"));
         assert_eq!(of_file("src/a/b.py").map(|l| l.name()), Some("python"));
         assert_eq!(of_file("src/a/b.pyi").map(|l| l.name()), Some("python"));
+        for f in [
+            "src/a.ts",
+            "src/a.tsx",
+            "src/a.d.ts",
+            "src/a.js",
+            "src/a.mjs",
+        ] {
+            assert_eq!(of_file(f).map(|l| l.name()), Some("typescript"), "{f}");
+        }
         assert!(of_file("README.md").is_none());
     }
 }

@@ -47,4 +47,5 @@ mod recovery;
 mod schema;
 mod search;
 mod settled_files;
+mod typescript;
 mod view;

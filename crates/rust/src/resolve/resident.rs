@@ -229,6 +229,12 @@ mod tests {
         );
     }
 
+    /// A number of a path, the same on every run and machine.
+    fn path_bucket(path: &str) -> u32 {
+        path.bytes()
+            .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)))
+    }
+
     /// The first `pub fn` / `pub struct` name after `marker` in `text`.
     fn first_name<'t>(text: &'t str, marker: &str) -> Option<&'t str> {
         let rest = &text[text.find(marker)? + marker.len()..];
@@ -377,8 +383,12 @@ mod tests {
         // Renamed functions, types and enums (their callers and impl
         // blocks keep the old name), new functions and re-exports, a
         // removed `use`: interface edits, in files across the project.
-        let step = files.len() / 18;
-        for (round, i) in (0..files.len()).step_by(step.max(1)).enumerate() {
+        // About one file in 18, chosen by its path: a file added elsewhere
+        // does not change which files are edited.
+        let sampled: Vec<usize> = (0..files.len())
+            .filter(|&i| path_bucket(&files[i].0.path).is_multiple_of(18))
+            .collect();
+        for (round, i) in sampled.into_iter().enumerate() {
             let text = files[i].2.clone();
             let rename = |marker: &str, suffix: &str| {
                 first_name(&text, marker).map(|n| {
@@ -410,6 +420,42 @@ mod tests {
             replaced_in_place >= 8,
             "{replaced_in_place} replaced in place"
         );
+    }
+
+    /// Known bug, kept as a failing case until it is fixed: after a
+    /// `use` is removed from the file of four trait impls, an unrelated
+    /// re-export added to another crate's root leaves each of those impls
+    /// twice in the patched table's type-to-traits map.
+    #[test]
+    #[ignore = "known bug: a trait impl listed twice after these two edits"]
+    fn a_removed_use_then_a_reexport_elsewhere_keep_each_impl_once() {
+        let mut files = project();
+        let mut table = ResidentTable::build(
+            files
+                .iter()
+                .map(|(c, e, _)| (c.clone(), e.clone()))
+                .collect(),
+        );
+        let mut extractor = RustExtractor::new();
+        let mut edit = |table: ResidentTable, path: &str, edit: &dyn Fn(&str) -> String| {
+            let i = files.iter().position(|f| f.0.path == path).unwrap();
+            let edited = edit(&files[i].2);
+            let ctx = files[i].0.clone();
+            let ex = extractor.extract(&ctx, &edited);
+            files[i] = (ctx.clone(), ex.clone(), edited);
+            let table = table.update(|p| p == path, vec![(ctx, ex)]);
+            assert_same_as_built(&table, &files);
+            table
+        };
+        table = edit(table, "crates/rust/src/lib.rs", &|text| {
+            let mut lines: Vec<&str> = text.lines().collect();
+            let at = lines.iter().position(|l| l.starts_with("use ")).unwrap();
+            lines.remove(at);
+            lines.join("\n")
+        });
+        edit(table, "crates/search/src/lib.rs", &|text| {
+            format!("{text}\npub use crate::model::Entity as Reexported;\n")
+        });
     }
 
     #[test]

@@ -1,0 +1,226 @@
+//! Where each TypeScript or JavaScript file sits: its package root and
+//! its module.
+//!
+//! A package root is a directory holding a `package.json`, or the tree's
+//! top. A file belongs to its deepest root; its module is its path below
+//! that root with the extension dropped (`.d.ts` as a whole): `src/
+//! utils/http-status.ts` → `src/utils/http-status`. `index` files keep
+//! their stem (`src/jsx/index`): an import of the directory reaches them
+//! through the resolver, not through the key.
+//!
+//! In the [`FileContext`] the root is the package: `unit` is its
+//! directory (`""` for the top), `package` the `name` of its
+//! `package.json` (else the directory's name), `module_path` the module's
+//! segments. A file is test code when it is named `*.test.*` or
+//! `*.spec.*`, or sits under a `__tests__` directory.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::{ChildDecl, FileContext};
+
+/// A package root: its directory (`""`: the tree's top) and its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Root {
+    dir: String,
+    name: String,
+}
+
+/// The package roots of a tree.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// Deepest first, so a file's root is the first that holds it.
+    roots: Vec<Root>,
+}
+
+impl Layout {
+    /// The roots of a tree from its `package.json`s (directory → text).
+    pub fn new(manifests: &BTreeMap<String, String>, _files: &BTreeSet<String>) -> Layout {
+        let mut roots: Vec<Root> = vec![Root {
+            dir: String::new(),
+            name: String::new(),
+        }];
+        for (dir, text) in manifests {
+            let name = package_name(text).unwrap_or_else(|| last_segment(dir).to_string());
+            match roots.iter_mut().find(|r| r.dir == *dir) {
+                Some(r) => r.name = name,
+                None => roots.push(Root {
+                    dir: dir.clone(),
+                    name,
+                }),
+            }
+        }
+        if let Some(top) = roots.iter_mut().find(|r| r.dir.is_empty()) {
+            if top.name.is_empty() {
+                top.name = "__root__".into();
+            }
+        }
+        roots.sort_by(|a, b| {
+            depth(&b.dir)
+                .cmp(&depth(&a.dir))
+                .then_with(|| a.dir.cmp(&b.dir))
+        });
+        roots.dedup_by(|a, b| a.dir == b.dir);
+        Layout { roots }
+    }
+
+    /// A digest of the roots: when it changes, files may have other
+    /// modules.
+    pub fn digest(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        for r in &self.roots {
+            h.update(r.dir.as_bytes());
+            h.update(&[0]);
+            h.update(r.name.as_bytes());
+            h.update(&[1]);
+        }
+        format!("ts{}", &h.finalize().to_hex()[..16])
+    }
+
+    /// The context of a file: its root and module.
+    pub fn context(&self, rel: &str) -> FileContext {
+        let root = self
+            .roots
+            .iter()
+            .find(|r| r.dir.is_empty() || rel.starts_with(&format!("{}/", r.dir)));
+        let (dir, name) = match root {
+            Some(r) => (r.dir.as_str(), r.name.as_str()),
+            None => ("", "__root__"),
+        };
+        let below = if dir.is_empty() {
+            rel
+        } else {
+            &rel[dir.len() + 1..]
+        };
+        FileContext {
+            path: rel.to_string(),
+            package: name.to_string(),
+            unit: dir.to_string(),
+            module_path: module_of(below).split('/').map(str::to_string).collect(),
+            is_test_file: is_test_path(rel),
+        }
+    }
+
+    pub fn contexts(&self, files: &BTreeSet<String>) -> BTreeMap<String, FileContext> {
+        files.iter().map(|f| (f.clone(), self.context(f))).collect()
+    }
+}
+
+impl crate::index::lang::Layout for Layout {
+    fn digest(&self) -> String {
+        Layout::digest(self)
+    }
+
+    fn guess(&self, rel: &str) -> FileContext {
+        self.context(rel)
+    }
+
+    fn contexts<'m>(
+        &self,
+        files: &BTreeSet<String>,
+        _decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
+    ) -> BTreeMap<String, FileContext> {
+        Layout::contexts(self, files)
+    }
+
+    fn reached_contexts<'m>(
+        &self,
+        files: &BTreeSet<String>,
+        _decls_of: &dyn Fn(&str) -> Option<&'m [ChildDecl]>,
+    ) -> BTreeMap<String, FileContext> {
+        Layout::contexts(self, files)
+    }
+
+    /// Every file is a root of its own: its place needs no parent.
+    fn root_contexts(&self, files: &BTreeSet<String>) -> Vec<(String, FileContext)> {
+        files.iter().map(|f| (f.clone(), self.context(f))).collect()
+    }
+
+    fn child_contexts(
+        &self,
+        _file: &str,
+        _mod_rs: bool,
+        _parent: &FileContext,
+        _decls: &[ChildDecl],
+        _files: &BTreeSet<String>,
+    ) -> Vec<(String, bool, FileContext)> {
+        Vec::new()
+    }
+}
+
+/// The extensions a module drops, longest first.
+const SUFFIXES: &[&str] = &[
+    ".d.ts", ".d.mts", ".d.cts", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs",
+];
+
+/// A path with its extension dropped: `a/b.d.ts` → `a/b`, `a/b.tsx` → `a/b`.
+pub fn module_of(path: &str) -> &str {
+    SUFFIXES
+        .iter()
+        .find_map(|s| path.strip_suffix(s))
+        .unwrap_or(path)
+}
+
+/// Whether a path is test code: `*.test.*`, `*.spec.*`, or under
+/// `__tests__/`.
+pub fn is_test_path(rel: &str) -> bool {
+    let mut parts = rel.split('/').peekable();
+    while let Some(p) = parts.next() {
+        if parts.peek().is_none() {
+            return p.contains(".test.") || p.contains(".spec.");
+        }
+        if p == "__tests__" {
+            return true;
+        }
+    }
+    false
+}
+
+/// The `"name"` of a `package.json`, if it has one at its top level.
+fn package_name(text: &str) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    let name = v.get("name")?.as_str()?.trim();
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+fn last_segment(dir: &str) -> &str {
+    dir.rsplit('/').next().unwrap_or(dir)
+}
+
+fn depth(dir: &str) -> usize {
+    if dir.is_empty() {
+        0
+    } else {
+        dir.matches('/').count() + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modules_are_paths_below_the_nearest_package_json() {
+        let manifests: BTreeMap<String, String> = [
+            (String::new(), "{\"name\": \"hono\"}".to_string()),
+            ("packages/ui".into(), "{\"name\": \"@acme/ui\"}".into()),
+            ("tools".into(), "not json".into()),
+        ]
+        .into_iter()
+        .collect();
+        let l = Layout::new(&manifests, &BTreeSet::new());
+        let c = l.context("src/utils/http-status.ts");
+        assert_eq!(c.module_path, ["src", "utils", "http-status"]);
+        assert_eq!((c.unit.as_str(), c.package.as_str()), ("", "hono"));
+        let d = l.context("packages/ui/src/index.d.ts");
+        assert_eq!(d.module_path, ["src", "index"]);
+        assert_eq!(
+            (d.unit.as_str(), d.package.as_str()),
+            ("packages/ui", "@acme/ui")
+        );
+        assert_eq!(l.context("tools/x.mjs").package, "tools");
+        assert!(l.context("src/a.test.ts").is_test_file);
+        assert!(l.context("src/__tests__/a.tsx").is_test_file);
+        assert!(l.context("src/b.spec.js").is_test_file);
+        assert!(!l.context("src/testing.ts").is_test_file);
+    }
+}

@@ -1,0 +1,481 @@
+//! TypeScript references and imports into edges, over a [`Table`] of
+//! every file.
+//!
+//! Each reference's first name is looked up from its entity: the
+//! namespaces around it, then its file's declarations and imports
+//! ([`Table::lookup`]); the rest of a chain through a module's exports
+//! (`ns.x`) or a namespace's, class's or enum's members (`Foo.bar`).
+//! `this.x` is a member of the class around it, or of a base class the
+//! file names (`super.x`: of a base). The entity reached gets the
+//! reference's edge — `calls` for calls, `new` and JSX tags, `uses_type`
+//! for type positions, `implements` for heritage clauses naming a class
+//! or interface, `references` for other reads; a chain that stops at a
+//! member it cannot find is a `references` edge to the last entity it
+//! reached, and every entity passed through gets one too. A test's calls
+//! into code that is not a test are also `tests` edges.
+//!
+//! Every import and re-export is an `imports` edge from the file's
+//! module to the module its specifier names, and one to the original
+//! definition of each name it brings (through barrels and aliases).
+//! What is not found is kept unresolved with its text, but for a short
+//! list of the language's global names that no file declares.
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+
+use super::table::{Table, Target};
+use crate::index::links::{FileLinks, LinksBuilder, RefsApart};
+use crate::model::rel::name as rel;
+use crate::model::{Entity, EntityKind, FileContext, FileExtract, RawRef, Recv, RefKind};
+
+/// Resolve the picked files against a table of all.
+pub fn resolve_files<'a>(
+    files: &[(&'a FileContext, &'a FileExtract)],
+    wanted: &dyn Fn(&str) -> bool,
+    apart: RefsApart,
+) -> BTreeMap<String, FileLinks<'a>> {
+    let table = Table::build(files);
+    let picked: Vec<_> = files
+        .iter()
+        .filter(|(_, e)| wanted(&e.path))
+        .copied()
+        .collect();
+    resolve_against(&table, &picked, apart)
+}
+
+/// Resolve `files` (whole extracts, or interfaces whose other references
+/// `apart` holds) against `table`.
+pub fn resolve_against<'a>(
+    table: &Table<'a>,
+    files: &[(&'a FileContext, &'a FileExtract)],
+    mut apart: RefsApart,
+) -> BTreeMap<String, FileLinks<'a>> {
+    let work: Vec<_> = files
+        .iter()
+        .map(|&(_, ex)| (ex, apart.remove(&ex.path)))
+        .collect();
+    work.into_par_iter()
+        .map(|(ex, held)| {
+            let held = held
+                .map(|h| h.into_refs(super::interface::decode_body))
+                .unwrap_or_default();
+            (ex.path.clone(), resolve_one(table, ex, &held))
+        })
+        .collect()
+}
+
+fn resolve_one<'a>(table: &Table<'a>, ex: &'a FileExtract, held: &[RawRef]) -> FileLinks<'a> {
+    let mut links = LinksBuilder::default();
+    let Some(file) = table.file_of(&ex.path) else {
+        return links.seal();
+    };
+    for e in &ex.entities {
+        if let Some(p) = &e.parent {
+            links.edge(p, rel::CONTAINS, &e.key);
+        }
+    }
+    for r in ex.refs.iter().chain(held) {
+        resolve_ref(table, file, r, &mut links);
+    }
+    for u in &ex.uses {
+        let Some((_, src)) = table.entity(&u.from) else {
+            continue;
+        };
+        let spec = u.path.first().map(String::as_str).unwrap_or("");
+        let name = u.path.get(1);
+        if spec.is_empty() {
+            // `export { a }`: the module reads its own `a`.
+            if let Some(Target::Entity(dst)) = name.and_then(|n| table.lookup(file, n, false)) {
+                if dst.key != src.key {
+                    links.edge(&src.key, rel::IMPORTS, &dst.key);
+                }
+            }
+            continue;
+        }
+        let Some(m) = table.module_file(file, spec) else {
+            links.unresolved(&src.key, rel::IMPORTS, spec.to_string(), u.line);
+            continue;
+        };
+        if let Some(me) = table.module_entity(m) {
+            if me.key != src.key {
+                links.edge(&src.key, rel::IMPORTS, &me.key);
+            }
+        }
+        let Some(name) = name else { continue };
+        match table.export(m, name, false) {
+            Some(Target::Entity(dst)) => links.edge(&src.key, rel::IMPORTS, &dst.key),
+            Some(Target::Module(mm)) => {
+                if let Some(me) = table.module_entity(mm) {
+                    if me.key != src.key {
+                        links.edge(&src.key, rel::IMPORTS, &me.key);
+                    }
+                }
+            }
+            None => links.unresolved(&src.key, rel::IMPORTS, format!("{spec}:{name}"), u.line),
+        }
+    }
+    links.seal()
+}
+
+/// The member `name` of a class or interface, or of its bases (as its
+/// file names them), up to a few levels.
+fn member<'a>(
+    table: &Table<'a>,
+    file: usize,
+    class: &'a Entity,
+    name: &str,
+    own: bool,
+    depth: u32,
+) -> Option<&'a Entity> {
+    if depth > 8 {
+        return None;
+    }
+    if own {
+        if let Some(e) = table.children(&class.key, name).first() {
+            return Some(e);
+        }
+    }
+    let (class_file, _) = table.entity(&class.key).unwrap_or((file, class));
+    for base in class.signature.bases.iter() {
+        let base = base.split('<').next().unwrap_or(base).trim();
+        let segs: Vec<&str> = base.split('.').map(str::trim).collect();
+        let Some(Target::Entity(b)) = walk(table, class_file, class, &segs, true).0 else {
+            continue;
+        };
+        if matches!(b.kind, EntityKind::Class | EntityKind::Trait) {
+            if let Some(e) = member(table, class_file, b, name, true, depth + 1) {
+                return Some(e);
+            }
+        }
+    }
+    None
+}
+
+/// The class or interface a receiver's value is an instance of, with
+/// its file: a type named from `from`'s scope (`this`: the class
+/// `self_type` keys), or the declared type of a member reached from
+/// one (a field's type, a method's or accessor's return type), read in
+/// that member's file. A type alias naming another type is followed.
+fn recv_class<'a>(
+    table: &Table<'a>,
+    file: usize,
+    from: &'a Entity,
+    self_type: Option<&str>,
+    recv: &Recv,
+    depth: u32,
+) -> Option<(usize, &'a Entity)> {
+    if depth > 6 {
+        return None;
+    }
+    match recv {
+        Recv::Type(t) if t == "this" => table.entity(self_type?),
+        Recv::Type(t) => {
+            let segs: Vec<&str> = t.split('.').map(str::trim).collect();
+            let Some(Target::Entity(e)) = walk(table, file, from, &segs, true).0 else {
+                return None;
+            };
+            let (ef, _) = table.entity(&e.key)?;
+            match e.kind {
+                EntityKind::Class | EntityKind::Trait => Some((ef, e)),
+                EntityKind::TypeAlias => {
+                    let t = type_name(e.signature.ty.as_deref()?)?;
+                    recv_class(table, ef, e, None, &Recv::Type(t), depth + 1)
+                }
+                _ => None,
+            }
+        }
+        Recv::Field(base, name) | Recv::Method(base, name) => {
+            let (bf, bc) = recv_class(table, file, from, self_type, base, depth + 1)?;
+            let m = member(table, bf, bc, name, true, 0)?;
+            let declared = match m.kind {
+                EntityKind::Attribute => m.signature.ty.as_deref(),
+                _ => m.signature.return_type.as_deref(),
+            };
+            let t = type_name(declared?)?;
+            let (mf, _) = table.entity(&m.key)?;
+            recv_class(table, mf, m, None, &Recv::Type(t), depth + 1)
+        }
+        _ => None,
+    }
+}
+
+/// The type a declared type names, when it names one: `Foo`,
+/// `ns.Foo<A>`, `Foo | undefined` → `Foo`, `ns.Foo`.
+fn type_name(t: &str) -> Option<String> {
+    let alts: Vec<&str> = t
+        .split('|')
+        .map(str::trim)
+        .filter(|a| !a.is_empty() && !matches!(*a, "undefined" | "null"))
+        .collect();
+    let [one] = alts.as_slice() else { return None };
+    let name = one.split('<').next()?.trim();
+    let simple = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.'));
+    simple.then(|| name.to_string())
+}
+
+/// A chain from entity `from` of `file`: what its first name means (the
+/// namespaces around `from` first), then each next name in that; the
+/// target reached, the entities passed through, and whether every name
+/// was found.
+fn walk<'a>(
+    table: &Table<'a>,
+    file: usize,
+    from: &'a Entity,
+    segs: &[&str],
+    want_type: bool,
+) -> (Option<Target<'a>>, Vec<&'a Entity>, bool) {
+    let Some((first, rest)) = segs.split_first() else {
+        return (None, Vec::new(), false);
+    };
+    let last_type = want_type && rest.is_empty();
+    let mut cur = None;
+    let mut scope = from.parent.as_deref();
+    while let Some(p) = scope {
+        let Some((_, pe)) = table.entity(p) else {
+            break;
+        };
+        if pe.parent.is_none() {
+            break;
+        }
+        if pe.kind == EntityKind::Module {
+            if let Some(e) = table.children(&pe.key, first).first() {
+                cur = Some(Target::Entity(e));
+                break;
+            }
+        }
+        scope = pe.parent.as_deref();
+    }
+    let mut cur = match cur.or_else(|| table.lookup(file, first, last_type)) {
+        Some(t) => t,
+        None => return (None, Vec::new(), false),
+    };
+    let mut through = Vec::new();
+    for (i, seg) in rest.iter().enumerate() {
+        let want = want_type && i + 1 == rest.len();
+        let next = match cur {
+            Target::Module(m) => table.export(m, seg, want),
+            Target::Entity(e) => match e.kind {
+                EntityKind::Module | EntityKind::Class | EntityKind::Enum | EntityKind::Trait => {
+                    table
+                        .children(&e.key, seg)
+                        .first()
+                        .map(|c| Target::Entity(c))
+                }
+                _ => None,
+            },
+        };
+        match next {
+            Some(n) => {
+                if let Target::Entity(e) = cur {
+                    through.push(e);
+                }
+                cur = n;
+            }
+            None => return (Some(cur), through, false),
+        }
+    }
+    (Some(cur), through, true)
+}
+
+fn resolve_ref<'a>(table: &Table<'a>, file: usize, r: &RawRef, links: &mut LinksBuilder<'a>) {
+    let Some((_, from)) = table.entity(&r.from) else {
+        return;
+    };
+    let src: &'a str = &from.key;
+    let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
+    if segs.first() == Some(&"import()") {
+        let spec = segs.get(1).copied().unwrap_or("");
+        match table
+            .module_file(file, spec)
+            .and_then(|m| table.module_entity(m))
+        {
+            Some(m) => links.edge(src, rel::IMPORTS, &m.key),
+            None => links.unresolved(src, rel::IMPORTS, spec.to_string(), r.line),
+        }
+        return;
+    }
+    if let Some(recv) = &r.receiver {
+        let Some(name) = segs.first() else { return };
+        let class = recv_class(table, file, from, r.self_type.as_deref(), recv, 0);
+        if let Some(dst) = class.and_then(|(cf, c)| member(table, cf, c, name, true, 0)) {
+            edge(links, from, r.kind, dst, true);
+        }
+        return;
+    }
+    let text = || match r.kind {
+        RefKind::Call => format!("{}()", r.path.join(".")),
+        _ => r.path.join("."),
+    };
+    if matches!(segs.first(), Some(&"this") | Some(&"super")) {
+        let class = r.self_type.as_deref().and_then(|k| table.entity(k));
+        let name = segs.get(1).copied().unwrap_or("");
+        let found = class.and_then(|(cf, c)| member(table, cf, c, name, segs[0] == "this", 0));
+        match found {
+            Some(dst) => edge(links, from, r.kind, dst, true),
+            None => links.unresolved(src, relname(r.kind, None), text(), r.line),
+        }
+        return;
+    }
+    let want_type = matches!(r.kind, RefKind::Type | RefKind::Implements);
+    let (found, through, whole) = walk(table, file, from, &segs, want_type);
+    for e in &through {
+        if e.key != from.key && e.kind != EntityKind::Module {
+            links.edge(src, rel::REFERENCES, &e.key);
+        }
+    }
+    match found {
+        Some(Target::Entity(dst)) => edge(links, from, r.kind, dst, whole),
+        Some(Target::Module(_)) => {}
+        None => {
+            if segs.len() == 1 && is_global(segs[0]) {
+                return;
+            }
+            links.unresolved(src, relname(r.kind, None), text(), r.line);
+        }
+    }
+}
+
+/// The edge a reference of `kind` to `dst` makes (`whole`: its whole
+/// chain was found, else `dst` is only where it stopped).
+fn edge<'a>(
+    links: &mut LinksBuilder<'a>,
+    from: &'a Entity,
+    kind: RefKind,
+    dst: &'a Entity,
+    whole: bool,
+) {
+    if dst.key == from.key || dst.kind == EntityKind::Module && dst.parent.is_none() {
+        return;
+    }
+    let relname = if whole {
+        relname(kind, Some(dst))
+    } else {
+        rel::REFERENCES
+    };
+    links.edge(&from.key, relname, &dst.key);
+    if relname == rel::CALLS && from.is_test && !dst.is_test {
+        links.edge(&from.key, rel::TESTS, &dst.key);
+    }
+}
+
+fn relname(kind: RefKind, dst: Option<&Entity>) -> &'static str {
+    let typed = dst.is_some_and(|d| {
+        matches!(
+            d.kind,
+            EntityKind::Trait | EntityKind::TypeAlias | EntityKind::Enum | EntityKind::Module
+        )
+    });
+    match kind {
+        RefKind::Call | RefKind::MethodCall if !typed => rel::CALLS,
+        RefKind::Implements
+            if dst.is_none_or(|d| matches!(d.kind, EntityKind::Class | EntityKind::Trait)) =>
+        {
+            rel::IMPLEMENTS
+        }
+        RefKind::Type | RefKind::Implements => rel::USES_TYPE,
+        RefKind::Call | RefKind::MethodCall => rel::USES_TYPE,
+        _ => rel::REFERENCES,
+    }
+}
+
+/// JavaScript's and TypeScript's global names (the standard library,
+/// the utility types, the usual runtime globals): a reference to one
+/// that no file declares is neither an edge nor unresolved.
+fn is_global(name: &str) -> bool {
+    GLOBALS.binary_search(&name).is_ok()
+}
+
+/// Sorted.
+const GLOBALS: &[&str] = &[
+    "AbortController",
+    "AbortSignal",
+    "Array",
+    "ArrayBuffer",
+    "Awaited",
+    "BigInt",
+    "Blob",
+    "Boolean",
+    "ConstructorParameters",
+    "DataView",
+    "Date",
+    "Error",
+    "Exclude",
+    "Extract",
+    "FormData",
+    "Function",
+    "Headers",
+    "Infinity",
+    "InstanceType",
+    "Intl",
+    "JSON",
+    "Map",
+    "Math",
+    "NaN",
+    "NonNullable",
+    "Number",
+    "Object",
+    "Omit",
+    "Parameters",
+    "Partial",
+    "Pick",
+    "Promise",
+    "PromiseLike",
+    "Proxy",
+    "RangeError",
+    "ReadableStream",
+    "Readonly",
+    "ReadonlyArray",
+    "Record",
+    "Reflect",
+    "RegExp",
+    "Request",
+    "Required",
+    "Response",
+    "ReturnType",
+    "Set",
+    "String",
+    "Symbol",
+    "SyntaxError",
+    "TextDecoder",
+    "TextEncoder",
+    "TypeError",
+    "URL",
+    "URLSearchParams",
+    "Uint8Array",
+    "WeakMap",
+    "WeakSet",
+    "WritableStream",
+    "arguments",
+    "atob",
+    "btoa",
+    "clearInterval",
+    "clearTimeout",
+    "console",
+    "crypto",
+    "decodeURIComponent",
+    "encodeURIComponent",
+    "fetch",
+    "globalThis",
+    "isNaN",
+    "parseFloat",
+    "parseInt",
+    "process",
+    "queueMicrotask",
+    "require",
+    "setInterval",
+    "setTimeout",
+    "structuredClone",
+    "undefined",
+];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn globals_are_sorted() {
+        assert!(super::GLOBALS.windows(2).all(|w| w[0] < w[1]));
+    }
+}

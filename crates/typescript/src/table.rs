@@ -1,0 +1,301 @@
+//! The symbol table over every TypeScript and JavaScript file's
+//! interface: files by path, what a relative specifier names, each
+//! module's exports and each file's own names.
+//!
+//! A relative specifier (`./x`, `../x`, `.`, `..`) names a file: `x`
+//! itself, then `x` with each source extension (`.ts`, `.tsx`, `.mts`,
+//! `.cts`, `.js`, `.jsx`, `.mjs`, `.cjs`) and `x.d.ts` (a source before
+//! its declaration file), then `x/index` with those; a `.js`-style
+//! specifier (`./x.js`) is first read as the TypeScript file it is
+//! compiled from (`./x.ts`, `./x.tsx`). Bare package specifiers are not
+//! resolved: nothing is ever matched by name across files without a
+//! path.
+//!
+//! A module exports its exported declarations, the names of its export
+//! clauses (`export { a as b }`, `export default a`, `export { a } from
+//! 's'`, `export * as ns from 's'`) and, through `export * from 's'`,
+//! whatever `s` exports but `default`. An export is followed to the
+//! original definition through any chain of re-exports and imports;
+//! each chain is walked once per module and name, so cycles end.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::model::{Entity, EntityKind, FileContext, FileExtract, UseDecl};
+
+/// What a name means.
+#[derive(Debug, Clone, Copy)]
+pub enum Target<'a> {
+    Entity(&'a Entity),
+    /// A module (a namespace import): its file.
+    Module(usize),
+}
+
+/// The table of all files' interfaces.
+pub struct Table<'a> {
+    files: Vec<&'a FileExtract>,
+    by_path: HashMap<&'a str, usize>,
+    by_key: HashMap<&'a str, (usize, &'a Entity)>,
+    /// Per parent key: its children by name, in source order.
+    children: HashMap<&'a str, HashMap<&'a str, Vec<&'a Entity>>>,
+    /// Per file: the names its imports bind.
+    imports: Vec<HashMap<&'a str, &'a UseDecl>>,
+    /// Per file: its export clauses and re-exports.
+    exports: Vec<Vec<&'a UseDecl>>,
+}
+
+/// The extensions a specifier without one is tried with, sources first.
+const EXTENSIONS: &[&str] = &[
+    ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".d.ts", ".d.mts", ".d.cts",
+];
+
+impl<'a> Table<'a> {
+    pub fn build(files: &[(&'a FileContext, &'a FileExtract)]) -> Table<'a> {
+        let mut t = Table {
+            files: Vec::with_capacity(files.len()),
+            by_path: HashMap::default(),
+            by_key: HashMap::default(),
+            children: HashMap::default(),
+            imports: Vec::with_capacity(files.len()),
+            exports: Vec::with_capacity(files.len()),
+        };
+        for (i, (_, ex)) in files.iter().enumerate() {
+            t.files.push(ex);
+            t.by_path.insert(ex.path.as_str(), i);
+            for e in &ex.entities {
+                t.by_key.insert(&e.key, (i, e));
+                if let Some(p) = &e.parent {
+                    t.children
+                        .entry(p)
+                        .or_default()
+                        .entry(e.name.as_str())
+                        .or_default()
+                        .push(e);
+                }
+            }
+            let mut imports = HashMap::default();
+            let mut exports = Vec::new();
+            for u in &ex.uses {
+                if u.is_pub {
+                    exports.push(u);
+                } else if let Some(a) = &u.alias {
+                    imports.insert(a.as_str(), u);
+                }
+            }
+            t.imports.push(imports);
+            t.exports.push(exports);
+        }
+        t
+    }
+
+    pub fn file_of(&self, path: &str) -> Option<usize> {
+        self.by_path.get(path).copied()
+    }
+
+    /// An entity by key, with its file.
+    pub fn entity(&self, key: &str) -> Option<(usize, &'a Entity)> {
+        self.by_key.get(key).copied()
+    }
+
+    /// A file's module entity.
+    pub fn module_entity(&self, file: usize) -> Option<&'a Entity> {
+        self.files.get(file).and_then(|f| f.entities.first())
+    }
+
+    /// The children of `parent` named `name`.
+    pub fn children(&self, parent: &str, name: &str) -> &[&'a Entity] {
+        self.children
+            .get(parent)
+            .and_then(|m| m.get(name))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The file a specifier written in `from` names.
+    pub fn module_file(&self, from: usize, spec: &str) -> Option<usize> {
+        let relative =
+            spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../");
+        if !relative {
+            return None;
+        }
+        let path = &self.files.get(from)?.path;
+        let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+        let joined = normalize(dir, spec)?;
+        let directory_only = spec == "." || spec == ".." || spec.ends_with('/');
+        let find = |p: &str| self.by_path.get(p).copied();
+        if !directory_only {
+            for (js, ts) in [
+                (".js", &[".ts", ".tsx"][..]),
+                (".jsx", &[".tsx"][..]),
+                (".mjs", &[".mts"][..]),
+                (".cjs", &[".cts"][..]),
+            ] {
+                if let Some(stem) = joined.strip_suffix(js) {
+                    for e in ts {
+                        if let Some(f) = find(&format!("{stem}{e}")) {
+                            return Some(f);
+                        }
+                    }
+                }
+            }
+            if let Some(f) = find(&joined) {
+                return Some(f);
+            }
+            for e in EXTENSIONS {
+                if let Some(f) = find(&format!("{joined}{e}")) {
+                    return Some(f);
+                }
+            }
+        }
+        let base = joined.trim_end_matches('/');
+        for e in EXTENSIONS {
+            let p = if base.is_empty() {
+                format!("index{e}")
+            } else {
+                format!("{base}/index{e}")
+            };
+            if let Some(f) = find(&p) {
+                return Some(f);
+            }
+        }
+        None
+    }
+
+    /// What `name` means at the top of `file`: its own declaration, else
+    /// what its import of that name brings.
+    pub fn lookup(&self, file: usize, name: &str, want_type: bool) -> Option<Target<'a>> {
+        self.lookup_in(file, name, want_type, &mut Vec::new())
+    }
+
+    fn lookup_in(
+        &self,
+        file: usize,
+        name: &str,
+        want_type: bool,
+        seen: &mut Vec<(usize, String)>,
+    ) -> Option<Target<'a>> {
+        let m = self.module_entity(file)?;
+        if let Some(e) = pick(self.children(&m.key, name), want_type, false) {
+            return Some(Target::Entity(e));
+        }
+        let u = self.imports.get(file)?.get(name)?;
+        let spec = u.path.first()?;
+        let target = self.module_file(file, spec)?;
+        match u.path.get(1) {
+            None => Some(Target::Module(target)),
+            Some(n) => self.export_in(target, n, want_type, seen),
+        }
+    }
+
+    /// What module `file` exports as `name`, followed to its definition.
+    pub fn export(&self, file: usize, name: &str, want_type: bool) -> Option<Target<'a>> {
+        self.export_in(file, name, want_type, &mut Vec::new())
+    }
+
+    fn export_in(
+        &self,
+        file: usize,
+        name: &str,
+        want_type: bool,
+        seen: &mut Vec<(usize, String)>,
+    ) -> Option<Target<'a>> {
+        if seen.iter().any(|(f, n)| *f == file && n == name) || seen.len() > 256 {
+            return None;
+        }
+        seen.push((file, name.to_string()));
+        for u in self.exports.get(file)? {
+            if u.glob {
+                continue;
+            }
+            let bound = u.alias.as_deref().or(u.path.get(1).map(String::as_str));
+            if bound != Some(name) {
+                continue;
+            }
+            let spec = u.path.first().map(String::as_str).unwrap_or("");
+            let found = match u.path.get(1) {
+                None => self.module_file(file, spec).map(Target::Module),
+                Some(n) if spec.is_empty() => self.lookup_in(file, n, want_type, seen),
+                Some(n) => self
+                    .module_file(file, spec)
+                    .and_then(|m| self.export_in(m, n, want_type, seen)),
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        let m = self.module_entity(file)?;
+        if let Some(e) = pick(self.children(&m.key, name), want_type, true) {
+            return Some(Target::Entity(e));
+        }
+        if name == "default" {
+            return None;
+        }
+        for u in self.exports.get(file)? {
+            if !u.glob {
+                continue;
+            }
+            let Some(spec) = u.path.first() else { continue };
+            if let Some(m) = self.module_file(file, spec) {
+                if let Some(t) = self.export_in(m, name, want_type, seen) {
+                    return Some(t);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Of the entities of one name, the one a reference means: a type-like
+/// one for a type, else a value (declaration merging gives a name both);
+/// `exported` ones only when asked.
+fn pick<'a>(cands: &[&'a Entity], want_type: bool, exported: bool) -> Option<&'a Entity> {
+    let ok = |e: &&&'a Entity| !exported || e.visibility == crate::model::Visibility::Public;
+    let typed = |e: &Entity| {
+        matches!(
+            e.kind,
+            EntityKind::Class
+                | EntityKind::Trait
+                | EntityKind::TypeAlias
+                | EntityKind::Enum
+                | EntityKind::Module
+        )
+    };
+    let value = |e: &Entity| !matches!(e.kind, EntityKind::Trait | EntityKind::TypeAlias);
+    cands
+        .iter()
+        .filter(ok)
+        .find(|e| if want_type { typed(e) } else { value(e) })
+        .or_else(|| cands.iter().find(ok))
+        .copied()
+}
+
+/// `dir` joined with a relative specifier, `.` and `..` read; `None`
+/// above the top.
+fn normalize(dir: &str, spec: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in spec.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    let mut out = parts.join("/");
+    if spec.ends_with('/') && !out.is_empty() {
+        out.push('/');
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::normalize;
+
+    #[test]
+    fn specifiers_join_their_directory() {
+        assert_eq!(normalize("src/a", "../b").as_deref(), Some("src/b"));
+        assert_eq!(normalize("src/a", "./c/d").as_deref(), Some("src/a/c/d"));
+        assert_eq!(normalize("src", "..").as_deref(), Some(""));
+        assert_eq!(normalize("", "../x"), None);
+    }
+}

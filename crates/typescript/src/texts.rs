@@ -1,0 +1,136 @@
+//! A TypeScript file's string literals and comments, each kept for the
+//! entity that holds it (see [`crate::index::body_text`]).
+//!
+//! One pass over the tree after the entities are made: an item belongs to
+//! the innermost entity whose lines contain it. A `/** … */` comment
+//! right before a declaration is skipped: it is that entity's doc.
+
+use tree_sitter::Node;
+
+use crate::index::body_text::BodyTexts;
+use crate::model::Entity;
+
+/// The texts of `root`'s file, as [`crate::model::FileExtract::texts`].
+pub(super) fn body_texts(root: Node<'_>, src: &str, entities: &[Entity]) -> Vec<(u32, String)> {
+    let items = items(root, src);
+    if items.is_empty() {
+        return Vec::new();
+    }
+    let owners = owners(entities, items.iter().map(|(line, _)| *line));
+    let mut texts = BodyTexts::default();
+    for ((_, text), owner) in items.iter().zip(owners) {
+        texts.note(owner, text);
+    }
+    texts.into_pairs()
+}
+
+/// Every literal and comment but docs as `(line, text)`, in source order.
+fn items<'s>(root: Node<'_>, src: &'s str) -> Vec<(u32, &'s str)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(Node<'_>, u32)> = vec![(root, 0)];
+    while let Some((n, depth)) = stack.pop() {
+        let line = n.start_position().row as u32 + 1;
+        match n.kind() {
+            "comment" => {
+                let t = text(n, src);
+                if !(t.starts_with("/**") && documents(n)) {
+                    out.push((line, t));
+                }
+            }
+            "string" | "template_string" => out.push((line, text(n, src))),
+            _ if depth < 400 => {
+                let first = stack.len();
+                let mut cur = n.walk();
+                for c in n.children(&mut cur) {
+                    if c.child_count() == 0 && c.kind() != "comment" {
+                        continue;
+                    }
+                    stack.push((c, depth + 1));
+                }
+                stack[first..].reverse();
+            }
+            _ => {}
+        }
+    }
+    out.sort_by_key(|(line, _)| *line);
+    out
+}
+
+/// Whether a comment sits right before a declaration (is its doc).
+fn documents(c: Node<'_>) -> bool {
+    c.next_sibling().is_some_and(|n| {
+        n.kind() != "comment" && n.start_position().row <= c.end_position().row + 1
+    })
+}
+
+fn text<'s>(n: Node<'_>, src: &'s str) -> &'s str {
+    src.get(n.byte_range()).unwrap_or("")
+}
+
+/// For each line (in nondecreasing order), the index of the innermost
+/// entity that may own what is written there; 0, the module, when none.
+fn owners(entities: &[Entity], lines: impl Iterator<Item = u32>) -> Vec<u32> {
+    let mut spans: Vec<(u32, u32, u32)> = entities
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter_map(|(i, e)| Some((e.start_line, e.end_line, u32::try_from(i).ok()?)))
+        .collect();
+    // Outer before inner: the earlier start first, then the later end.
+    spans.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let mut open: Vec<(u32, u32, u32)> = Vec::new();
+    let mut next = spans.into_iter().peekable();
+    let mut out = Vec::new();
+    for line in lines {
+        while let Some(&span) = next.peek() {
+            if span.0 > line {
+                break;
+            }
+            while open.last().is_some_and(|o| o.1 < span.0) {
+                open.pop();
+            }
+            open.push(span);
+            next.next();
+        }
+        while open.last().is_some_and(|o| o.1 < line) {
+            open.pop();
+        }
+        out.push(open.last().map_or(0, |o| o.2));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::FileContext;
+    use crate::TsExtractor;
+
+    #[test]
+    fn literals_and_comments_go_to_the_innermost_entity_docs_aside() {
+        let ctx = FileContext {
+            path: "src/a.ts".into(),
+            package: "p".into(),
+            unit: String::new(),
+            module_path: vec!["src".into(), "a".into()],
+            is_test_file: false,
+        };
+        let src = "// top note\nconst TIMEOUT = 'timed out'\n/** Doc, not text. */\nexport function login(user: string) {\n  // check first\n  throw new Error(`no such user: ${user}`)\n}\n";
+        let ex = TsExtractor::new().extract(&ctx, src);
+        let got: Vec<(String, String)> = ex
+            .texts
+            .iter()
+            .map(|(i, t)| (ex.entities[*i as usize].name.clone(), t.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a".to_string(), "// top note".to_string()),
+                ("TIMEOUT".to_string(), "'timed out'".to_string()),
+                (
+                    "login".to_string(),
+                    "// check first `no such user: ${user}`".to_string()
+                ),
+            ]
+        );
+    }
+}

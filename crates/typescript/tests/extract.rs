@@ -1,0 +1,397 @@
+//! TypeScript and JavaScript through the crate's own API: one file's
+//! entities (keys, kinds, ranges, docs, signatures), its imports and
+//! exports, which names are references, bad input, and resolution over a
+//! few files (barrels, aliases, `.js` specifiers, declaration files,
+//! cycles).
+
+use std::collections::BTreeMap;
+
+use graphctx_base::model::{EntityKind, FileContext, FileExtract, ParseStatus};
+use graphctx_index::links::RefsApart;
+use graphctx_typescript::{layout, resolve, TsExtractor};
+
+fn ctx(path: &str) -> FileContext {
+    let l = layout::Layout::new(&BTreeMap::new(), &Default::default());
+    l.context(path)
+}
+
+fn extract(path: &str, src: &str) -> FileExtract {
+    TsExtractor::new().extract(&ctx(path), src)
+}
+
+/// `kind key start:end` per entity.
+fn listing(ex: &FileExtract) -> Vec<String> {
+    ex.entities
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}:{}",
+                e.kind.as_str(),
+                e.key,
+                e.start_line,
+                e.end_line
+            )
+        })
+        .collect()
+}
+
+fn refs(ex: &FileExtract) -> Vec<String> {
+    let mut v: Vec<String> = ex
+        .refs
+        .iter()
+        .map(|r| {
+            let from = r.from.rsplit(':').next().unwrap_or(&r.from);
+            format!("{from} {:?} {}", r.kind, r.path.join("."))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+const SHAPES: &str = r#"/** Shapes and their areas. */
+
+import { Base } from './base'
+
+/** A point on the plane. */
+export interface Point {
+  x: number
+  /** Moves it. */
+  move(dx: number): Point
+}
+
+export type Pair<T> = [T, T]
+
+export enum Color { Red, Green = 2 }
+
+/**
+ * The area of a square.
+ */
+export function area(side: number): number
+export function area(side: string): number
+export function area(side: any): number {
+  return side * side
+}
+
+export const double = (n: number): number => n * 2
+let counter = 0
+
+@sealed
+export class Square extends Base implements Point {
+  #secret = 1
+  x: number
+  static count = 0
+  constructor(private readonly side: number, y: number) {
+    super()
+    this.x = y
+  }
+  get size(): number { return this.side }
+  set size(v: number) { this.x = v }
+  move(dx: number): Point { return this }
+}
+
+namespace Geometry {
+  export const unit = 1
+  export function scale(p: Point) { return unit }
+}
+"#;
+
+#[test]
+fn declarations_become_entities_with_keys_kinds_and_ranges() {
+    let ex = extract("src/shapes.ts", SHAPES);
+    assert_eq!(ex.status, ParseStatus::Ok);
+    let m = "src/shapes.ts-src/shapes";
+    let expected = [
+        format!("module {m} 1:46"),
+        format!("trait {m}:Point 6:10"),
+        format!("attribute {m}:Point.x 7:7"),
+        format!("method {m}:Point.move 9:9"),
+        format!("type_alias {m}:Pair 12:12"),
+        format!("enum {m}:Color 14:14"),
+        format!("function {m}:area 19:23"),
+        format!("const {m}:double 25:25"),
+        format!("variable {m}:counter 26:26"),
+        format!("class {m}:Square 28:40"),
+        format!("attribute {m}:Square.#secret 30:30"),
+        format!("attribute {m}:Square.x 31:31"),
+        format!("attribute {m}:Square.count 32:32"),
+        format!("method {m}:Square.constructor 33:36"),
+        format!("attribute {m}:Square.side 33:33"),
+        format!("property {m}:Square.size 37:38"),
+        format!("method {m}:Square.move 39:39"),
+        format!("module {m}:Geometry 42:45"),
+        format!("const {m}:Geometry.unit 43:43"),
+        format!("function {m}:Geometry.scale 44:44"),
+    ];
+    assert_eq!(listing(&ex), expected);
+    let get = |name: &str| ex.entities.iter().find(|e| e.key.ends_with(name)).unwrap();
+    assert_eq!(ex.entities[0].doc, "Shapes and their areas.");
+    assert_eq!(get(":Point").doc, "A point on the plane.");
+    assert_eq!(get(":Point.move").doc, "Moves it.");
+    assert_eq!(get(":area").doc, "The area of a square.");
+    let double = get(":double");
+    assert_eq!(double.signature.parameters[0].name, "n");
+    assert_eq!(double.signature.return_type.as_deref(), Some("number"));
+    assert_eq!(
+        double.signature.text,
+        "export const double = (n: number): number"
+    );
+    let square = get(":Square");
+    assert_eq!(&*square.signature.bases, ["Base", "Point"]);
+    assert_eq!(&*square.signature.decorators, ["sealed"]);
+    assert_eq!(
+        get(":Square.#secret").visibility,
+        graphctx_base::model::Visibility::Private
+    );
+    assert_eq!(
+        get(":counter").visibility,
+        graphctx_base::model::Visibility::Private
+    );
+    assert_eq!(get(":Color").signature.fields.len(), 2);
+    assert_eq!(get(":Geometry").kind, EntityKind::Module);
+    assert!(ex.entities.iter().all(|e| !e.is_test));
+}
+
+#[test]
+fn references_are_non_local_names_in_bodies_and_types() {
+    let ex = extract("src/shapes.ts", SHAPES);
+    let r = refs(&ex);
+    for want in [
+        "Square Implements Base",
+        "Square Implements Point",
+        "Square Value sealed",
+        "Square.constructor Value this.x",
+        "Square.size Value this.side",
+        "Square.move Type Point",
+        "Point Type Point",
+        "Geometry.scale Value unit",
+        "Geometry.scale Type Point",
+    ] {
+        assert!(r.contains(&want.to_string()), "{want} not in {r:#?}");
+    }
+    // Parameters are locals.
+    assert!(
+        !r.iter().any(|x| x.ends_with(" side") || x.ends_with(" dx")),
+        "{r:#?}"
+    );
+}
+
+#[test]
+fn locals_of_every_kind_are_not_references() {
+    let src = r#"
+import { helper, Thing } from './lib'
+export function run<T>(input: T, { a, b: [c] }: Opts = defaults) {
+  const local = helper(input)
+  let [x, ...rest] = list
+  for (const item of items) { item(); }
+  try { local() } catch (err) { err.stack }
+  function inner(y: number) { return y + a + c + x + rest.length }
+  class Tmp {}
+  new Tmp()
+  type K = { [P in keyof T]: T[P] }
+  const f = (z) => z + outer
+  return new Thing<T>(inner(1), f)
+}
+"#;
+    let ex = extract("src/run.ts", src);
+    let r = refs(&ex);
+    assert_eq!(
+        r,
+        [
+            "run Call Thing",
+            "run Call helper",
+            "run Type Opts",
+            "run Value defaults",
+            "run Value items",
+            "run Value list",
+            "run Value outer",
+        ],
+        "{r:#?}"
+    );
+}
+
+#[test]
+fn imports_and_exports_are_use_declarations() {
+    let src = r#"
+import def, { a, b as c } from './x'
+import type { T } from '../types'
+import * as ns from './ns'
+import './side-effect'
+import fs = require('fs')
+export { d, e as f } from './y'
+export * from './z'
+export * as zz from './zz'
+const g = 1
+export { g, g as h }
+export default g
+"#;
+    let ex = extract("src/m.ts", src);
+    let uses: Vec<String> = ex
+        .uses
+        .iter()
+        .map(|u| {
+            format!(
+                "{} {} {}{}",
+                u.path.join(" "),
+                u.alias.as_deref().unwrap_or("-"),
+                if u.glob { "glob " } else { "" },
+                if u.is_pub { "pub" } else { "" }
+            )
+        })
+        .collect();
+    assert_eq!(
+        uses,
+        [
+            "./x default def ",
+            "./x a a ",
+            "./x b c ",
+            "../types T T ",
+            "./ns ns ",
+            "./side-effect - ",
+            "fs fs ",
+            "./y d d pub",
+            "./y e f pub",
+            "./z - glob pub",
+            "./zz zz pub",
+            " g g pub",
+            " g h pub",
+            " g default pub",
+        ]
+    );
+}
+
+#[test]
+fn test_files_jsx_and_javascript_are_read() {
+    let src = r#"
+import { render } from './render'
+import { Button } from './button'
+describe('button', () => {
+  it('renders', () => {
+    const el = <Button label="x"><span /></Button>
+    expect(render(el)).toBe(true)
+  })
+})
+"#;
+    let ex = extract("src/button.test.tsx", src);
+    assert!(ex.entities.iter().all(|e| e.is_test));
+    let r = refs(&ex);
+    assert!(
+        r.contains(&"src/button.test.tsx-src/button.test Call Button".to_string()),
+        "{r:#?}"
+    );
+    assert!(
+        r.contains(&"src/button.test.tsx-src/button.test Call render".to_string()),
+        "{r:#?}"
+    );
+    assert!(
+        !r.iter().any(|x| x.ends_with(" span") || x.ends_with(" el")),
+        "{r:#?}"
+    );
+    let js = extract(
+        "lib/a.js",
+        "export function f(a) { return g(a) }\nfunction g(x) { return x }\n",
+    );
+    assert_eq!(listing(&js).len(), 3);
+    assert!(refs(&js).contains(&"f Call g".to_string()));
+}
+
+#[test]
+fn bad_input_never_panics_and_keeps_what_parses() {
+    let broken = extract(
+        "src/bad.ts",
+        "export function ok() {}\nfunction broken( {\nexport const z = 1\n",
+    );
+    assert_eq!(broken.status, ParseStatus::Partial);
+    assert!(broken.entities.iter().any(|e| e.name == "ok"));
+    let minified = format!("var a=1;{}\n", "function f(){return 1};".repeat(400));
+    let m = extract("dist/app.min.js", &minified);
+    assert_eq!(m.entities.len(), 1);
+    let bom = extract(
+        "src/bom.ts",
+        "\u{feff}export const a = 1\r\nexport const b = a\r\n",
+    );
+    assert_eq!(bom.status, ParseStatus::Ok);
+    assert_eq!(
+        listing(&bom)[1..],
+        [
+            "const src/bom.ts-src/bom:a 1:1",
+            "const src/bom.ts-src/bom:b 2:2"
+        ]
+    );
+    let deep = format!("const x = {}1{}\n", "(".repeat(5000), ")".repeat(5000));
+    let _ = extract("src/deep.ts", &deep);
+    let _ = extract("src/empty.ts", "");
+    let _ = extract("src/junk.tsx", "<<<>>> }}} @@@ class { get set");
+}
+
+/// `src rel dst` per edge, tails only.
+fn edges(files: &[(&str, &str)]) -> Vec<String> {
+    let extracts: Vec<(FileContext, FileExtract)> =
+        files.iter().map(|(p, s)| (ctx(p), extract(p, s))).collect();
+    let refs: Vec<(&FileContext, &FileExtract)> = extracts.iter().map(|(c, e)| (c, e)).collect();
+    let links = resolve::resolve_files(&refs, &|_| true, RefsApart::default());
+    let short = |k: &str| {
+        if k.contains(".d.ts-") {
+            return k.to_string();
+        }
+        k.split_once(".ts-")
+            .or(k.split_once(".tsx-"))
+            .map_or(k.to_string(), |(_, t)| t.to_string())
+    };
+    let mut out = Vec::new();
+    for l in links.values() {
+        for ((s, r, d), _) in l.edges.iter() {
+            if *r != "contains" {
+                out.push(format!("{} {r} {}", short(s), short(d)));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn imports_resolve_through_barrels_aliases_and_js_specifiers() {
+    let e = edges(&[
+        ("src/core/hono.ts", "export class Hono { route() {} }\nexport type Env = {}\n"),
+        ("src/core/index.ts", "export * from './hono'\nexport { Hono as App } from './hono.js'\n"),
+        ("src/index.ts", "import { Hono } from './core'\nexport { Hono }\nexport * from './index'\n"),
+        ("src/types.d.ts", "export type Env = {}\n"),
+        ("src/types.ts", "export type Env = { x: 1 }\n"),
+        (
+            "src/app.ts",
+            "import { App, type Env } from './core/index'\nimport { Hono } from '.'\nimport * as core from './core'\nimport type { Env as E2 } from './types'\nimport { z } from 'zod'\n\nexport function make(e: E2): Env { return new App() }\nexport const h = new core.Hono()\n",
+        ),
+        ("src/app.test.ts", "import { make } from './app'\ntest('x', () => { make() })\n"),
+    ]);
+    for want in [
+        "src/app imports src/core/index",
+        "src/app imports src/core/hono:Hono",
+        "src/app imports src/core/hono:Env",
+        "src/app imports src/index",
+        "src/app imports src/types",
+        "src/app imports src/types:Env",
+        "src/app:make calls src/core/hono:Hono",
+        "src/app:make uses_type src/core/hono:Env",
+        "src/app:make uses_type src/types:Env",
+        "src/app calls src/core/hono:Hono",
+        "src/index imports src/core/hono:Hono",
+        "src/core/index imports src/core/hono",
+        "src/core/index imports src/core/hono:Hono",
+        "src/app.test calls src/app:make",
+        "src/app.test tests src/app:make",
+    ] {
+        assert!(e.contains(&want.to_string()), "{want} not in {e:#?}");
+    }
+    // The declaration file loses to the source of the same module.
+    assert!(!e.iter().any(|x| x.contains("types.d")), "{e:#?}");
+}
+
+#[test]
+fn newer_syntax_the_grammar_lacks_is_read_through_a_repair() {
+    let src = "export type * from './types'\nexport interface Handlers {\n  <A>(a: A): [A]\n\n  <A, B>(a: A, b: B): [A, B]\n}\nexport function pick<const T extends string[]>(xs: T): T { return xs }\nexport type After = 1\n";
+    let ex = extract("src/h.ts", src);
+    assert_eq!(ex.status, ParseStatus::Ok, "{:?}", listing(&ex));
+    let names: Vec<&str> = ex.entities.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["h", "Handlers", "pick", "After"]);
+    assert!(ex.uses.iter().any(|u| u.glob && u.path == ["./types"]));
+}

@@ -1,0 +1,200 @@
+//! TypeScript and JavaScript through the language seam: the `typescript`
+//! fixture (a package with relative imports, a `.js` specifier for a
+//! TypeScript file, a barrel `index.ts` with `export *` and an aliased
+//! re-export, classes with fields, accessors, a private field and a
+//! parameter property, an interface, a `.tsx` view, a JavaScript file
+//! and a test file), golden entities and edges, and incremental equal to
+//! a rebuild after TypeScript edits.
+
+use crate::common;
+
+use common::{assert_golden, copy_dir, dump, fixture, index, index_fresh};
+use graphctx::graph::{self, EntityFilter};
+use graphctx::store::{Params, Store};
+
+fn edge_set(store: &Store) -> Vec<String> {
+    let rows = store
+        .read(
+            "?[s, r, d] := *edge{graph: 'code', src: s, rel: r, dst: d}\n:order s, r, d",
+            Params::new(),
+        )
+        .unwrap();
+    rows.rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{} -{}-> {}",
+                r[0].get_str().unwrap(),
+                r[1].get_str().unwrap(),
+                r[2].get_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+const M: &str = "src/models.ts-src/models";
+const S: &str = "src/store.ts-src/store";
+const V: &str = "src/view.tsx-src/view";
+const T: &str = "src/store.test.ts-src/store.test";
+const U: &str = "src/util.js-src/util";
+
+#[test]
+fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
+    let (store, summary) = index_fresh(&fixture("typescript"));
+    assert_eq!(summary.files_skipped, 0, "{:?}", summary.skipped);
+    let entities = graph::list_entities(&store, "code", &EntityFilter::default()).unwrap();
+    let text: String = entities
+        .iter()
+        .map(|e| format!("{} {} {}:{}\n", e.kind, e.key, e.start_line, e.end_line))
+        .collect();
+    assert_golden("typescript_entities.txt", &text);
+    let edges = edge_set(&store);
+    assert_golden("typescript_edges.txt", &(edges.join("\n") + "\n"));
+    let has = |s: String, r: &str, d: String| {
+        assert!(
+            edges.contains(&format!("{s} -{r}-> {d}")),
+            "{s} -{r}-> {d}\n{edges:#?}"
+        )
+    };
+    // Imports: module to module, and to each name's original definition,
+    // through a barrel and a `.js` specifier.
+    has(S.into(), "imports", M.into());
+    has(S.into(), "imports", format!("{M}:Cart"));
+    has(S.into(), "imports", U.into());
+    has(S.into(), "imports", format!("{U}:cheapest"));
+    has(V.into(), "imports", format!("{S}:openStore"));
+    has(V.into(), "imports", format!("{M}:Item"));
+    has(T.into(), "imports", format!("{M}:Cart"));
+    // Calls, `new`, JSX, `this` members and types.
+    has(format!("{S}:Store.buy"), "calls", format!("{M}:Item"));
+    has(
+        format!("{S}:Store.buy"),
+        "references",
+        format!("{S}:Store.#cart"),
+    );
+    has(format!("{S}:Store.best"), "calls", format!("{U}:cheapest"));
+    has(format!("{S}:Store.buy"), "uses_type", format!("{M}:Money"));
+    has(format!("{S}:openStore"), "calls", format!("{S}:Store"));
+    has(format!("{S}:Store"), "calls", format!("{M}:Cart"));
+    has(
+        format!("{M}:Cart.add"),
+        "references",
+        format!("{M}:Cart.items"),
+    );
+    has(format!("{M}:Item"), "implements", format!("{M}:Priced"));
+    has(
+        format!("{M}:Cart.total"),
+        "references",
+        format!("{M}:Cart.items"),
+    );
+    has(format!("{V}:View"), "calls", format!("{V}:Label"));
+    has(format!("{V}:View"), "calls", format!("{S}:openStore"));
+    has(
+        format!("{U}:cheapest"),
+        "references",
+        format!("{U}:byPrice"),
+    );
+    // The test file's callbacks are its module's: calls and tests.
+    has(T.into(), "calls", format!("{S}:openStore"));
+    has(T.into(), "tests", format!("{S}:openStore"));
+    has(T.into(), "calls", format!("{M}:Cart"));
+    // A local declared with a type reaches its members, and a field made
+    // with `new` reaches its class's.
+    has(T.into(), "calls", format!("{M}:Cart.add"));
+    has(format!("{S}:Store.buy"), "calls", format!("{M}:Cart.add"));
+    // Locals are no references: `item` in `View` is a local.
+    assert!(!edges
+        .iter()
+        .any(|e| e.starts_with(&format!("{V}:View -references-> {M}:Item"))));
+    let test_module = entities.iter().find(|e| &*e.key == T).unwrap();
+    assert!(test_module.is_test);
+}
+
+/// Edit a copy of the fixture step by step; after each step, an
+/// incremental index of the copy equals a fresh index of it.
+#[test]
+fn incremental_typescript_index_equals_a_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("typescript"), dir.path());
+    let store = Store::memory().unwrap();
+    index(&store, dir.path());
+    let root = dir.path();
+    let edit = |rel: &str, f: &dyn Fn(String) -> String| {
+        let p = root.join(rel);
+        let before = std::fs::read_to_string(&p).unwrap_or_default();
+        std::fs::write(&p, f(before)).unwrap();
+    };
+    // Each step with whether it keeps every interface (then it resolves
+    // the edited file alone).
+    let steps: Vec<(bool, Box<dyn Fn()>)> = vec![
+        // A body edit.
+        (
+            true,
+            Box::new(|| {
+                edit("src/store.ts", &|s| {
+                    s.replace(
+                        "return cheapest(this.#cart.items)",
+                        "return cheapest(this.#cart.items) ?? undefined",
+                    )
+                })
+            }),
+        ),
+        // A renamed export: its importers' names go unresolved.
+        (
+            false,
+            Box::new(|| {
+                edit("src/util.js", &|s| {
+                    s.replace("function cheapest", "function cheapestOf")
+                })
+            }),
+        ),
+        // A barrel loses its `export *`.
+        (
+            false,
+            Box::new(|| {
+                edit("src/index.ts", &|s| {
+                    s.replace("export * from './models'\n", "")
+                })
+            }),
+        ),
+        // A new module, and a file deleted.
+        (
+            false,
+            Box::new(|| {
+                edit("src/extra.ts", &|_| {
+                    "import { Item } from './models'\nexport const make = () => new Item('x', 1)\n"
+                        .into()
+                })
+            }),
+        ),
+        (
+            false,
+            Box::new(|| {
+                let _ = std::fs::remove_file(root.join("src/view.tsx"));
+            }),
+        ),
+        // A syntax error in the middle of a module.
+        (
+            false,
+            Box::new(|| {
+                edit("src/models.ts", &|s| {
+                    s.replace("add(item: Item): Cart {", "add(item: Item: Cart {")
+                })
+            }),
+        ),
+    ];
+    for (i, (bounded, step)) in steps.iter().enumerate() {
+        step();
+        let summary = index(&store, root);
+        let (fresh, _) = index_fresh(root);
+        assert_eq!(dump(&store), dump(&fresh), "after step {i}");
+        if *bounded {
+            assert!(
+                summary.files_resolved < summary.files_seen,
+                "step {i} resolved {} of {} files",
+                summary.files_resolved,
+                summary.files_seen
+            );
+        }
+    }
+}
