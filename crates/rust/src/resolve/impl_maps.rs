@@ -83,12 +83,15 @@ impl<'a> SymbolTable<'a> {
         let answers = self.changed_answers(again, &slots);
         self.lookups.each(|l| l.memo.clear());
         if touched.is_none() {
-            // Made anew from every slot; the old maps are dropped.
+            // Made anew from every slot; the old maps are dropped. No slot
+            // stays marked replaced: its parts are in the maps now, and a
+            // later replacement must not put them in again.
             drop(maps);
-            for slot in &slots {
+            for slot in slots.iter_mut() {
                 for part in self.parts(slot, None) {
                     self.add_part(&part);
                 }
+                slot.replaced = false;
             }
             self.slots = slots;
             return;

@@ -422,12 +422,12 @@ mod tests {
         );
     }
 
-    /// Known bug, kept as a failing case until it is fixed: after a
-    /// `use` is removed from the file of four trait impls, an unrelated
-    /// re-export added to another crate's root leaves each of those impls
-    /// twice in the patched table's type-to-traits map.
+    /// An edit whose touched names cannot be bounded derives the impl
+    /// maps anew from every slot; the file it replaced must not count as
+    /// replaced at the next edit, whose derivation would put its trait
+    /// impls in a second time (a `use` removed from the file of four trait
+    /// impls, then a re-export added to another crate's root).
     #[test]
-    #[ignore = "known bug: a trait impl listed twice after these two edits"]
     fn a_removed_use_then_a_reexport_elsewhere_keep_each_impl_once() {
         let mut files = project();
         let mut table = ResidentTable::build(
