@@ -22,6 +22,7 @@ pub mod names;
 pub mod parser_memory;
 pub mod pipeline;
 pub mod polyglot;
+pub mod refless;
 pub mod replay;
 mod state;
 pub mod text;

@@ -24,7 +24,6 @@
 //! (`src/languages.rs`), which installs it in the index's registry
 //! ([`crate::index::languages`]).
 use graphctx_base::model;
-use graphctx_base::support;
 use graphctx_index as index;
 
 mod encoding;

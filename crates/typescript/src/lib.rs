@@ -26,7 +26,6 @@
 //! Nothing outside this crate names it but the binary's assembly
 //! (`src/languages.rs`).
 use graphctx_base::model;
-use graphctx_base::support;
 use graphctx_index as index;
 
 pub mod extract;
