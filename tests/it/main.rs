@@ -39,6 +39,7 @@ mod index_golden;
 mod llm_http;
 mod lsp;
 mod mcp;
+mod mixed_repository;
 mod ontology;
 mod operations;
 mod python;
