@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use common::{copy_dir, fixture, graphctx, index, stderr, stdout};
+use common::{copy_dir, fixture, git, graphctx, index, stderr, stdout};
 use graphctx::index::history::cochanged_with;
 use graphctx::serve::{tools, Refresh, Workspace};
 use graphctx::store::Store;
@@ -17,21 +17,6 @@ use graphctx::store::Store;
 const COMMAND: &str = "src-tauri/src/main.rs";
 const STORE: &str = "src/store.ts";
 const UTIL: &str = "src/util.js";
-
-fn git(dir: &Path, args: &[&str]) {
-    let st = std::process::Command::new("git")
-        .args([
-            "-c",
-            "user.name=graphctx",
-            "-c",
-            "user.email=graphctx@example.com",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .expect("git runs");
-    assert!(st.success(), "git {args:?}");
-}
 
 fn append(root: &Path, file: &str, line: &str) {
     let mut text = std::fs::read_to_string(root.join(file)).unwrap();

@@ -8,7 +8,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{copy_dir, fixture, graphctx, index, stderr, stdout};
+use common::{copy_dir, fixture, git, graphctx, index, stderr, stdout};
 use graphctx::emit::entity::{item_name, qualified_path};
 use graphctx::index::history::cochanged_with;
 use graphctx::serve::watch::relevant;
@@ -17,21 +17,6 @@ use graphctx::store::Store;
 const MODELS: &str = "src/shop/models.py";
 const STORE: &str = "src/shop/store.py";
 const HELPERS: &str = "src/shop/ns/helpers.py";
-
-fn git(dir: &Path, args: &[&str]) {
-    let st = std::process::Command::new("git")
-        .args([
-            "-c",
-            "user.name=graphctx",
-            "-c",
-            "user.email=graphctx@example.com",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .status()
-        .expect("git runs");
-    assert!(st.success(), "git {args:?}");
-}
 
 /// The fixture in one commit, then two commits that change the models
 /// and the store together, and one that changes the helpers alone.

@@ -385,20 +385,7 @@ mod graph_seq {
         store.graph_seq(graph).unwrap()
     }
 
-    fn git(dir: &std::path::Path, args: &[&str]) {
-        let st = std::process::Command::new("git")
-            .args([
-                "-c",
-                "user.name=graphctx",
-                "-c",
-                "user.email=graphctx@example.com",
-            ])
-            .args(args)
-            .current_dir(dir)
-            .status()
-            .expect("git runs");
-        assert!(st.success(), "git {args:?}");
-    }
+    use crate::common::git;
 
     #[test]
     fn index_runs_and_history_refreshes_move_seq_by_one_each() {

@@ -73,7 +73,22 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Copy a directory tree (files only) into `to`.
+/// Run git in `dir` as a test author; the command must succeed.
+pub fn git(dir: &Path, args: &[&str]) {
+    let st = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=graphctx",
+            "-c",
+            "user.email=graphctx@example.com",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .expect("git runs");
+    assert!(st.success(), "git {args:?}");
+}
+
 /// Write `text` to `rel` under `root`, making the directories it needs.
 pub fn write_file(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);
