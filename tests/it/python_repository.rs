@@ -6,8 +6,6 @@
 
 use crate::common;
 
-use std::path::Path;
-
 use common::{copy_dir, fixture, git, graphctx, index, stderr, stdout};
 use graphctx::emit::entity::{item_name, qualified_path};
 use graphctx::index::history::cochanged_with;
