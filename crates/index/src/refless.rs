@@ -7,7 +7,12 @@
 //! references, for what other files resolve through them, has forms of
 //! its own.)
 
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
 use serde::Serialize;
+
+use crate::links::{FileLinks, RefsApart};
 
 use crate::lang::Stored;
 use crate::model::{
@@ -141,4 +146,24 @@ pub fn same_entity_facts(a: &Entity, b: &Entity) -> bool {
         && *owner == b.owner
         && *trait_name == b.trait_name
         && *parent == b.parent
+}
+
+/// Resolve `files` (whole extracts, or interfaces whose other references
+/// `apart` holds in the stored form of [`encode`]) on every core, each by
+/// `one` with the references held apart for it.
+pub fn resolve_each<'a>(
+    files: &[(&'a FileContext, &'a FileExtract)],
+    mut apart: RefsApart,
+    one: impl Fn(&'a FileExtract, &[RawRef]) -> FileLinks<'a> + Sync,
+) -> BTreeMap<String, FileLinks<'a>> {
+    let work: Vec<_> = files
+        .iter()
+        .map(|&(_, ex)| (ex, apart.remove(&ex.path)))
+        .collect();
+    work.into_par_iter()
+        .map(|(ex, held)| {
+            let held = held.map(|h| h.into_refs(decode_body)).unwrap_or_default();
+            (ex.path.clone(), one(ex, &held))
+        })
+        .collect()
 }

@@ -22,7 +22,6 @@
 
 use std::collections::BTreeMap;
 
-use rayon::prelude::*;
 
 use super::table::{Table, Target};
 use crate::index::links::{FileLinks, LinksBuilder, RefsApart};
@@ -49,20 +48,9 @@ pub fn resolve_files<'a>(
 pub fn resolve_against<'a>(
     table: &Table<'a>,
     files: &[(&'a FileContext, &'a FileExtract)],
-    mut apart: RefsApart,
+    apart: RefsApart,
 ) -> BTreeMap<String, FileLinks<'a>> {
-    let work: Vec<_> = files
-        .iter()
-        .map(|&(_, ex)| (ex, apart.remove(&ex.path)))
-        .collect();
-    work.into_par_iter()
-        .map(|(ex, held)| {
-            let held = held
-                .map(|h| h.into_refs(super::interface::decode_body))
-                .unwrap_or_default();
-            (ex.path.clone(), resolve_one(table, ex, &held))
-        })
-        .collect()
+    crate::index::refless::resolve_each(files, apart, |ex, held| resolve_one(table, ex, held))
 }
 
 fn resolve_one<'a>(table: &Table<'a>, ex: &'a FileExtract, held: &[RawRef]) -> FileLinks<'a> {
