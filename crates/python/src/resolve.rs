@@ -14,7 +14,6 @@
 
 use std::collections::BTreeMap;
 
-
 use super::table::{Site, Table, Val};
 use crate::index::links::{FileLinks, LinksBuilder, RefsApart};
 use crate::model::rel::name as rel;

@@ -22,7 +22,6 @@
 
 use std::collections::BTreeMap;
 
-
 use super::table::{Table, Target};
 use crate::index::links::{FileLinks, LinksBuilder, RefsApart};
 use crate::model::rel::name as rel;
