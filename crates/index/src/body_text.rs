@@ -8,6 +8,8 @@
 //! to the entity that holds them; the result is
 //! [`crate::model::FileExtract::texts`], which only the text index reads.
 
+use crate::model::Entity;
+
 /// Most bytes of literals and comments one entity keeps: a table of
 /// strings adds no meaning past its first rows, and a generated module's
 /// would crowd out every other entity's words.
@@ -61,6 +63,45 @@ impl BodyTexts {
             .map(|(i, t)| (u32::try_from(i).unwrap_or(u32::MAX), t))
             .collect()
     }
+}
+
+/// For each line (in nondecreasing order), the index in `entities` of the
+/// innermost entity that `may_own` lets own what is written there (the
+/// first, a file's module, is never a candidate); 0, the module, when none.
+pub fn owners_of_lines(
+    entities: &[Entity],
+    lines: impl Iterator<Item = u32>,
+    may_own: impl Fn(&Entity) -> bool,
+) -> Vec<u32> {
+    let mut spans: Vec<(u32, u32, u32)> = entities
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, e)| may_own(e))
+        .filter_map(|(i, e)| Some((e.start_line, e.end_line, u32::try_from(i).ok()?)))
+        .collect();
+    // Outer before inner: the earlier start first, then the later end.
+    spans.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let mut open: Vec<(u32, u32, u32)> = Vec::new();
+    let mut next = spans.into_iter().peekable();
+    let mut out = Vec::new();
+    for line in lines {
+        while let Some(&span) = next.peek() {
+            if span.0 > line {
+                break;
+            }
+            while open.last().is_some_and(|o| o.1 < span.0) {
+                open.pop();
+            }
+            open.push(span);
+            next.next();
+        }
+        while open.last().is_some_and(|o| o.1 < line) {
+            open.pop();
+        }
+        out.push(open.last().map_or(0, |o| o.2));
+    }
+    out
 }
 
 #[cfg(test)]

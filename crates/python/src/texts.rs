@@ -19,7 +19,11 @@ pub(super) fn body_texts(root: Node<'_>, src: &str, entities: &[Entity]) -> Vec<
     if items.is_empty() {
         return Vec::new();
     }
-    let owners = owners(entities, items.iter().map(|(line, _)| *line));
+    let owners = crate::index::body_text::owners_of_lines(
+        entities,
+        items.iter().map(|(line, _)| *line),
+        may_own,
+    );
     let mut texts = BodyTexts::default();
     for ((_, text), owner) in items.iter().zip(owners) {
         texts.note(owner, text);
@@ -96,40 +100,6 @@ fn docstring_of(body: Node<'_>) -> Option<usize> {
 
 fn text<'s>(n: Node<'_>, src: &'s str) -> &'s str {
     src.get(n.byte_range()).unwrap_or("")
-}
-
-/// For each line (in nondecreasing order), the index of the innermost
-/// entity that may own what is written there; 0, the module, when none.
-fn owners(entities: &[Entity], lines: impl Iterator<Item = u32>) -> Vec<u32> {
-    let mut spans: Vec<(u32, u32, u32)> = entities
-        .iter()
-        .enumerate()
-        .skip(1)
-        .filter(|(_, e)| may_own(e))
-        .filter_map(|(i, e)| Some((e.start_line, e.end_line, u32::try_from(i).ok()?)))
-        .collect();
-    // Outer before inner: the earlier start first, then the later end.
-    spans.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
-    let mut open: Vec<(u32, u32, u32)> = Vec::new();
-    let mut next = spans.into_iter().peekable();
-    let mut out = Vec::new();
-    for line in lines {
-        while let Some(&span) = next.peek() {
-            if span.0 > line {
-                break;
-            }
-            while open.last().is_some_and(|o| o.1 < span.0) {
-                open.pop();
-            }
-            open.push(span);
-            next.next();
-        }
-        while open.last().is_some_and(|o| o.1 < line) {
-            open.pop();
-        }
-        out.push(open.last().map_or(0, |o| o.2));
-    }
-    out
 }
 
 /// Entities a literal can be written in: definitions and the bindings of
