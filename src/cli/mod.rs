@@ -112,7 +112,7 @@ pub enum Command {
     /// Entities ranked for a free-text query (a bug report, a commit message, a question).
     Search {
         /// The query text; `-` reads it from standard input.
-        #[arg(required_unless_present = "query_file")]
+        #[arg(required_unless_present_any = ["query_file", "batch"])]
         query: Option<String>,
         /// Read the query text from FILE (`-`: standard input), e.g. an issue's body.
         #[arg(long, value_name = "FILE", conflicts_with = "query")]
@@ -129,8 +129,20 @@ pub enum Command {
         /// Only entities in this file or under this directory.
         #[arg(long)]
         file: Option<String>,
+        /// How files are scored from their signals: the weights fitted on
+        /// repositories' histories, or the hand-set rules (for comparison).
+        #[arg(long, value_enum, default_value = "fitted")]
+        scoring: search::ScoringArg,
         #[arg(long)]
         json: bool,
+        /// Print each listed file's signals as numbers (one JSON object per
+        /// query), for the script that fits the weights.
+        #[arg(long, hide = true)]
+        features: bool,
+        /// Answer every query of FILE (JSON lines `{"id", "text"}`), one
+        /// JSON line each, with the index opened once.
+        #[arg(long, value_name = "FILE", hide = true, conflicts_with_all = ["query", "query_file"])]
+        batch: Option<std::path::PathBuf>,
     },
     /// Context around entities: CodeGraphContext.json or Format E, within a token budget.
     Context(analyse::ContextArgs),
@@ -364,17 +376,25 @@ fn read_code_graph(global: &Global, command: Command) -> Result<Outcome> {
             limit,
             kind,
             file,
+            scoring,
             json,
+            features,
+            batch,
         } => {
-            let query = search::query_text(query, query_file)?;
-            let store = open_current(global)?;
             let opts = graphctx::search::Options {
                 limit,
                 kind,
                 file,
                 explain,
+                scoring: scoring.into(),
             };
-            search::run(&store, &global.graph, &query, opts, json)
+            if let Some(batch) = batch {
+                let store = open_current(global)?;
+                return search::run_batch(&store, &global.graph, &batch, &opts, features);
+            }
+            let query = search::query_text(query, query_file)?;
+            let store = open_current(global)?;
+            search::run(&store, &global.graph, &query, opts, json, features)
         }
         Command::Blast {
             key,

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 
 use graphctx::model::EntityKind;
+use graphctx::search::weights::Scoring;
 use graphctx::search::{self, Options, SearchError};
 use graphctx::store::Store;
 
@@ -42,13 +43,131 @@ pub fn query_text(query: Option<String>, file: Option<PathBuf>) -> Result<String
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// `--scoring`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ScoringArg {
+    Fitted,
+    Hand,
+}
+
+impl From<ScoringArg> for Scoring {
+    fn from(s: ScoringArg) -> Scoring {
+        match s {
+            ScoringArg::Fitted => Scoring::Fitted,
+            ScoringArg::Hand => Scoring::Hand,
+        }
+    }
+}
+
 pub fn run(
     store: &Store,
     graph_name: &str,
     query: &str,
     opts: Options,
     json: bool,
+    features: bool,
 ) -> Result<Outcome> {
+    check(&opts)?;
+    if features {
+        let answer = answer(store, graph_name, query, &opts, true)?;
+        print_json(&answer)?;
+        return Ok(Outcome::Done);
+    }
+    let hits = match search::search(store, graph_name, query, &opts) {
+        Ok(h) => h,
+        Err(SearchError::NoWords) => bail!("the query has no words to search for"),
+        Err(SearchError::Store(e)) => return Err(e.into()),
+    };
+    if json {
+        print_json(&hits)?;
+    } else {
+        print_hits(&hits)?;
+    }
+    Ok(Outcome::Done)
+}
+
+/// One query of a batch.
+#[derive(serde::Deserialize)]
+struct BatchQuery {
+    id: serde_json::Value,
+    text: String,
+}
+
+/// One answer of a batch (or of `--features`): the hits and, with
+/// `--features`, every listed file's signals.
+#[derive(serde::Serialize)]
+struct Answer {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    hits: Vec<search::Hit>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<Vec<search::FileRow>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entities: Option<Vec<search::EntityRow>>,
+}
+
+fn answer(
+    store: &Store,
+    graph_name: &str,
+    query: &str,
+    opts: &Options,
+    features: bool,
+) -> Result<Answer> {
+    let (hits, seen) = match search::search_with_features(store, graph_name, query, opts) {
+        Ok(found) => found,
+        Err(SearchError::NoWords) => {
+            return Ok(Answer {
+                id: None,
+                error: Some("the query has no words to search for".into()),
+                hits: Vec::new(),
+                files: None,
+                entities: None,
+            })
+        }
+        Err(SearchError::Store(e)) => return Err(e.into()),
+    };
+    Ok(Answer {
+        id: None,
+        error: None,
+        hits,
+        files: features.then(|| seen.files.clone()),
+        entities: features.then_some(seen.entities),
+    })
+}
+
+/// `--batch FILE`: every query of FILE answered with the index opened once,
+/// one JSON line each, in the order of FILE.
+pub fn run_batch(
+    store: &Store,
+    graph_name: &str,
+    batch: &std::path::Path,
+    opts: &Options,
+    features: bool,
+) -> Result<Outcome> {
+    check(opts)?;
+    let text = std::fs::read_to_string(batch)
+        .with_context(|| format!("cannot read the batch file {}", batch.display()))?;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let q: BatchQuery = serde_json::from_str(line).with_context(|| {
+            format!(
+                "{}:{}: expected a JSON object with \"id\" and \"text\"",
+                batch.display(),
+                i + 1
+            )
+        })?;
+        let mut a = answer(store, graph_name, &q.text, opts, features)?;
+        a.id = Some(q.id);
+        outln!("{}", serde_json::to_string(&a)?);
+    }
+    Ok(Outcome::Done)
+}
+
+fn check(opts: &Options) -> Result<()> {
     if let Some(k) = &opts.kind {
         if EntityKind::parse(k).is_none() {
             let known: Vec<&str> = EntityKind::ALL.iter().map(|k| k.as_str()).collect();
@@ -61,19 +180,28 @@ pub fn run(
     if opts.limit == 0 {
         bail!("--limit must be a positive number");
     }
-    let hits = match search::search(store, graph_name, query, &opts) {
-        Ok(h) => h,
-        Err(SearchError::NoWords) => bail!("the query has no words to search for"),
-        Err(SearchError::Store(e)) => return Err(e.into()),
-    };
-    if json {
-        print_json(&hits)?;
-    } else {
+    Ok(())
+}
+
+fn print_hits(hits: &[search::Hit]) -> Result<()> {
+    {
         let table: Vec<Vec<String>> = hits
             .iter()
             .map(|h| {
                 let mut why = h.why.line();
-                if let Some(s) = &h.why.signals {
+                let fitted = &h.why.file_signals;
+                if let (Some(s), false) = (&h.why.signals, fitted.is_empty()) {
+                    let file: Vec<String> = fitted
+                        .iter()
+                        .map(|c| format!("{} {:.2}", c.signal, c.part))
+                        .collect();
+                    why = format!(
+                        "{why} [words {:.2} graph {:.2}; file {}]",
+                        s.words,
+                        s.graph,
+                        file.join(", ")
+                    );
+                } else if let Some(s) = &h.why.signals {
                     why = format!(
                         "{why} [words {:.2} graph {:.2} file {:.2} text {:.2} history {:.2} \
                          location {:.2} test {:.1}]",
@@ -101,5 +229,5 @@ pub fn run(
             &table,
         )?;
     }
-    Ok(Outcome::Done)
+    Ok(())
 }

@@ -97,9 +97,12 @@ pub(crate) const BEFORE_23: [&str; 6] = [
     "::rename code_file_before -> code_file",
 ];
 
+/// What schema 24 added, undone: the history text.
+pub(crate) const BEFORE_24: [&str; 1] = ["::remove code_history_word"];
+
 /// The shapes fixture indexed into a database file, then taken back to
-/// what an older graphctx left by `scripts` (after [`BEFORE_23`]), and
-/// opened (migrated) again.
+/// what an older graphctx left by `scripts` (after [`BEFORE_24`] and
+/// [`BEFORE_23`]), and opened (migrated) again.
 fn older_index(scripts: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, Store) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("repo");
@@ -108,7 +111,7 @@ fn older_index(scripts: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, Stor
     {
         let store = Store::open(&location).unwrap();
         crate::common::index(&store, &root);
-        for script in BEFORE_23.iter().chain(scripts) {
+        for script in BEFORE_24.iter().chain(&BEFORE_23).chain(scripts) {
             store.write(script, Params::new()).unwrap();
         }
     }

@@ -9,15 +9,18 @@
 //! them strongly, a sweeping refactor barely. Stored per file pair in
 //! `code_cochange` and recomputed only when HEAD or the pathspecs move (the
 //! stamp it was computed for is kept in `code_history`), so it costs
-//! nothing on an unchanged checkout.
+//! nothing on an unchanged checkout. The same read gives each file the
+//! words of the messages of the commits that changed it
+//! ([`history_text`], `code_history_word`).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
 
+use crate::history_text;
 use crate::languages;
 use crate::store::rows::{
-    decode_first, decode_rows, query_rows, CodeCochangeRow, CodeHistoryRow, Str,
+    decode_first, decode_rows, query_rows, CodeCochangeRow, CodeHistoryRow, CodeHistoryWordRow, Str,
 };
 use crate::store::value::str_list;
 use crate::store::{queries, Batch, Params, Store, StoreError};
@@ -66,10 +69,19 @@ pub fn source_pathspecs() -> Vec<String> {
         .collect()
 }
 
-/// Co-change weights from the last `max_commits` commits reachable from
-/// HEAD that touch a source file of some language. Paths are relative to
+/// One commit of the history read: who made it, its message, and the
+/// source files it changed (sorted, distinct).
+#[derive(Debug, Clone)]
+pub struct Commit {
+    pub author: String,
+    pub message: String,
+    pub files: Vec<String>,
+}
+
+/// The last `max_commits` non-merge commits reachable from HEAD that touch
+/// a source file of some language, newest first. Paths are relative to
 /// `root` (which may be a subdirectory of the checkout).
-pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
+pub fn read_log(root: &Path, max_commits: usize) -> Option<Vec<Commit>> {
     let out = Command::new("git")
         .arg("-C")
         .arg(root)
@@ -78,7 +90,7 @@ pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
             "--no-merges",
             "--relative",
             "--name-only",
-            "--format=%x00",
+            "--format=%x00%an%x1f%B%x1e",
             "-n",
         ])
         .arg(max_commits.to_string())
@@ -90,15 +102,36 @@ pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
         return None;
     }
     let text = String::from_utf8_lossy(&out.stdout);
+    let commits = text
+        .split('\0')
+        .filter(|c| !c.is_empty())
+        .map(|c| {
+            let (head, names) = c.split_once('\x1e').unwrap_or(("", c));
+            let (author, message) = head.split_once('\x1f').unwrap_or(("", head));
+            let mut files: Vec<String> = names
+                .lines()
+                .map(str::trim)
+                .filter(|l| languages::of_file(l).is_some())
+                .map(str::to_string)
+                .collect();
+            files.sort();
+            files.dedup();
+            Commit {
+                author: author.to_string(),
+                message: message.to_string(),
+                files,
+            }
+        })
+        .collect();
+    Some(commits)
+}
+
+/// Co-change weights of the commits' files: every pair of files of a
+/// commit touching 2 to [`MAX_FILES_PER_COMMIT`] files gains `1 / (n - 1)`.
+pub fn cochange_of(commits: &[Commit]) -> CoChange {
     let mut pairs: CoChange = BTreeMap::new();
-    for commit in text.split('\0') {
-        let mut files: Vec<&str> = commit
-            .lines()
-            .map(str::trim)
-            .filter(|l| languages::of_file(l).is_some())
-            .collect();
-        files.sort();
-        files.dedup();
+    for commit in commits {
+        let files = &commit.files;
         let n = files.len();
         if !(2..=MAX_FILES_PER_COMMIT).contains(&n) {
             continue;
@@ -107,16 +140,20 @@ pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
         for (i, a) in files.iter().enumerate() {
             for b in &files[i + 1..] {
                 for (x, y) in [(a, b), (b, a)] {
-                    let e = pairs
-                        .entry((x.to_string(), y.to_string()))
-                        .or_insert((0.0, 0));
+                    let e = pairs.entry((x.clone(), y.clone())).or_insert((0.0, 0));
                     e.0 += w;
                     e.1 += 1;
                 }
             }
         }
     }
-    Some(pairs)
+    pairs
+}
+
+/// Co-change weights from the last `max_commits` commits reachable from
+/// HEAD that touch a source file of some language.
+pub fn read_cochange(root: &Path, max_commits: usize) -> Option<CoChange> {
+    read_log(root, max_commits).map(|c| cochange_of(&c))
 }
 
 /// Bring `code_cochange` up to date with HEAD. Returns whether it was
@@ -132,17 +169,39 @@ pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreErr
     if stored_stamp.as_deref() == Some(stamp.as_str()) {
         return Ok(false);
     }
-    let pairs = if head.is_empty() {
-        BTreeMap::new()
+    let commits = if head.is_empty() {
+        Vec::new()
     } else {
-        read_cochange(root, MAX_COMMITS).unwrap_or_default()
+        read_log(root, MAX_COMMITS).unwrap_or_default()
     };
+    let pairs = cochange_of(&commits);
+    let words = history_text::words_of_files(&commits);
     let mut batch = Batch::new();
     for r in store
         .read(queries::COCHANGE_ALL, Params::new().with("graph", graph))?
         .rows
     {
         batch.delete_key::<CodeCochangeRow>(r);
+    }
+    for r in store
+        .read(
+            queries::HISTORY_WORDS_ALL,
+            Params::new().with("graph", graph),
+        )?
+        .rows
+    {
+        batch.delete_key::<CodeHistoryWordRow>(r);
+    }
+    for (file, text) in &words {
+        for (word, messages) in &text.words {
+            batch.put_row(CodeHistoryWordRow {
+                graph: graph.into(),
+                word: word.as_str().into(),
+                file: file.as_str().into(),
+                messages: *messages,
+                length: text.length,
+            });
+        }
     }
     for ((a, b), (w, n)) in &pairs {
         batch.put_row(CodeCochangeRow {
@@ -165,13 +224,18 @@ pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreErr
     Ok(true)
 }
 
-/// What the stored history was computed for: HEAD and the pathspecs read
-/// (empty outside a repository), so that history is read again when a
-/// language is added as well as when HEAD moves.
+/// What the stored history was computed for: HEAD, the pathspecs read
+/// and the version of what is derived from it (empty outside a
+/// repository), so that history is read again when a language is added,
+/// when HEAD moves and when a version of graphctx derives more from it.
 fn history_stamp(head: &str) -> String {
     match head.is_empty() {
         true => String::new(),
-        false => format!("{head} {}", source_pathspecs().join(",")),
+        false => format!(
+            "{head} {} text{}",
+            source_pathspecs().join(","),
+            history_text::VERSION
+        ),
     }
 }
 

@@ -14,6 +14,7 @@ mod file_edges;
 mod fresh;
 pub mod held_trees;
 pub mod history;
+pub mod history_text;
 pub mod keys;
 pub mod lang;
 pub mod languages;

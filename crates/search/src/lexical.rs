@@ -383,3 +383,56 @@ fn malformed(relation: &str, word: &str) -> StoreError {
     }
     .into()
 }
+
+query_rows! {
+    /// `queries/search_history_words.cozo`.
+    HistoryWordRow = "search_history_words" {
+        key { word: Str<'a>, file: Str<'a> }
+        value { messages: i64, length: i64 }
+    }
+}
+
+/// BM25 of the weighted query terms over each file's history text (the
+/// messages of the commits that changed it, `code_history_word`): the
+/// vocabulary reports share with the project's past changes. `files` is
+/// the number of files indexed; a term in more than [`MAX_DF_SHARE`] of
+/// them says nothing.
+pub fn history_scores(
+    store: &Store,
+    graph: &str,
+    terms: &[WeightedTerm],
+    files: f64,
+) -> Result<FxHashMap<String, f64>, StoreError> {
+    let raw = read_postings(store, queries::SEARCH_HISTORY_WORDS, graph, terms)?;
+    let rows = decode_rows::<HistoryWordRow>(&raw)?;
+    if rows.is_empty() {
+        return Ok(FxHashMap::default());
+    }
+    let index = term_index(terms);
+    let mut df: FxHashMap<&str, f64> = FxHashMap::default();
+    let mut lengths: FxHashMap<&str, i64> = FxHashMap::default();
+    for r in &rows {
+        *df.entry(r.word.as_ref()).or_insert(0.0) += 1.0;
+        lengths.insert(r.file.as_ref(), r.length);
+    }
+    let n = files.max(lengths.len() as f64);
+    // The mean length of the histories that matched stands in for the
+    // mean of all, as for entity texts.
+    let avg = (lengths.values().sum::<i64>() as f64 / lengths.len() as f64).max(1.0);
+    let mut scores: FxHashMap<String, f64> = FxHashMap::default();
+    for r in &rows {
+        let d = df[r.word.as_ref()];
+        if d > MAX_DF_SHARE * n && n > 100.0 {
+            continue;
+        }
+        let Some(&i) = index.get(r.word.as_ref()) else {
+            continue;
+        };
+        let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
+        let tf = r.messages as f64;
+        let norm = 1.0 - B + B * r.length as f64 / avg;
+        *scores.entry(r.file.to_string()).or_insert(0.0) +=
+            idf * tf * (K1 + 1.0) / (tf + K1 * norm);
+    }
+    Ok(scores)
+}

@@ -4,7 +4,7 @@
 //! The query is first read the way a maintainer reads it ([`query`]):
 //! weighted terms (title and code count more, template headings and the
 //! reporter's environment less), the identifiers it names as code, the
-//! file locations it quotes. Then six signals, each from the store:
+//! file locations it quotes. Then the signals, each from the store:
 //!
 //! 1. **Entity words** ([`lexical`]): BM25 of the weighted terms over
 //!    every entity's text (name, owner, doc comment, signature head; a
@@ -14,30 +14,34 @@
 //! 3. **Graph** ([`graph`]): the best hits pass a share of their score one
 //!    hop along their edges; an entity the query names as code passes more,
 //!    to every user.
-//! 4. **Files**: entities are summed up per file (the best plus a share of
-//!    the rest, plus the file's path words), and BM25 over each file's
-//!    whole source (identifiers, comments, strings) is mixed in half and
-//!    half.
-//! 5. **History**: files that changed together with the best files gain
-//!    part of their score.
-//! 6. **Test prior**: a report is fixed in the code, not in its tests:
-//!    test code ranks lower.
+//! 4. **File words**: BM25 over each file's whole source (identifiers,
+//!    comments, strings).
+//! 5. **Co-change**: files that changed together with the best files in
+//!    the repository's history.
+//! 6. **Commit messages**: BM25 over the messages of the commits that
+//!    changed each file.
+//! 7. **Role**: a report is fixed in the code, not in its tests.
 //!
-//! The list is ordered by each entity's own score times its file's, with
-//! the entities after the first of a file decaying, so the first hits name
-//! different places. All weights are fixed constants, the same for every
-//! repository; docs/search.md gives them and what each adds.
+//! Each listed file's signals become numbers on per-query scales
+//! ([`features`]); a file scores their weighted sum times its role's
+//! factor, and its entities follow in the order of an entity score, the
+//! first at its file's score. The weights ([`weights`]) are fitted on the
+//! histories of repositories the ranking is not measured on
+//! (`scripts/search-fit/`); `Scoring::Hand` keeps the earlier fixed rules
+//! for comparison. docs/search.md gives the weights and what each adds.
 
 use graphctx_analyse as analyse;
-use graphctx_base::support;
+use graphctx_base::{model, support};
 use graphctx_index as index;
 use graphctx_store as store;
 
+pub mod features;
 mod graph;
 mod lexical;
 mod locate;
 mod prior;
 pub mod query;
+pub mod weights;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -47,8 +51,10 @@ use crate::store::rows::{decode_first, decode_rows, query_rows, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
 use crate::support::words::has_words;
+use features::{EntityFeatures, FileFeatures, Role};
 use prior::Prior;
 use query::Reading;
+use weights::{Contribution, Scoring, Weights};
 
 query_rows! {
     /// `queries/search_entities.cozo`.
@@ -114,6 +120,10 @@ const FILE_WORDS: f64 = 0.5;
 /// module entity) when their source's words alone rank them among this
 /// many first files: a first page of files.
 const WORD_FILES: usize = 10;
+/// Files none of whose entities is a candidate are listed (by their module
+/// entity) when the messages of the commits that changed them rank them
+/// among this many first files by those words alone.
+const HISTORY_TEXT_FILES: usize = 10;
 /// A quoted location's file gains this much (times the location's weight,
 /// 1 for the first) on a scale where the best file scores 1.
 const LOCATION: f64 = 0.6;
@@ -134,6 +144,8 @@ pub struct Options {
     pub file: Option<String>,
     /// Give every hit its signals ([`Why::signals`]).
     pub explain: bool,
+    /// How files are scored from their signals.
+    pub scoring: Scoring,
 }
 
 /// Why a hit ranked.
@@ -156,6 +168,10 @@ pub struct Why {
     /// Each signal's part of the score, with `--explain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signals: Option<Signals>,
+    /// The file's strongest signals under the fitted weights, each with its
+    /// part of the score on a scale where the best file scores 1.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub file_signals: Vec<Contribution>,
 }
 
 /// The signals behind a hit's score: the entity's own (divided by the best
@@ -194,6 +210,15 @@ impl Why {
         }
         if let Some(f) = &self.cochanged_with {
             parts.push(format!("cochanged {f}"));
+        }
+        if !self.file_signals.is_empty() {
+            let named: Vec<String> = self
+                .file_signals
+                .iter()
+                .take(2)
+                .map(|c| format!("{} {:.2}", c.signal, c.part))
+                .collect();
+            parts.push(format!("file: {}", named.join(", ")));
         }
         if parts.is_empty() {
             parts.push("file text".to_string());
@@ -260,7 +285,57 @@ pub fn search(
     if reading.terms.is_empty() && reading.locations.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(rank(store, graph, &reading, opts)?)
+    Ok(rank(store, graph, &reading, opts, None)?)
+}
+
+/// What one query's ranking saw, for the script that fits the weights:
+/// every listed file's features, role and score under `opts.scoring`, and
+/// the features of the entities of the best [`DUMPED_FILES`] files.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct QueryFeatures {
+    pub files: Vec<FileRow>,
+    pub entities: Vec<EntityRow>,
+}
+
+/// How many of the best files' entities [`QueryFeatures`] holds.
+const DUMPED_FILES: usize = 10;
+
+/// One entity of [`QueryFeatures`].
+#[derive(Debug, Clone, Serialize)]
+pub struct EntityRow {
+    pub key: String,
+    pub file: String,
+    pub kind: String,
+    pub features: EntityFeatures,
+}
+
+/// One listed file in [`QueryFeatures`].
+#[derive(Debug, Clone, Serialize)]
+pub struct FileRow {
+    pub file: String,
+    pub role: Role,
+    pub score: f64,
+    pub features: FileFeatures,
+}
+
+/// [`search`], and the features of every file the ranking lists (see
+/// [`features`]), best first by the score of `opts.scoring`.
+pub fn search_with_features(
+    store: &Store,
+    graph: &str,
+    query: &str,
+    opts: &Options,
+) -> Result<(Vec<Hit>, QueryFeatures), SearchError> {
+    if !has_words(query) {
+        return Err(SearchError::NoWords);
+    }
+    let reading = query::read(query);
+    let mut out = QueryFeatures::default();
+    if reading.terms.is_empty() && reading.locations.is_empty() {
+        return Ok((Vec::new(), out));
+    }
+    let hits = rank(store, graph, &reading, opts, Some(&mut out))?;
+    Ok((hits, out))
 }
 
 fn rank(
@@ -268,6 +343,7 @@ fn rank(
     graph: &str,
     reading: &Reading,
     opts: &Options,
+    dump: Option<&mut QueryFeatures>,
 ) -> Result<Vec<Hit>, StoreError> {
     let found = find_candidates(store, graph, reading)?;
     let prior = Prior::of(reading);
@@ -301,14 +377,74 @@ fn rank(
         );
     }
 
+    let by_entities = file_score.clone();
     let cochanged = graph::history(store, graph, &mut file_score)?;
     for (f, (_, b)) in &cochanged {
         parts.entry(f.clone()).or_default().history = *b;
     }
+    let features = features::of_files(&found, &scored, &by_entities, &cochanged, reading);
     fuse(&found.words, &mut file_score, &mut parts);
     add_locations_and_prior(&found.located, &prior, &mut file_score, &mut parts);
+    let role_of = |f: &str| prior.role(f, parts.get(f).is_some_and(|p| p.is_test));
+    let fitted = opts.scoring == Scoring::Fitted;
+    if fitted {
+        for (f, s) in file_score.iter_mut() {
+            let x = features.get(*f).cloned().unwrap_or_default();
+            *s = Weights::FITTED.score(&x, role_of(f));
+        }
+    }
+    let entity_features: Vec<EntityFeatures> = scored
+        .iter()
+        .map(|(b, _)| features::of_entity(&found, b))
+        .collect();
+    if let Some(dump) = dump {
+        dump.files = file_score
+            .iter()
+            .map(|(f, s)| FileRow {
+                file: f.to_string(),
+                role: role_of(f),
+                score: *s,
+                features: features.get(*f).cloned().unwrap_or_default(),
+            })
+            .collect();
+        dump.files.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.file.cmp(&b.file))
+        });
+        let top: Vec<&str> = dump
+            .files
+            .iter()
+            .take(DUMPED_FILES)
+            .map(|f| f.file.as_str())
+            .collect();
+        dump.entities = scored
+            .iter()
+            .zip(&entity_features)
+            .filter(|((b, _), _)| top.contains(&b.file.as_ref()))
+            .map(|((b, _), x)| EntityRow {
+                key: b.id.to_string(),
+                file: b.file.to_string(),
+                kind: b.kind.to_string(),
+                features: x.clone(),
+            })
+            .collect();
+    }
 
-    let chosen = in_list_order(&scored, &file_score, opts);
+    let chosen = if fitted {
+        in_fitted_order(&scored, &entity_features, &file_score, opts)
+    } else {
+        in_list_order(&scored, &file_score, opts)
+    };
+    let top_file = file_score.values().cloned().fold(0.0, f64::max);
+    let fitted_parts = |f: &str| -> Vec<Contribution> {
+        match (fitted, features.get(f)) {
+            (true, Some(x)) if top_file > 0.0 => {
+                Weights::FITTED.contributions(x, role_of(f), top_file)
+            }
+            _ => Vec::new(),
+        }
+    };
     let ranking = Ranking {
         reading,
         found: &found,
@@ -316,6 +452,7 @@ fn rank(
         cochanged: &cochanged,
         prior: &prior,
         explain: opts.explain,
+        contributions: &fitted_parts,
     };
     hits_of(store, graph, chosen, &ranking)
 }
@@ -326,9 +463,13 @@ struct Found {
     cands: FxHashMap<String, Cand>,
     /// File → BM25 over its whole source.
     words: FxHashMap<String, f64>,
+    /// File → BM25 over the messages of the commits that changed it.
+    history: FxHashMap<String, f64>,
     /// The best entity word score (at least 1): the scale of the others.
     top_lexical: f64,
     located: locate::Located,
+    /// Entities the query names as code.
+    named: std::collections::BTreeSet<String>,
 }
 
 /// The candidates: entities by their own words, spread one hop along the
@@ -340,13 +481,19 @@ fn find_candidates(store: &Store, graph: &str, reading: &Reading) -> Result<Foun
     let (n_entities, n_files) = size
         .map(|c| (c.entities as f64, c.files as f64))
         .unwrap_or((0.0, 0.0));
-    // The two word signals read different lists: each is read while the
-    // other is scored.
-    let (entity_words, words) = rayon::join(
+    // The word signals read different lists: each is read while the
+    // others are scored.
+    let (entity_words, (words, history)) = rayon::join(
         || lexical::entity_scores(store, graph, terms, n_entities),
-        || lexical::file_scores(store, graph, terms, n_files),
+        || {
+            rayon::join(
+                || lexical::file_scores(store, graph, terms, n_files),
+                || lexical::history_scores(store, graph, terms, n_files),
+            )
+        },
     );
     let words = words?;
+    let history = history?;
     let mut cands: FxHashMap<String, Cand> = entity_words?
         .into_iter()
         .map(|(k, w)| {
@@ -361,8 +508,9 @@ fn find_candidates(store: &Store, graph: &str, reading: &Reading) -> Result<Foun
     let top_lexical = cands.values().map(|c| c.lexical).fold(1.0, f64::max);
     // No entity's own text may hold the query's words while some file's
     // source does: the file-level words below still find those files.
+    let mut named = std::collections::BTreeSet::new();
     if !cands.is_empty() {
-        let named = graph::named_entities(&reading.identifiers, &cands);
+        named = graph::named_entities(&reading.identifiers, &cands);
         graph::spread(store, graph, &mut cands, &named)?;
     }
     // The entity at a quoted line is where the report says it failed: it
@@ -377,8 +525,10 @@ fn find_candidates(store: &Store, graph: &str, reading: &Reading) -> Result<Foun
     Ok(Found {
         cands,
         words,
+        history,
         top_lexical,
         located,
+        named,
     })
 }
 
@@ -464,8 +614,9 @@ fn files_of<'b>(
 }
 
 /// The files whose source matches well enough to rank among the first
-/// [`WORD_FILES`] files though none of their entities is a candidate, and
-/// the files a location names, best first.
+/// [`WORD_FILES`] files though none of their entities is a candidate, the
+/// best [`HISTORY_TEXT_FILES`] by their history's words alone, and the
+/// files a location names, best first.
 fn files_by_words_alone<'f>(
     found: &'f Found,
     file_score: &FxHashMap<&str, f64>,
@@ -489,6 +640,18 @@ fn files_by_words_alone<'f>(
         .collect();
     more.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     more.truncate(WORD_FILES);
+    let mut by_history: Vec<(&str, f64)> = found
+        .history
+        .iter()
+        .filter(|(f, _)| !file_score.contains_key(f.as_str()))
+        .map(|(f, s)| (f.as_str(), *s))
+        .collect();
+    by_history.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    for (f, _) in by_history.into_iter().take(HISTORY_TEXT_FILES) {
+        if !more.iter().any(|(m, _)| *m == f) {
+            more.push((f, 0.0));
+        }
+    }
     for f in found.located.files.keys() {
         if !file_score.contains_key(f.as_str()) && !more.iter().any(|(m, _)| m == f) {
             more.push((f.as_str(), 0.0));
@@ -558,27 +721,76 @@ fn add_locations_and_prior(
     }
 }
 
-/// Entities in order of their own score times their file's, each further
-/// entity of a file a little less; those the options keep, up to the limit.
+/// Entities in the order of their files, each file's first (best) entity
+/// at its file's score, so the files come in the order of their scores;
+/// a file's further entities follow at their share of its best entity's
+/// score, [`ENTITY_MIX`] of the way, each one decaying a little more. Those
+/// the options keep, up to the limit.
 fn in_list_order<'b, 'r>(
     scored: &[(&'b EntityBrief<'r>, f64)],
     file_score: &FxHashMap<&str, f64>,
     opts: &Options,
 ) -> Vec<(&'b EntityBrief<'r>, f64)> {
     let top_file = file_score.values().cloned().fold(0.0, f64::max).max(1e-9);
-    let top_entity = scored.first().map(|x| x.1).unwrap_or(0.0).max(1e-9);
-    let mut seen: FxHashMap<&str, i32> = FxHashMap::default();
+    // `scored` is best first: a file's first entity is its best.
+    let mut seen: FxHashMap<&str, (i32, f64)> = FxHashMap::default();
     let mut order: Vec<(&EntityBrief, f64)> = scored
         .iter()
         .map(|(r, s)| {
-            let n = seen.entry(r.file.as_ref()).or_insert(0);
+            let (n, best) = seen.entry(r.file.as_ref()).or_insert((0, *s));
+            let own = if *best > 0.0 { s / *best } else { 1.0 };
             let decay = SAME_FILE_DECAY.powi(*n);
             *n += 1;
             let f = file_score.get(r.file.as_ref()).copied().unwrap_or(0.0) / top_file;
-            (
-                *r,
-                (ENTITY_MIX * s / top_entity + (1.0 - ENTITY_MIX) * f) * decay,
-            )
+            let share = if decay < 1.0 {
+                (ENTITY_MIX * own + (1.0 - ENTITY_MIX)) * decay
+            } else {
+                1.0
+            };
+            (*r, f * share)
+        })
+        .collect();
+    order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+    order
+        .into_iter()
+        .filter(|(r, _)| keep(r, opts))
+        .take(if opts.limit == 0 {
+            usize::MAX
+        } else {
+            opts.limit
+        })
+        .collect()
+}
+
+/// Entities in the order of their files' scores, and within a file in the
+/// order of [`Weights::score_entity`] (the functions a change is about
+/// before the file's module or types, as fitted), each further entity of a
+/// file decaying by [`Weights::same_file_decay`]: a file's first entity
+/// stands at its file's score, so the files come in the order of their
+/// scores. Those the options keep, up to the limit.
+fn in_fitted_order<'b, 'r>(
+    scored: &[(&'b EntityBrief<'r>, f64)],
+    features: &[EntityFeatures],
+    file_score: &FxHashMap<&str, f64>,
+    opts: &Options,
+) -> Vec<(&'b EntityBrief<'r>, f64)> {
+    let w = &Weights::FITTED;
+    let top_file = file_score.values().cloned().fold(0.0, f64::max).max(1e-9);
+    let mut own: Vec<(&EntityBrief, f64)> = scored
+        .iter()
+        .zip(features)
+        .map(|((b, _), x)| (*b, w.score_entity(x)))
+        .collect();
+    own.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
+    let mut seen: FxHashMap<&str, i32> = FxHashMap::default();
+    let mut order: Vec<(&EntityBrief, f64)> = own
+        .into_iter()
+        .map(|(b, _)| {
+            let n = seen.entry(b.file.as_ref()).or_insert(0);
+            let decay = w.same_file_decay.powi(*n);
+            *n += 1;
+            let f = file_score.get(b.file.as_ref()).copied().unwrap_or(0.0) / top_file;
+            (b, f * decay)
         })
         .collect();
     order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
@@ -601,6 +813,8 @@ struct Ranking<'a> {
     cochanged: &'a FxHashMap<String, (String, f64)>,
     prior: &'a Prior,
     explain: bool,
+    /// A file's strongest fitted signals (none under the hand rules).
+    contributions: &'a dyn Fn(&str) -> Vec<Contribution>,
 }
 
 /// The chosen entities as hits: what each shows (one read for all) and
@@ -677,6 +891,7 @@ impl Ranking<'_> {
                     .map(|(_, q)| q.clone())
             }),
             signals,
+            file_signals: (self.contributions)(r.file.as_ref()),
         }
     }
 }

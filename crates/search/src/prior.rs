@@ -9,6 +9,7 @@
 //! "the serve bench opens files") is about the benchmark files, and
 //! files under a benchmark directory keep their whole score for it.
 
+use crate::features::Role;
 use crate::query::Reading;
 
 /// Test, benchmark, documentation and example code is rarely where a
@@ -39,11 +40,23 @@ impl Prior {
     /// The factor of a file's (or its entity's) score: `is_test` when the
     /// layout calls the file or entity a test (benchmarks included).
     pub(super) fn factor(&self, path: &str, is_test: bool) -> f64 {
-        let lowered = is_test || is_docs_or_examples(path);
-        if !lowered || (self.benches && is_under(path, BENCH_DIRS)) {
-            1.0
+        match self.role(path, is_test) {
+            Role::Code => 1.0,
+            Role::Test | Role::DocsOrExample => TEST_FACTOR,
+        }
+    }
+
+    /// What the file is for this query: benchmarks a query about them asks
+    /// for count as code.
+    pub(super) fn role(&self, path: &str, is_test: bool) -> Role {
+        if self.benches && is_under(path, BENCH_DIRS) {
+            Role::Code
+        } else if is_test {
+            Role::Test
+        } else if is_docs_or_examples(path) {
+            Role::DocsOrExample
         } else {
-            TEST_FACTOR
+            Role::Code
         }
     }
 }

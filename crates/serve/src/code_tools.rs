@@ -394,6 +394,7 @@ fn text_search(
         kind: kind.map(str::to_string),
         file,
         explain: false,
+        ..search::Options::default()
     };
     let hits = search::search(ws.store(), ws.graph(), query, &opts).map_err(search_error)?;
     let results: Vec<Value> = hits

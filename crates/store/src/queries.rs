@@ -48,6 +48,8 @@ queries! {
     EDGES_FROM => "edges_from.cozo",
     HISTORY_HEAD => "history_head.cozo",
     COCHANGE_ALL => "cochange_all.cozo",
+    HISTORY_WORDS_ALL => "history_words_all.cozo",
+    SEARCH_HISTORY_WORDS => "search_history_words.cozo",
     SEARCH_POSTINGS => "search_postings.cozo",
     SEARCH_ENTITIES => "search_entities.cozo",
     SEARCH_NEIGHBOURS => "search_neighbours.cozo",

@@ -416,6 +416,11 @@ rows! {
         key { graph: Str<'a>, file: Str<'a>, other: Str<'a> }
         value { weight: f64, commits: i64 }
     }
+    /// `code_history_word` (schema 24): a file's history text, per word.
+    CodeHistoryWordRow = "code_history_word", writable {
+        key { graph: Str<'a>, word: Str<'a>, file: Str<'a> }
+        value { messages: i64, length: i64 }
+    }
     CodeHistoryRow = "code_history", writable {
         key { graph: Str<'a> }
         value { head: Str<'a>, pairs: i64 }

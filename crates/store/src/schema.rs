@@ -100,6 +100,11 @@ pub const MIGRATIONS: &[(i64, &str, &str)] = &[
         "package",
         include_str!("../../../schema/023_package.cozo"),
     ),
+    (
+        24,
+        "history_text",
+        include_str!("../../../schema/024_history_text.cozo"),
+    ),
 ];
 
 /// The version a fully migrated database has.

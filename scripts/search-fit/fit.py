@@ -1,0 +1,400 @@
+#!/usr/bin/env python3
+"""Fit the weights that combine a file's search signals into its score.
+
+Why: weights set by hand against a few dozen issues of two repositories did
+not transfer to repositories they never saw. A repository's history is a
+supply of (commit message -> files the commit changed) pairs; fitted on many
+repositories and validated by leaving one repository out at a time, the
+weights report what transfers.
+
+Input: for each repository directory DIR under --root (default
+/tmp/search-fit), `DIR/queries.jsonl` (mine.py: id, text, words,
+gold_files) and `DIR/features.jsonl` (dump.py: `graphctx search --batch
+--features --scoring hand`: per query every listed file's features, role and
+hand score).
+
+Model (crates/search/src/weights.rs): score = role_factor(role) * sum(w_i *
+x_i), w >= 0. Fitted by pairwise logistic loss (RankNet, linear) on pairs
+(gold file, other listed file) of each query: every gold file against the
+15 best others by the hand score and 5 more at random; each query weighted
+by min(1, words / 30) (short messages say less than a report), each
+repository equally; then the role factors by a grid on recall@5, and the
+two steps repeated. Pure Python, no third-party package.
+
+usage: fit.py [--root DIR] [--write crates/search/src/weights.rs] [--ablate]
+Prints, per held-out repository, recall@5 / acc@5 / top-1 of the hand
+rules and of the fitted weights on the same dumps, then the weights fitted
+on every repository (written into weights.rs with --write).
+"""
+import argparse, heapq, json, math, os, random, sys
+
+FEATURES = [
+    "entity_words", "entity_graph", "entity_rest", "path_words", "file_text", "cochange",
+    "location", "coverage", "text_rank", "entity_rank", "named", "history_text",
+]
+ROLES = ("test", "docs_or_example")
+ENTITY_FEATURES = ["words", "graph", "named", "located", "function", "type", "module", "fan_in", "is_test"]
+DECAYS = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+GRID = [0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+PER_REPO_CAP = 300
+K = 5
+
+
+class Query:
+    __slots__ = ("id", "repo", "weight", "words", "files", "x", "roles", "hand", "gold",
+                 "ents", "ent_file", "ent_x", "gold_ents")
+
+    def __init__(self, qid, repo, weight, rows, gold, entities, gold_entities, words=0):
+        self.id, self.repo, self.weight, self.words = qid, repo, weight, words
+        self.files = [r["file"] for r in rows]
+        self.x = [[r["features"].get(f, 0.0) for f in FEATURES] for r in rows]
+        self.roles = [r["role"] for r in rows]
+        self.hand = [r["score"] for r in rows]
+        self.gold = set(gold)
+        # The entities of the best files (dump.py keeps ten files' worth).
+        self.ents = [e["key"] for e in entities]
+        self.ent_file = [e["file"] for e in entities]
+        self.ent_x = [[e["features"].get(f, 0.0) for f in ENTITY_FEATURES] for e in entities]
+        self.gold_ents = set(gold_entities)
+
+
+def load(root):
+    """Every repository's queries that have a gold file: {repo: [Query]}."""
+    repos = {}
+    for name in sorted(os.listdir(root)):
+        d = os.path.join(root, name)
+        qpath, fpath = os.path.join(d, "queries.jsonl"), os.path.join(d, "features.jsonl")
+        if not (os.path.isfile(qpath) and os.path.isfile(fpath)):
+            continue
+        gold = {}
+        for line in open(qpath):
+            q = json.loads(line)
+            gold[q["id"]] = q
+        qs = []
+        for line in open(fpath):
+            a = json.loads(line)
+            q = gold.get(a["id"])
+            if q is None or not q["gold_files"] or not a.get("files"):
+                continue
+            w = min(1.0, q.get("words", 30) / 30.0)
+            gold_functions = [g["key"] for g in q.get("gold_functions", []) if g.get("kind") != "module"]
+            qs.append(Query(a["id"], name, w, a["files"], q["gold_files"], a.get("entities", []),
+                            gold_functions, q.get("words", 0)))
+        rng = random.Random(name)
+        rng.shuffle(qs)
+        if qs:
+            repos[name] = qs[:PER_REPO_CAP]
+    return repos
+
+
+def role_factor(model, role):
+    return 1.0 if role == "code" else model["roles"].get(role, 1.0)
+
+
+def linear(w, q):
+    return [sum(a * b for a, b in zip(w, x)) for x in q.x]
+
+
+def scores(model, q, lin=None):
+    lin = linear(model["w"], q) if lin is None else lin
+    return [role_factor(model, r) * s for s, r in zip(lin, q.roles)]
+
+
+def metrics(q, s):
+    """recall@K, acc@K, top-1 of one query's files ranked by s (ties: hand order)."""
+    order = heapq.nsmallest(K, range(len(s)), key=lambda i: (-s[i], -q.hand[i], q.files[i]))
+    top = [q.files[i] for i in order]
+    # Gold files never listed still count as missed: the pool is the ceiling.
+    hit = sum(1 for g in q.gold if g in top)
+    return hit / len(q.gold), 1.0 if hit == len(q.gold) else 0.0, 1.0 if top and top[0] in q.gold else 0.0
+
+
+def evaluate(model, queries):
+    """Mean recall@K, acc@K, top-1 (model None: the hand score)."""
+    tot = [0.0, 0.0, 0.0]
+    for q in queries:
+        m = metrics(q, q.hand if model is None else scores(model, q))
+        for i in range(3):
+            tot[i] += m[i]
+    n = max(1, len(queries))
+    return [t / n for t in tot]
+
+
+def pairs_of(q, rng):
+    """(gold index, other index) pairs: each gold file against the 15 best
+    others by the hand score and 5 more at random."""
+    golds = [i for i, f in enumerate(q.files) if f in q.gold]
+    others = [i for i, f in enumerate(q.files) if f not in q.gold]
+    if not golds or not others:
+        return []
+    others.sort(key=lambda i: -q.hand[i])
+    chosen = others[:15]
+    rest = others[15:]
+    chosen += rng.sample(rest, min(5, len(rest)))
+    return [(g, o) for g in golds for o in chosen]
+
+
+def fit_weights(repos, model, active, epochs=12, lr=0.05, l2=1e-3, seed=7):
+    """Adam on the pairwise logistic loss, role factors held; weights of
+    features not in `active` stay 0."""
+    rng = random.Random(seed)
+    data = []
+    for qs in repos.values():
+        share = 1.0 / len(qs)  # each repository counts alike
+        for q in qs:
+            ps = pairs_of(q, rng)
+            if not ps:
+                continue
+            rho = [role_factor(model, r) for r in q.roles]
+            pw = share * q.weight / len(ps)
+            for g, o in ps:
+                d = [rho[g] * a - rho[o] * b for a, b in zip(q.x[g], q.x[o])]
+                data.append((d, pw))
+    n = len(FEATURES)
+    w = list(model["w"])
+    m, v = [0.0] * n, [0.0] * n
+    b1, b2, eps, t = 0.9, 0.999, 1e-8, 0
+    for _ in range(epochs):
+        rng.shuffle(data)
+        for start in range(0, len(data), 256):
+            batch = data[start:start + 256]
+            grad = [0.0] * n
+            for d, pw in batch:
+                z = sum(a * b for a, b in zip(w, d))
+                # d/dz log(1 + e^-z) = -1 / (1 + e^z)
+                g = -pw / (1.0 + math.exp(min(50.0, z)))
+                for i in range(n):
+                    grad[i] += g * d[i]
+            t += 1
+            for i in range(n):
+                if i not in active:
+                    continue
+                gi = grad[i] * len(repos) + l2 * w[i]
+                m[i] = b1 * m[i] + (1 - b1) * gi
+                v[i] = b2 * v[i] + (1 - b2) * gi * gi
+                mh, vh = m[i] / (1 - b1 ** t), v[i] / (1 - b2 ** t)
+                w[i] = max(0.0, w[i] - lr * mh / (math.sqrt(vh) + eps))
+    return w
+
+
+def fit(repos, active=None):
+    """Weights and role factors fitted on `repos`."""
+    active = set(range(len(FEATURES))) if active is None else active
+    model = {"w": [0.5 if i in active else 0.0 for i in range(len(FEATURES))],
+             "roles": {r: 0.5 for r in ROLES}}
+    for _ in range(2):
+        model["w"] = fit_weights(repos, model, active)
+        lins = {name: [linear(model["w"], q) for q in qs] for name, qs in repos.items()}
+        for role in ROLES:
+            best = None
+            for rho in GRID:
+                trial = dict(model, roles=dict(model["roles"], **{role: rho}))
+                r = per_repo_mean(trial, repos, lins)
+                if best is None or r > best[0] + 1e-9:
+                    best = (r, rho)
+            model["roles"][role] = best[1]
+    # Scale so the best feature weight is 1: the order is unchanged.
+    top = max(model["w"]) or 1.0
+    model["w"] = [x / top for x in model["w"]]
+    return model
+
+
+def per_repo_mean(model, repos, lins):
+    """recall@K averaged over repositories (each counts alike), the linear
+    parts of the scores given."""
+    total = 0.0
+    for name, qs in repos.items():
+        total += sum(metrics(q, scores(model, q, lin))[0] for q, lin in zip(qs, lins[name])) / len(qs)
+    return total / len(repos)
+
+
+def loro(repos, active=None, quiet=False, folds=0, models=None):
+    """Held-out metrics per repository, hand and fitted: each repository's
+    by weights fitted without it (leave one repository out), or, with
+    `folds`, without its group of repositories (for the faster ablation)."""
+    names = sorted(repos)
+    groups = [[n] for n in names] if not folds else [names[i::folds] for i in range(folds)]
+    rows = []
+    for group in groups:
+        train = {k: v for k, v in repos.items() if k not in group}
+        model = fit(train, active)
+        for name in group:
+            if models is not None:
+                models[name] = model
+            hand, fitted = evaluate(None, repos[name]), evaluate(model, repos[name])
+            rows.append((name, len(repos[name]), hand, fitted))
+            if not quiet:
+                print(f"{name:28} n={len(repos[name]):4}  hand {fmt(hand)}   fitted {fmt(fitted)}", flush=True)
+    mean_h = [sum(r[2][i] for r in rows) / len(rows) for i in range(3)]
+    mean_f = [sum(r[3][i] for r in rows) / len(rows) for i in range(3)]
+    return mean_h, mean_f
+
+
+def fmt(m):
+    return " / ".join(f"{x:.3f}" for x in m)
+
+
+def write_block(path, model, emodel, repos, held_out, functions):
+    src = open(path).read()
+    begin, end = src.index("// BEGIN fitted"), src.index("// END fitted")
+    w = ", ".join(f"{x:.4f}" for x in model["w"])
+    names = ", ".join(sorted(repos))
+    block = (
+        "// BEGIN fitted\n"
+        "impl Weights {\n"
+        "    /// Fitted by `scripts/search-fit/fit.py` on commit messages of\n"
+        f"    /// {len(repos)} repositories ({sum(len(q) for q in repos.values())} queries);\n"
+        "    /// held out one repository at a time, recall@5 / acc@5 / top-1:\n"
+        f"    /// hand rules {fmt(held_out[0])}, fitted {fmt(held_out[1])};\n"
+        "    /// functions changed (Acc@5 / Acc@10 / Recall@10 of the entities):\n"
+        f"    /// word and graph order {fmt(functions[0])}, fitted {fmt(functions[1])}.\n"
+        f"    /// Repositories: {names}.\n"
+        "    pub const FITTED: Weights = Weights {\n"
+        f"        file: [{w}],\n"
+        f"        test: {model['roles']['test']:.2f},\n"
+        f"        docs_or_example: {model['roles']['docs_or_example']:.2f},\n"
+        f"        entity: [{', '.join(f'{x:.4f}' for x in emodel['w'])}],\n"
+        f"        same_file_decay: {emodel['decay']:.2f},\n"
+        "    };\n"
+        "}\n"
+    )
+    open(path, "w").write(src[:begin] + block + src[end:])
+
+
+# --- Entities: which of a file's entities come first -----------------------
+
+
+def entity_list(model, emodel, q, limit=10):
+    """The first `limit` entity keys of the list: files by their score, a
+    file's entities by the entity score, each further one of a file decayed."""
+    fs = scores(model, q)
+    fscore = dict(zip(q.files, fs))
+    top = max(fs) if fs else 1.0
+    top = top if top > 0 else 1.0
+    own = [sum(a * b for a, b in zip(emodel["w"], x)) for x in q.ent_x]
+    order = sorted(range(len(q.ents)), key=lambda i: (-own[i], q.ents[i]))
+    seen, listed = {}, []
+    for i in order:
+        n = seen.get(q.ent_file[i], 0)
+        seen[q.ent_file[i]] = n + 1
+        listed.append((fscore.get(q.ent_file[i], 0.0) / top * emodel["decay"] ** n, q.ents[i]))
+    listed.sort(key=lambda t: (-t[0], t[1]))
+    return [k for _, k in listed[:limit]]
+
+
+def function_metrics(model, emodel, queries):
+    """Acc@5, Acc@10 (every gold function listed) and Recall@10 over the
+    queries that have gold functions."""
+    tot, n = [0.0, 0.0, 0.0], 0
+    for q in queries:
+        if not q.gold_ents:
+            continue
+        n += 1
+        top = entity_list(model, emodel, q)
+        hit5 = sum(1 for g in q.gold_ents if g in top[:5])
+        hit10 = sum(1 for g in q.gold_ents if g in top)
+        tot[0] += hit5 == len(q.gold_ents)
+        tot[1] += hit10 == len(q.gold_ents)
+        tot[2] += hit10 / len(q.gold_ents)
+    return [t / max(1, n) for t in tot]
+
+
+def fit_entities(repos, model, epochs=12, lr=0.05, l2=1e-3, seed=11):
+    """Entity weights by pairwise logistic loss on (gold function, other
+    entity of the same file) pairs; then the decay by a grid on Acc@10."""
+    rng = random.Random(seed)
+    data = []
+    for qs in repos.values():
+        share = 1.0 / len(qs)
+        for q in qs:
+            ps = []
+            for g, key in enumerate(q.ents):
+                if key not in q.gold_ents:
+                    continue
+                others = [o for o, f in enumerate(q.ent_file) if f == q.ent_file[g] and q.ents[o] not in q.gold_ents]
+                ps += [(g, o) for o in others[:30]]
+            for g, o in ps:
+                d = [a - b for a, b in zip(q.ent_x[g], q.ent_x[o])]
+                data.append((d, share * q.weight / len(ps)))
+    n = len(ENTITY_FEATURES)
+    w, m, v, t = [0.0] * n, [0.0] * n, [0.0] * n, 0
+    for _ in range(epochs):
+        rng.shuffle(data)
+        for start in range(0, len(data), 256):
+            grad = [0.0] * n
+            for d, pw in data[start:start + 256]:
+                z = sum(a * b for a, b in zip(w, d))
+                g = -pw / (1.0 + math.exp(min(50.0, z)))
+                for i in range(n):
+                    grad[i] += g * d[i]
+            t += 1
+            for i in range(n):
+                gi = grad[i] * len(repos) + l2 * w[i]
+                m[i] = 0.9 * m[i] + 0.1 * gi
+                v[i] = 0.999 * v[i] + 0.001 * gi * gi
+                w[i] -= lr * (m[i] / (1 - 0.9 ** t)) / (math.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8)
+    emodel = {"w": w, "decay": 0.7}
+    best = None
+    for decay in DECAYS:
+        trial = dict(emodel, decay=decay)
+        r = sum(function_metrics(model, trial, qs)[1] for qs in repos.values()) / len(repos)
+        if best is None or r > best[0] + 1e-9:
+            best = (r, decay)
+    emodel["decay"] = best[1]
+    return emodel
+
+
+HAND_ENTITIES = {"w": [1.0, 1.0, 0, 0, 0, 0, 0, 0, 0], "decay": 0.7}
+
+
+def loro_entities(repos, model_of):
+    """Held-out function metrics per repository: the hand order (word and
+    graph score) and the fitted one, each under the fitted file model."""
+    rows = []
+    for name in sorted(repos):
+        train = {k: v for k, v in repos.items() if k != name}
+        model = model_of(name)
+        emodel = fit_entities(train, model)
+        hand, fitted = function_metrics(model, HAND_ENTITIES, repos[name]), function_metrics(model, emodel, repos[name])
+        rows.append((hand, fitted))
+        print(f"{name:28} functions hand {fmt(hand)}   fitted {fmt(fitted)}", flush=True)
+    mean_h = [sum(r[0][i] for r in rows) / len(rows) for i in range(3)]
+    mean_f = [sum(r[1][i] for r in rows) / len(rows) for i in range(3)]
+    return mean_h, mean_f
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", default="/tmp/search-fit")
+    ap.add_argument("--write", help="weights.rs to write the fitted block into")
+    ap.add_argument("--ablate", action="store_true", help="held-out change of leaving each feature out")
+    a = ap.parse_args()
+    repos = load(a.root)
+    if len(repos) < 3:
+        sys.exit(f"need dumps of at least 3 repositories under {a.root}, found {len(repos)}")
+    print(f"{len(repos)} repositories, {sum(len(q) for q in repos.values())} queries")
+    models = {}
+    mean_h, mean_f = loro(repos, models=models)
+    print(f"{'mean over repositories':28}         hand {fmt(mean_h)}   fitted {fmt(mean_f)}")
+    print("functions (Acc@5 / Acc@10 / Recall@10), files by the held-out fitted weights:")
+    fmean_h, fmean_f = loro_entities(repos, models.get)
+    print(f"{'mean over repositories':28} functions hand {fmt(fmean_h)}   fitted {fmt(fmean_f)}")
+    if a.ablate:
+        # Four groups of repositories, each held out in turn.
+        _, every = loro(repos, quiet=True, folds=4)
+        print(f"4 groups held out, every feature: recall@5 {every[0]:.3f}")
+        for i, name in enumerate(FEATURES):
+            active = set(range(len(FEATURES))) - {i}
+            _, without = loro(repos, active, quiet=True, folds=4)
+            print(f"without {name:14} recall@5 {without[0]:.3f} (its part {every[0] - without[0]:+.3f})", flush=True)
+    model = fit(repos)
+    emodel = fit_entities(repos, model)
+    print("weights:", {f: round(x, 4) for f, x in zip(FEATURES, model["w"])}, model["roles"])
+    print("entity weights:", {f: round(x, 4) for f, x in zip(ENTITY_FEATURES, emodel["w"])}, "decay", emodel["decay"])
+    if a.write:
+        write_block(a.write, model, emodel, repos, (mean_h, mean_f), (fmean_h, fmean_f))
+        print("written to", a.write)
+
+
+if __name__ == "__main__":
+    main()
