@@ -63,7 +63,7 @@ pub struct Global {
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Index a repository's source code, Rust and Python (incrementally).
+    /// Index a repository's source code, every language graphctx reads (incrementally).
     Index {
         /// Repository root (default: the current directory).
         path: Option<PathBuf>,

@@ -12,7 +12,8 @@
 //! directory (`""` for the top), `package` the `name` of its
 //! `package.json` (else the directory's name), `module_path` the module's
 //! segments. A file is test code when it is named `*.test.*` or
-//! `*.spec.*`, or sits under a `__tests__` directory.
+//! `*.spec.*`, or sits under a directory of tests or their scaffolding
+//! ([`TEST_DIRS`]: `test/`, `tests/`, `__tests__/`, `__mocks__/`, `e2e/`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -160,15 +161,19 @@ pub fn module_of(path: &str) -> &str {
         .unwrap_or(path)
 }
 
-/// Whether a path is test code: `*.test.*`, `*.spec.*`, or under
-/// `__tests__/`.
+/// Directories whose files are tests or their scaffolding, as jest,
+/// vitest, mocha, `node:test` and Playwright projects lay them out.
+pub const TEST_DIRS: [&str; 5] = ["test", "tests", "__tests__", "__mocks__", "e2e"];
+
+/// Whether a path is test code: `*.test.*`, `*.spec.*`, or under one of
+/// the [`TEST_DIRS`].
 pub fn is_test_path(rel: &str) -> bool {
     let mut parts = rel.split('/').peekable();
     while let Some(p) = parts.next() {
         if parts.peek().is_none() {
             return p.contains(".test.") || p.contains(".spec.");
         }
-        if p == "__tests__" {
+        if TEST_DIRS.contains(&p) {
             return true;
         }
     }
@@ -221,6 +226,11 @@ mod tests {
         assert!(l.context("src/a.test.ts").is_test_file);
         assert!(l.context("src/__tests__/a.tsx").is_test_file);
         assert!(l.context("src/b.spec.js").is_test_file);
+        assert!(l.context("test/main.ts").is_test_file);
+        assert!(l.context("packages/ui/tests/button.tsx").is_test_file);
+        assert!(l.context("src/__mocks__/fs.js").is_test_file);
+        assert!(l.context("e2e/login.ts").is_test_file);
         assert!(!l.context("src/testing.ts").is_test_file);
+        assert!(!l.context("src/test-utils.ts").is_test_file);
     }
 }
