@@ -13,7 +13,8 @@
 //!
 //! Then the same for bug reports as written (`GRAPHCTX_BENCH_ISSUES`, JSON
 //! lines with a `problem_statement`; default: `../shared/data/issues-dev.jsonl`
-//! beside the repository, when there).
+//! beside the repository, when there), also timed under the hand rules
+//! (`--scoring hand`) in the same run.
 //!
 //! Run: `cargo bench --bench search` (optional arguments: crate names, or
 //! `registry` for every crate under ~/.cargo/registry/src as one tree).
@@ -178,11 +179,18 @@ fn main() {
     for q in &issues {
         std::hint::black_box(search::search(&store, "code", q, &opts).unwrap());
     }
-    let (mut base_ms, mut search_ms) = (vec![], vec![]);
+    let hand = Options {
+        scoring: search::weights::Scoring::Hand,
+        ..opts.clone()
+    };
+    let (mut base_ms, mut search_ms, mut hand_ms) = (vec![], vec![], vec![]);
     for q in &issues {
         let t = Instant::now();
         std::hint::black_box(postings(q));
         base_ms.push(ms(t));
+        let t = Instant::now();
+        std::hint::black_box(search::search(&store, "code", q, &hand).unwrap());
+        hand_ms.push(ms(t));
         let t = Instant::now();
         let hits = std::hint::black_box(search::search(&store, "code", q, &opts).unwrap());
         search_ms.push(ms(t));
@@ -198,11 +206,14 @@ fn main() {
         issues.len()
     );
     let (b50, b95) = stats("  postings lookup alone (baseline)", base_ms);
-    let (s50, s95) = stats("  ranked search (warm)", search_ms);
+    let (h50, h95) = stats("  ranked search, hand rules (warm)", hand_ms);
+    let (s50, s95) = stats("  ranked search, fitted weights (warm)", search_ms);
     println!(
-        "  search p50 = {:.1}x, p95 = {:.1}x the postings lookup",
+        "  search p50 = {:.1}x, p95 = {:.1}x the postings lookup; {:.2}x, {:.2}x the hand rules",
         s50 / b50.max(1e-9),
-        s95 / b95.max(1e-9)
+        s95 / b95.max(1e-9),
+        s50 / h50.max(1e-9),
+        s95 / h95.max(1e-9)
     );
 }
 
