@@ -156,16 +156,21 @@ def fit_weights(repos, model, active, epochs=12, lr=0.05, l2=1e-3, seed=7):
             for g, o in ps:
                 d = [rho[g] * a - rho[o] * b for a, b in zip(q.x[g], q.x[o])]
                 data.append((d, pw))
-    n = len(FEATURES)
-    w = list(model["w"])
+    return adam(data, list(model["w"]), len(repos), rng, epochs, lr, l2, active, nonneg=True)
+
+
+def adam(data, w, n_repos, rng, epochs, lr, l2, active, nonneg):
+    """Adam on the pairwise logistic loss of `data` ((feature difference,
+    pair weight) rows) from weights `w`, in batches of 256; weights not in
+    `active` stay put, and with `nonneg` none goes below 0."""
+    n = len(w)
     m, v = [0.0] * n, [0.0] * n
     b1, b2, eps, t = 0.9, 0.999, 1e-8, 0
     for _ in range(epochs):
         rng.shuffle(data)
         for start in range(0, len(data), 256):
-            batch = data[start:start + 256]
             grad = [0.0] * n
-            for d, pw in batch:
+            for d, pw in data[start:start + 256]:
                 z = sum(a * b for a, b in zip(w, d))
                 # d/dz log(1 + e^-z) = -1 / (1 + e^z)
                 g = -pw / (1.0 + math.exp(min(50.0, z)))
@@ -175,11 +180,13 @@ def fit_weights(repos, model, active, epochs=12, lr=0.05, l2=1e-3, seed=7):
             for i in range(n):
                 if i not in active:
                     continue
-                gi = grad[i] * len(repos) + l2 * w[i]
+                gi = grad[i] * n_repos + l2 * w[i]
                 m[i] = b1 * m[i] + (1 - b1) * gi
                 v[i] = b2 * v[i] + (1 - b2) * gi * gi
                 mh, vh = m[i] / (1 - b1 ** t), v[i] / (1 - b2 ** t)
-                w[i] = max(0.0, w[i] - lr * mh / (math.sqrt(vh) + eps))
+                w[i] = w[i] - lr * mh / (math.sqrt(vh) + eps)
+                if nonneg:
+                    w[i] = max(0.0, w[i])
     return w
 
 
@@ -323,22 +330,7 @@ def fit_entities(repos, model, epochs=12, lr=0.05, l2=1e-3, seed=11):
                 d = [a - b for a, b in zip(q.ent_x[g], q.ent_x[o])]
                 data.append((d, share * q.weight / len(ps)))
     n = len(ENTITY_FEATURES)
-    w, m, v, t = [0.0] * n, [0.0] * n, [0.0] * n, 0
-    for _ in range(epochs):
-        rng.shuffle(data)
-        for start in range(0, len(data), 256):
-            grad = [0.0] * n
-            for d, pw in data[start:start + 256]:
-                z = sum(a * b for a, b in zip(w, d))
-                g = -pw / (1.0 + math.exp(min(50.0, z)))
-                for i in range(n):
-                    grad[i] += g * d[i]
-            t += 1
-            for i in range(n):
-                gi = grad[i] * len(repos) + l2 * w[i]
-                m[i] = 0.9 * m[i] + 0.1 * gi
-                v[i] = 0.999 * v[i] + 0.001 * gi * gi
-                w[i] -= lr * (m[i] / (1 - 0.9 ** t)) / (math.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-8)
+    w = adam(data, [0.0] * n, len(repos), rng, epochs, lr, l2, set(range(n)), nonneg=False)
     emodel = {"w": w, "decay": 0.7}
     best = None
     for decay in DECAYS:

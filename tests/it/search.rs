@@ -491,16 +491,13 @@ fn mcp_single_word_search_falls_back_to_text_through_the_python_client() {
 
     let text = s.ok_json(1);
     assert_eq!(text["mode"], "text", "{text}");
-    // The two whose docs say it come first (the method before its type:
-    // a change is more often about a function).
-    let mut first_two = keys(&text)[..2].to_vec();
-    first_two.sort();
-    assert_eq!(
-        first_two,
-        [
-            "src/geometry/mod.rs-geometry-Rect",
-            "src/geometry/mod.rs-geometry-Rect::new"
-        ]
+    // The two whose docs say it are found, the method first (a change is
+    // more often about a function than about its type).
+    let found = keys(&text);
+    assert_eq!(found[0], "src/geometry/mod.rs-geometry-Rect::new", "{text}");
+    assert!(
+        found.contains(&"src/geometry/mod.rs-geometry-Rect".to_string()),
+        "{text}"
     );
     assert_eq!(text["results"][0]["why"]["terms"][0], "rectangle");
     assert!(text["results"][0]["signature"].is_string());
@@ -579,7 +576,8 @@ fn a_panic_location_in_an_issue_ranks_its_entity_first_from_a_file_or_stdin() {
     let table = String::from_utf8(table.stdout).unwrap();
     let line = table.lines().nth(1).unwrap();
     assert!(line.contains("at src/geometry/mod.rs:41"), "{table}");
-    assert!(line.contains("location"), "{table}");
+    // … and its file's strongest signals, under the fitted weights.
+    assert!(line.contains("file: "), "{table}");
     // The context of the same report starts from the same entity.
     let doc = cli(
         dir.path(),
@@ -905,7 +903,7 @@ fn an_index_from_before_schema_24_reads_its_history_text_on_the_next_run() {
         store
             .write(
                 "?[graph, head, pairs] := *code_history{graph, head: old, pairs}, \
-                 head = regex_replace(old, ' text[0-9]+$', '') \
+                 head = regex_replace(old, ' text[0-9.]+$', '') \
                  :put code_history {graph => head, pairs}",
                 Params::new(),
             )

@@ -82,9 +82,12 @@ pub struct Commit {
 /// a source file of some language, newest first. Paths are relative to
 /// `root` (which may be a subdirectory of the checkout).
 pub fn read_log(root: &Path, max_commits: usize) -> Option<Vec<Commit>> {
+    // Paths as they are (not octal-quoted), so a file named in UTF-8
+    // beyond ASCII is still one of the index's.
     let out = Command::new("git")
         .arg("-C")
         .arg(root)
+        .args(["-c", "core.quotePath=false"])
         .args([
             "log",
             "--no-merges",
@@ -106,7 +109,9 @@ pub fn read_log(root: &Path, max_commits: usize) -> Option<Vec<Commit>> {
         .split('\0')
         .filter(|c| !c.is_empty())
         .map(|c| {
-            let (head, names) = c.split_once('\x1e').unwrap_or(("", c));
+            // A message may hold the separator; a path cannot (git
+            // quotes control characters in paths).
+            let (head, names) = c.rsplit_once('\x1e').unwrap_or(("", c));
             let (author, message) = head.split_once('\x1f').unwrap_or(("", head));
             let mut files: Vec<String> = names
                 .lines()
@@ -225,16 +230,18 @@ pub fn refresh(store: &Store, graph: &str, root: &Path) -> Result<bool, StoreErr
 }
 
 /// What the stored history was computed for: HEAD, the pathspecs read
-/// and the version of what is derived from it (empty outside a
-/// repository), so that history is read again when a language is added,
-/// when HEAD moves and when a version of graphctx derives more from it.
+/// and the versions of what is derived from it and of the words' stemming
+/// (empty outside a repository), so that history is read again when a
+/// language is added, when HEAD moves and when a version of graphctx
+/// derives more from it or splits words otherwise.
 fn history_stamp(head: &str) -> String {
     match head.is_empty() {
         true => String::new(),
         false => format!(
-            "{head} {} text{}",
+            "{head} {} text{}.{}",
             source_pathspecs().join(","),
-            history_text::VERSION
+            history_text::VERSION,
+            crate::text::TEXT_VERSION
         ),
     }
 }

@@ -27,8 +27,8 @@
 //! factor, and its entities follow in the order of an entity score, the
 //! first at its file's score. The weights ([`weights`]) are fitted on the
 //! histories of repositories the ranking is not measured on
-//! (`scripts/search-fit/`); `Scoring::Hand` keeps the earlier fixed rules
-//! for comparison. docs/search.md gives the weights and what each adds.
+//! (`scripts/search-fit/`); `Scoring::Hand` scores files by the earlier
+//! hand-set rules, for comparison. docs/search.md gives the weights and what each adds.
 
 use graphctx_analyse as analyse;
 use graphctx_base::{model, support};
@@ -190,7 +190,9 @@ pub struct Signals {
     pub history: f64,
     /// What the file gained from a quoted location.
     pub location: f64,
-    /// The factor of the test prior (1 for code that is not a test).
+    /// The factor of the file's role (1 for code that is not a test; under
+    /// the fitted weights, their factor for tests, documentation and
+    /// examples).
     pub test_prior: f64,
 }
 
@@ -452,6 +454,7 @@ fn rank(
         cochanged: &cochanged,
         prior: &prior,
         explain: opts.explain,
+        fitted,
         contributions: &fitted_parts,
     };
     hits_of(store, graph, chosen, &ranking)
@@ -734,7 +737,7 @@ fn in_list_order<'b, 'r>(
     let top_file = file_score.values().cloned().fold(0.0, f64::max).max(1e-9);
     // `scored` is best first: a file's first entity is its best.
     let mut seen: FxHashMap<&str, (i32, f64)> = FxHashMap::default();
-    let mut order: Vec<(&EntityBrief, f64)> = scored
+    let order: Vec<(&EntityBrief, f64)> = scored
         .iter()
         .map(|(r, s)| {
             let (n, best) = seen.entry(r.file.as_ref()).or_insert((0, *s));
@@ -750,16 +753,7 @@ fn in_list_order<'b, 'r>(
             (*r, f * share)
         })
         .collect();
-    order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
-    order
-        .into_iter()
-        .filter(|(r, _)| keep(r, opts))
-        .take(if opts.limit == 0 {
-            usize::MAX
-        } else {
-            opts.limit
-        })
-        .collect()
+    best_kept(order, opts)
 }
 
 /// Entities in the order of their files' scores, and within a file in the
@@ -783,7 +777,7 @@ fn in_fitted_order<'b, 'r>(
         .collect();
     own.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
     let mut seen: FxHashMap<&str, i32> = FxHashMap::default();
-    let mut order: Vec<(&EntityBrief, f64)> = own
+    let order: Vec<(&EntityBrief, f64)> = own
         .into_iter()
         .map(|(b, _)| {
             let n = seen.entry(b.file.as_ref()).or_insert(0);
@@ -793,6 +787,15 @@ fn in_fitted_order<'b, 'r>(
             (b, f * decay)
         })
         .collect();
+    best_kept(order, opts)
+}
+
+/// The entities best first (ties by key), those the options keep, up to
+/// the limit.
+fn best_kept<'b, 'r>(
+    mut order: Vec<(&'b EntityBrief<'r>, f64)>,
+    opts: &Options,
+) -> Vec<(&'b EntityBrief<'r>, f64)> {
     order.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
     order
         .into_iter()
@@ -813,6 +816,8 @@ struct Ranking<'a> {
     cochanged: &'a FxHashMap<String, (String, f64)>,
     prior: &'a Prior,
     explain: bool,
+    /// Files are scored by the fitted weights.
+    fitted: bool,
     /// A file's strongest fitted signals (none under the hand rules).
     contributions: &'a dyn Fn(&str) -> Vec<Contribution>,
 }
@@ -870,7 +875,12 @@ impl Ranking<'_> {
             file_text: round(fp.text),
             history: round(fp.history),
             location: round(fp.location),
-            test_prior: self.prior.factor(&b.file, b.is_test || fp.is_test),
+            test_prior: match self.fitted {
+                true => {
+                    Weights::FITTED.role_factor(self.prior.role(&b.file, b.is_test || fp.is_test))
+                }
+                false => self.prior.factor(&b.file, b.is_test || fp.is_test),
+            },
         });
         Why {
             terms: c
