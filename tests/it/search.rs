@@ -540,6 +540,14 @@ stack backtrace:\n\
              at ./src/geometry/mod.rs:41:9\n\
 ```\n";
 
+/// A copy of the shapes fixture, indexed by the CLI.
+fn indexed_shapes() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    assert!(cli(dir.path(), &["index"], "").status.success());
+    dir
+}
+
 /// `graphctx ARGS` in `dir` with `stdin` on its standard input.
 fn cli(dir: &std::path::Path, args: &[&str], stdin: &str) -> std::process::Output {
     common::graphctx(dir, args, Some(stdin))
@@ -547,9 +555,7 @@ fn cli(dir: &std::path::Path, args: &[&str], stdin: &str) -> std::process::Outpu
 
 #[test]
 fn a_panic_location_in_an_issue_ranks_its_entity_first_from_a_file_or_stdin() {
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_dir(&common::fixture("shapes"), dir.path());
-    assert!(cli(dir.path(), &["index"], "").status.success());
+    let dir = indexed_shapes();
     let issue = dir.path().join("issue.md");
     std::fs::write(&issue, ISSUE).unwrap();
     let from_file = cli(
@@ -594,9 +600,7 @@ fn a_panic_location_in_an_issue_ranks_its_entity_first_from_a_file_or_stdin() {
 
 #[test]
 fn query_text_that_is_empty_garbage_huge_or_only_a_template_never_fails_badly() {
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_dir(&common::fixture("shapes"), dir.path());
-    assert!(cli(dir.path(), &["index"], "").status.success());
+    let dir = indexed_shapes();
     // Empty or whitespace-only: an error naming the problem.
     for empty in ["", "  \n\t\n"] {
         let out = cli(dir.path(), &["search", "-"], empty);
@@ -641,9 +645,7 @@ fn query_text_that_is_empty_garbage_huge_or_only_a_template_never_fails_badly() 
 
 #[test]
 fn a_query_context_under_a_small_budget_keeps_as_many_hits_as_fit() {
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_dir(&common::fixture("shapes"), dir.path());
-    assert!(cli(dir.path(), &["index"], "").status.success());
+    let dir = indexed_shapes();
     // 600 tokens answered `context_size_exceeded` when five hits had to fit.
     for budget in [600usize, 1200, 8000] {
         let b = budget.to_string();
@@ -820,9 +822,7 @@ fn the_messages_of_the_commits_that_changed_a_file_find_it() {
 
 #[test]
 fn a_batch_answers_each_query_in_order_and_its_files_come_in_score_order() {
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_dir(&common::fixture("shapes"), dir.path());
-    assert!(cli(dir.path(), &["index"], "").status.success());
+    let dir = indexed_shapes();
     let batch = dir.path().join("queries.jsonl");
     std::fs::write(
         &batch,
