@@ -23,6 +23,7 @@ pub mod names;
 pub mod parser_memory;
 pub mod pipeline;
 pub mod polyglot;
+pub mod rebuilt;
 pub mod refless;
 pub mod replay;
 mod state;

@@ -47,6 +47,7 @@ pub use extract::PyExtractor;
 use crate::index::lang::{self, Extractor, Language, Stored, SymbolTable};
 use crate::index::links::{FileLinks, RefsApart};
 use crate::index::names::{Name, SpreadFacts};
+use crate::index::rebuilt::{Rebuilt, WholeTable};
 use crate::model::{Entity, FileContext, FileExtract, LanguageId, RawRef};
 
 /// Python's place in the registry.
@@ -192,7 +193,7 @@ impl Language for Python {
     }
 
     fn symbol_table(&self, files: Vec<(FileContext, FileExtract)>) -> Box<dyn SymbolTable> {
-        Box::new(Resident::build(files))
+        Box::new(Rebuilt::<table::Table<'static>>::build(files))
     }
 }
 
@@ -210,67 +211,20 @@ impl Extractor for PyExtractor {
     }
 }
 
-/// The table a server keeps: built once from every Python file's
-/// interface, and kept for as long as they stay what they were, so a
-/// body edit resolves the edited file alone. An interface edit builds it
-/// again (Python tables are quick to build beside a save's parse, and
-/// imports, star imports and bases reach across modules further than a
-/// swap in place could follow).
-struct Resident {
-    // Declared before the interfaces it borrows, so dropped first.
-    table: table::Table<'static>,
-    /// Every file's interface, in path order. Never changed while the
-    /// table lives: the table refers into this vector's elements, which
-    /// stay where they are when the vector itself moves.
-    files: Vec<(FileContext, FileExtract)>,
-}
-
-impl Resident {
-    /// The table of these interfaces (of whole extracts, their interface
-    /// parts are kept).
-    fn build(mut files: Vec<(FileContext, FileExtract)>) -> Resident {
-        for (_, extract) in &mut files {
-            extract.refs.clear();
-        }
-        // SAFETY: `files` moves into the returned value with the table,
-        // which is dropped before it, and is not changed while the table
-        // lives (see `lang::unbound`).
-        let refs: Vec<(&'static FileContext, &'static FileExtract)> =
-            files.iter().map(|f| unsafe { lang::unbound(f) }).collect();
-        let table = table::Table::build(&refs);
-        Resident { table, files }
+/// The table a server keeps, built again on an interface edit (see
+/// `index::rebuilt`).
+impl WholeTable for table::Table<'static> {
+    fn build(files: &[(&'static FileContext, &'static FileExtract)]) -> Self {
+        table::Table::build(files)
     }
-}
 
-impl SymbolTable for Resident {
-    fn resolve_files<'s>(
+    fn resolve<'s>(
         &'s self,
         files: &[(&'s FileContext, &'s FileExtract)],
         apart: RefsApart,
     ) -> BTreeMap<String, FileLinks<'s>> {
-        resolve::resolve_against(&self.table, files, apart)
+        resolve::resolve_against(self, files, apart)
     }
-
-    fn update(
-        self: Box<Self>,
-        changed: &dyn Fn(&str) -> bool,
-        now: Vec<(FileContext, FileExtract)>,
-    ) -> Box<dyn SymbolTable> {
-        if now.is_empty() && !self.files.iter().any(|(_, e)| changed(&e.path)) {
-            return self;
-        }
-        let Resident { table, files } = *self;
-        drop(table);
-        let mut files: Vec<(FileContext, FileExtract)> = files
-            .into_iter()
-            .filter(|(_, e)| !changed(&e.path))
-            .collect();
-        files.extend(now);
-        files.sort_by(|a, b| a.1.path.cmp(&b.1.path));
-        Box::new(Resident::build(files))
-    }
-
-    fn prepare_edits(&mut self) {}
 }
 
 /// A key's tail read back: its dotted module and, for what a module

@@ -48,6 +48,7 @@ pub use extract::TsExtractor;
 use crate::index::lang::{self, Extractor, Language, Stored, SymbolTable};
 use crate::index::links::{FileLinks, RefsApart};
 use crate::index::names::{Name, SpreadFacts};
+use crate::index::rebuilt::{Rebuilt, WholeTable};
 use crate::model::{Entity, FileContext, FileExtract, LanguageId, RawRef};
 
 /// TypeScript's place in the registry.
@@ -211,7 +212,7 @@ impl Language for TypeScript {
     }
 
     fn symbol_table(&self, files: Vec<(FileContext, FileExtract)>) -> Box<dyn SymbolTable> {
-        Box::new(Resident::build(files))
+        Box::new(Rebuilt::<table::Table<'static>>::build(files))
     }
 }
 
@@ -229,61 +230,20 @@ impl Extractor for TsExtractor {
     }
 }
 
-/// The table a server keeps: built once from every file's interface, and
-/// built again on an interface edit (re-exports reach across modules
-/// further than a swap in place could follow).
-struct Resident {
-    // Declared before the interfaces it borrows, so dropped first.
-    table: table::Table<'static>,
-    /// Every file's interface, in path order; never changed while the
-    /// table lives (see `lang::unbound`).
-    files: Vec<(FileContext, FileExtract)>,
-}
-
-impl Resident {
-    fn build(mut files: Vec<(FileContext, FileExtract)>) -> Resident {
-        for (_, extract) in &mut files {
-            extract.refs.clear();
-        }
-        // SAFETY: `files` moves into the returned value with the table,
-        // which is dropped before it, and is not changed while the table
-        // lives (see `lang::unbound`).
-        let refs: Vec<(&'static FileContext, &'static FileExtract)> =
-            files.iter().map(|f| unsafe { lang::unbound(f) }).collect();
-        let table = table::Table::build(&refs);
-        Resident { table, files }
+/// The table a server keeps, built again on an interface edit (see
+/// `index::rebuilt`).
+impl WholeTable for table::Table<'static> {
+    fn build(files: &[(&'static FileContext, &'static FileExtract)]) -> Self {
+        table::Table::build(files)
     }
-}
 
-impl SymbolTable for Resident {
-    fn resolve_files<'s>(
+    fn resolve<'s>(
         &'s self,
         files: &[(&'s FileContext, &'s FileExtract)],
         apart: RefsApart,
     ) -> BTreeMap<String, FileLinks<'s>> {
-        resolve::resolve_against(&self.table, files, apart)
+        resolve::resolve_against(self, files, apart)
     }
-
-    fn update(
-        self: Box<Self>,
-        changed: &dyn Fn(&str) -> bool,
-        now: Vec<(FileContext, FileExtract)>,
-    ) -> Box<dyn SymbolTable> {
-        if now.is_empty() && !self.files.iter().any(|(_, e)| changed(&e.path)) {
-            return self;
-        }
-        let Resident { table, files } = *self;
-        drop(table);
-        let mut files: Vec<(FileContext, FileExtract)> = files
-            .into_iter()
-            .filter(|(_, e)| !changed(&e.path))
-            .collect();
-        files.extend(now);
-        files.sort_by(|a, b| a.1.path.cmp(&b.1.path));
-        Box::new(Resident::build(files))
-    }
-
-    fn prepare_edits(&mut self) {}
 }
 
 /// A key's tail read back: its module and, for what a module declares,
