@@ -132,7 +132,7 @@ fn answer(
         id: None,
         error: None,
         hits,
-        files: features.then(|| seen.files.clone()),
+        files: features.then_some(seen.files),
         entities: features.then_some(seen.entities),
     })
 }
