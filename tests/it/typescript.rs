@@ -37,6 +37,9 @@ const S: &str = "src/store.ts-src/store";
 const V: &str = "src/view.tsx-src/view";
 const T: &str = "src/store.test.ts-src/store.test";
 const U: &str = "src/util.js-src/util";
+const HD: &str = "src/handlers.ts-src/handlers";
+const P: &str = "src/page.tsx-src/page";
+const J: &str = "src/jsx/jsx-runtime.ts-src/jsx/jsx-runtime";
 
 #[test]
 fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
@@ -102,6 +105,33 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
     // with `new` reaches its class's.
     has(T.into(), "calls", format!("{M}:Cart.add"));
     has(format!("{S}:Store.buy"), "calls", format!("{M}:Cart.add"));
+    // A callback's parameter written without a type is typed by where
+    // the callback goes: an overloaded call signature's handler (an alias
+    // of a union of function types), a rest parameter, a declared return
+    // type; a chain goes on through what a method returns.
+    has(HD.into(), "calls", format!("{HD}:Ctx.json"));
+    has(HD.into(), "references", format!("{HD}:Ctx.cart"));
+    has(HD.into(), "references", format!("{M}:Cart.items"));
+    has(HD.into(), "references", format!("{HD}:Ctx.path"));
+    has(format!("{HD}:logger"), "calls", format!("{HD}:Ctx.json"));
+    // A module's `const app = new Router()` reaches its members, and the
+    // keys of an object passed where a type is expected are its members.
+    has(HD.into(), "calls", format!("{HD}:Router.get"));
+    has(HD.into(), "calls", format!("{HD}:Router.use"));
+    has(HD.into(), "references", format!("{HD}:Options.strict"));
+    has(HD.into(), "references", format!("{HD}:Options.base"));
+    // An intrinsic JSX element is a member of the `JSX.IntrinsicElements`
+    // of the file's `@jsxImportSource`, and its attributes that member's.
+    has(
+        format!("{P}:Page"),
+        "references",
+        format!("{J}:JSX.IntrinsicElements.div"),
+    );
+    has(
+        format!("{P}:Page"),
+        "references",
+        format!("{J}:DivProps.title"),
+    );
     // Locals are no references: `item` in `View` is a local.
     assert!(!edges
         .iter()
@@ -135,6 +165,27 @@ fn incremental_typescript_index_equals_a_rebuild() {
                     s.replace(
                         "return cheapest(this.#cart.items)",
                         "return cheapest(this.#cart.items) ?? undefined",
+                    )
+                })
+            }),
+        ),
+        // A callback's body: its parameter still typed by the call.
+        (
+            true,
+            Box::new(|| {
+                edit("src/handlers.ts", &|s| {
+                    s.replace("c.json(c.cart.items)", "c.json(c.cart.total())")
+                })
+            }),
+        ),
+        // A function type alias now gives its callbacks another type.
+        (
+            false,
+            Box::new(|| {
+                edit("src/handlers.ts", &|s| {
+                    s.replace(
+                        "export type Middleware = (c: Ctx) => void",
+                        "export type Middleware = (c: Cart) => void",
                     )
                 })
             }),

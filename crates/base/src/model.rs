@@ -209,6 +209,11 @@ pub struct Signature {
     /// The names a module exports explicitly (Python's `__all__`).
     #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
     pub exports: Box<[String]>,
+    /// The call signatures of a callable type, each on one line as
+    /// written (TypeScript: an interface's `<P>(path: P, handler: H): R`
+    /// members).
+    #[serde(default, skip_serializing_if = "<[_]>::is_empty")]
+    pub call_signatures: Box<[String]>,
     /// A one-line rendering of the declaration head, e.g.
     /// `pub async fn load(path: &Path) -> Result<Config>`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -338,6 +343,15 @@ pub enum Recv {
     Try(Box<Recv>),
     /// An element of a collection (`for x in v`, `v[i]`).
     Element(Box<Recv>),
+    /// The value a path names: a binding, a function, a field reached by
+    /// name (TypeScript: `app` in `app.get(…)` for a module's `const app`).
+    Value(Vec<String>),
+    /// What argument `n` (from 0) of a call to the function the first is
+    /// expected to be: the declared type of its parameter there.
+    Arg(Box<Recv>, u32),
+    /// Parameter `n` (from 0) of a function whose type is the first: a
+    /// callback's parameter written without a type (`(c) => c.json()`).
+    Param(Box<Recv>, u32),
 }
 
 /// One `use` declaration, flattened: `use a::{b, c as d, e::*};` gives three.

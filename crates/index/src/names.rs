@@ -51,7 +51,10 @@ pub fn add_recv_idents(out: &mut HashSet<Name>, r: &Recv) {
             out.insert(hash(name));
             add_recv_idents(out, inner);
         }
-        Recv::Try(inner) | Recv::Element(inner) => add_recv_idents(out, inner),
+        Recv::Try(inner) | Recv::Element(inner) | Recv::Arg(inner, _) | Recv::Param(inner, _) => {
+            add_recv_idents(out, inner)
+        }
+        Recv::Value(path) => out.extend(path.iter().map(|s| hash(s))),
     }
 }
 

@@ -238,6 +238,10 @@ pub(crate) struct Walker<'s> {
     /// The type parameters of the class or interface whose members are
     /// read: local to each member.
     pub type_params: Vec<String>,
+    /// The module JSX is read through (`/** @jsxImportSource ../jsx */`
+    /// at the top of the file): its `jsx-runtime` exports the `JSX`
+    /// namespace intrinsic elements are members of.
+    pub jsx_source: Option<String>,
 }
 
 impl<'s> Walker<'s> {
@@ -254,6 +258,7 @@ impl<'s> Walker<'s> {
             open: HashMap::default(),
             seen_refs: HashSet::default(),
             type_params: Vec::new(),
+            jsx_source: jsx_pragma(src),
         }
     }
 
@@ -670,9 +675,11 @@ impl<'s> Walker<'s> {
                     ..Default::default()
                 },
             };
+            // Its type: as declared, else the class a `new` makes.
             sig.ty = v
                 .child_by_field_name("type")
-                .map(|t| type_text(self.text(t)).into());
+                .map(|t| type_text(self.text(t)).into())
+                .or_else(|| constructed(self, value?).map(Into::into));
             sig.is_const = kind == EntityKind::Const;
             self.entities[i].signature = sig;
             // A function's body is the binding's; any other value runs
@@ -760,18 +767,13 @@ impl<'s> Walker<'s> {
                 let vis = member_visibility(self, m, &name);
                 let i = self.new_entity(class, EntityKind::Attribute, &name, m, vis);
                 let text = first_line(self, m);
-                let s = &mut self.entities[i].signature;
-                s.ty = m
+                let ty = m
                     .child_by_field_name("type")
-                    .map(|t| type_text(self.src.get(t.byte_range()).unwrap_or("")).into())
-                    .or_else(|| {
-                        // `#cart = new Cart()`: the class it is made of.
-                        let v = m.child_by_field_name("value")?;
-                        let c = (v.kind() == "new_expression")
-                            .then(|| v.child_by_field_name("constructor"))
-                            .flatten()?;
-                        Some(one_line(self.src.get(c.byte_range()).unwrap_or("")).into())
-                    });
+                    .map(|t| type_text(self.text(t)))
+                    // `#cart = new Cart()`: the class it is made of.
+                    .or_else(|| constructed(self, m.child_by_field_name("value")?));
+                let s = &mut self.entities[i].signature;
+                s.ty = ty.map(Into::into);
                 s.text = text;
                 s.decorators = decorators(self.src, m).into();
                 // A field's type and initializer are read for its class.
@@ -840,13 +842,19 @@ impl<'s> Walker<'s> {
         let mut cur = body.walk();
         let members: Vec<Node<'_>> = body.named_children(&mut cur).collect();
         let outer_params = self.enter_type_params(d);
+        let mut calls = Vec::new();
         for m in members {
             match m.kind() {
                 "property_signature" | "method_signature" => self.member(m, i, 0),
                 "comment" => {}
+                "call_signature" => {
+                    calls.push(whole_line(self.text(m)));
+                    refs::unit(self, m, i, None);
+                }
                 _ => refs::unit(self, m, i, None),
             }
         }
+        self.entities[i].signature.call_signatures = calls.into();
         self.type_params = outer_params;
     }
 
@@ -985,6 +993,58 @@ fn decorators(src: &str, n: Node<'_>) -> Vec<String> {
             let t = src.get(c.byte_range()).unwrap_or("");
             out.push(one_line(t.trim_start_matches('@')));
         }
+    }
+    out
+}
+
+/// The `@jsxImportSource` pragma of a file: in a comment before its
+/// first statement.
+fn jsx_pragma(src: &str) -> Option<String> {
+    let head = src.get(..src.len().min(4096)).unwrap_or(src);
+    let at = head.find("@jsxImportSource")?;
+    let before = &head[..at];
+    let in_comment = before
+        .rfind("/*")
+        .is_some_and(|o| before[o..].find("*/").is_none())
+        || before
+            .rfind("//")
+            .is_some_and(|o| !before[o..].contains('\n'));
+    if !in_comment {
+        return None;
+    }
+    let source = head[at + "@jsxImportSource".len()..]
+        .split_whitespace()
+        .next()?
+        .trim_end_matches("*/");
+    (!source.is_empty()).then(|| source.to_string())
+}
+
+/// The class a `new` expression makes, as written (`new ns.Store()` →
+/// `ns.Store`); what an `await` waits for counts.
+fn constructed(w: &Walker<'_>, v: Node<'_>) -> Option<String> {
+    let v = if v.kind() == "await_expression" {
+        v.named_child(0)?
+    } else {
+        v
+    };
+    let c = (v.kind() == "new_expression")
+        .then(|| v.child_by_field_name("constructor"))
+        .flatten()?;
+    matches!(c.kind(), "identifier" | "member_expression").then(|| one_line(w.text(c)))
+}
+
+/// Whitespace runs as one space, uncapped (up to a bound no declaration
+/// reaches): a call signature's text is read again by resolution.
+fn whole_line(s: &str) -> String {
+    let mut out = String::new();
+    for part in s.split_whitespace() {
+        if out.len() > 20_000 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(part);
     }
     out
 }

@@ -4,10 +4,12 @@
 //! - [`layout`] — package roots (`package.json`) and the module of every
 //!   file: its path below its root, extension dropped.
 //! - [`extract`] — one file's parse into entities, imports and exports
-//!   ([`imports`]) and references ([`refs`]).
+//!   ([`imports`]) and references ([`refs`]), the receivers of members
+//!   read from what a unit's own text tells ([`typing`]).
 //! - [`table`] — the symbol table: files by path, relative specifiers,
 //!   each module's exports through re-exports and barrels.
-//! - [`resolve`] — references and imports into edges over the table.
+//! - [`resolve`] — references and imports into edges over the table;
+//!   [`receivers`] the class a receiver is, from declared types.
 //! - [`interface`] — what of a file other files' resolution reads, and
 //!   the stored forms.
 //! - [`names`] — the names a file mentions and an interface edit
@@ -33,10 +35,12 @@ pub mod imports;
 pub mod interface;
 pub mod layout;
 mod names;
+mod receivers;
 pub mod refs;
 pub mod resolve;
 pub mod table;
 mod texts;
+mod typing;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -7,8 +7,11 @@
 //! signature's its interface's or class's: they have no body). Every name the unit binds (parameters, `const`/`let`/
 //! `var`, destructuring, `catch`, loop variables, nested functions and
 //! classes, type parameters, mapped and `infer` types) is local to it
-//! throughout: its uses are no references. There is no type inference
-//! yet: a member read or call on a local (`c.json()`) is no reference.
+//! throughout: its uses are no references. A member read or call on a
+//! local, or on any expression, is a reference through its receiver
+//! ([`super::typing`]: `c.json()` of `(c: Context)` or of `app.get('/',
+//! (c) => …)`); so is a key of an object literal whose type is expected
+//! there, and a JSX tag's attribute.
 //!
 //! What is left: a name (`path` one segment) or a dotted chain rooted at
 //! a name that is not local (`ns.x`, `Foo.bar`), read as a call (calls,
@@ -18,49 +21,47 @@
 //! member, with the class's key as `self_type`; and `import('s')` as the
 //! path `import()`, `s`.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tree_sitter::Node;
 
 use super::extract::{Walker, MAX_DEPTH};
+use super::typing::{property_name, Locals};
 use crate::model::{Recv, RefKind};
 
 /// Longest chain kept.
 const MAX_CHAIN: usize = 4;
 
-struct Cx<'l> {
+struct Cx<'l, 't> {
     from: usize,
     class: Option<usize>,
-    locals: &'l HashSet<String>,
-    /// Locals declared with a type (`c: Context`, `= new Store()`): the
-    /// type's name as written; empty when two bindings disagree.
-    typed: &'l HashMap<String, String>,
+    locals: &'l Locals<'t>,
     skip: Option<usize>,
 }
 
 /// The references of unit `n`, from entity `from`; `class` is the class
 /// `this` means in it.
-pub(crate) fn unit(w: &mut Walker<'_>, n: Node<'_>, from: usize, class: Option<usize>) {
+pub(crate) fn unit<'t>(w: &mut Walker<'_>, n: Node<'t>, from: usize, class: Option<usize>) {
     unit_except(w, n, from, class, None);
 }
 
 /// [`unit`] without the subtree `except` (a class's body, whose members
 /// are units of their own).
-pub(crate) fn unit_except(
+pub(crate) fn unit_except<'t>(
     w: &mut Walker<'_>,
-    n: Node<'_>,
+    n: Node<'t>,
     from: usize,
     class: Option<usize>,
     except: Option<Node<'_>>,
 ) {
-    let mut locals: HashSet<String> = w.type_params.iter().cloned().collect();
+    let mut locals = Locals::default();
+    for t in &w.type_params {
+        locals.insert(t.clone());
+    }
     let skip = except.map(|e| e.id());
-    let mut typed = HashMap::default();
-    bindings(w, n, &mut locals, &mut typed, skip, 0);
+    bindings(w, n, &mut locals, skip, 0);
     let cx = Cx {
         from,
         class,
         locals: &locals,
-        typed: &typed,
         skip,
     };
     refs_in(w, n, &cx, 0);
@@ -90,64 +91,21 @@ pub(crate) fn pattern_names(w: &Walker<'_>, p: Node<'_>, out: &mut Vec<String>) 
     }
 }
 
-fn add_pattern(w: &Walker<'_>, p: Option<Node<'_>>, out: &mut HashSet<String>) {
+fn add_pattern(w: &Walker<'_>, p: Option<Node<'_>>, out: &mut Locals<'_>) {
     if let Some(p) = p {
         let mut names = Vec::new();
         pattern_names(w, p, &mut names);
-        out.extend(names);
-    }
-}
-
-/// The name of the type a binding declares or is made with: `x: T`,
-/// `x: T<A>`, `x: ns.T`, `x = new T()`.
-fn declared_type(w: &Walker<'_>, n: Node<'_>) -> Option<String> {
-    if let Some(t) = n.child_by_field_name("type").and_then(|t| t.named_child(0)) {
-        let t = if t.kind() == "generic_type" {
-            t.child_by_field_name("name")?
-        } else {
-            t
-        };
-        return matches!(t.kind(), "type_identifier" | "nested_type_identifier")
-            .then(|| w.text(t).to_string());
-    }
-    let v = n.child_by_field_name("value")?;
-    let v = if v.kind() == "await_expression" {
-        v.named_child(0)?
-    } else {
-        v
-    };
-    let c = (v.kind() == "new_expression")
-        .then(|| v.child_by_field_name("constructor"))
-        .flatten()?;
-    matches!(c.kind(), "identifier" | "member_expression").then(|| w.text(c).to_string())
-}
-
-/// A binding's declared type, unless another binding of its name has
-/// another.
-fn add_typed(
-    w: &Walker<'_>,
-    name: Option<Node<'_>>,
-    n: Node<'_>,
-    typed: &mut HashMap<String, String>,
-) {
-    let Some(name) = name.filter(|x| x.kind() == "identifier") else {
-        return;
-    };
-    let ty = declared_type(w, n).unwrap_or_default();
-    let e = typed
-        .entry(w.text(name).to_string())
-        .or_insert_with(|| ty.clone());
-    if *e != ty {
-        e.clear();
+        for n in names {
+            out.insert(n);
+        }
     }
 }
 
 /// Every name bound inside `n`.
-fn bindings(
+fn bindings<'t>(
     w: &Walker<'_>,
-    n: Node<'_>,
-    out: &mut HashSet<String>,
-    typed: &mut HashMap<String, String>,
+    n: Node<'t>,
+    out: &mut Locals<'t>,
     skip: Option<usize>,
     depth: u32,
 ) {
@@ -158,15 +116,32 @@ fn bindings(
         "required_parameter" | "optional_parameter" => {
             add_pattern(w, n.child_by_field_name("pattern"), out);
             add_pattern(w, n.child_by_field_name("name"), out);
-            add_typed(w, n.child_by_field_name("pattern"), n, typed);
+            if let Some(name) = n
+                .child_by_field_name("pattern")
+                .filter(|p| p.kind() == "identifier")
+            {
+                out.bind(w, name, n, parameter_of(w, n));
+            }
         }
         "variable_declarator" => {
             add_pattern(w, n.child_by_field_name("name"), out);
-            add_typed(w, n.child_by_field_name("name"), n, typed);
+            if let Some(name) = n
+                .child_by_field_name("name")
+                .filter(|p| p.kind() == "identifier")
+            {
+                out.bind(w, name, n, None);
+            }
         }
         "catch_clause" => add_pattern(w, n.child_by_field_name("parameter"), out),
         "for_in_statement" => add_pattern(w, n.child_by_field_name("left"), out),
-        "arrow_function" => add_pattern(w, n.child_by_field_name("parameter"), out),
+        "arrow_function" => {
+            if let Some(p) = n
+                .child_by_field_name("parameter")
+                .filter(|p| p.kind() == "identifier")
+            {
+                out.bind(w, p, p, Some((n, 0)));
+            }
+        }
         "function_declaration"
         | "generator_function_declaration"
         | "function_expression"
@@ -194,8 +169,25 @@ fn bindings(
     }
     let mut cur = n.walk();
     for c in n.named_children(&mut cur) {
-        bindings(w, c, out, typed, skip, depth + 1);
+        bindings(w, c, out, skip, depth + 1);
     }
+}
+
+/// The function a parameter is of, and its position there (a `this`
+/// parameter aside).
+fn parameter_of<'t>(w: &Walker<'_>, p: Node<'t>) -> Option<(Node<'t>, u32)> {
+    let list = p.parent().filter(|l| l.kind() == "formal_parameters")?;
+    let func = list.parent()?;
+    let mut cur = list.walk();
+    let index = list
+        .named_children(&mut cur)
+        .filter(|c| matches!(c.kind(), "required_parameter" | "optional_parameter"))
+        .filter(|c| {
+            c.child_by_field_name("pattern")
+                .is_none_or(|x| w.text(x) != "this")
+        })
+        .position(|c| c.id() == p.id())?;
+    Some((func, u32::try_from(index).ok()?))
 }
 
 /// Kinds whose `name` field declares rather than reads.
@@ -230,12 +222,12 @@ fn line(n: Node<'_>) -> u32 {
     n.start_position().row as u32 + 1
 }
 
-fn push(w: &mut Walker<'_>, cx: &Cx<'_>, kind: RefKind, path: Vec<String>, n: Node<'_>) {
+fn push<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, kind: RefKind, path: Vec<String>, n: Node<'t>) {
     w.push_ref(cx.from, kind, path, None, line(n));
 }
 
 /// A name read: a reference unless local.
-fn name_ref(w: &mut Walker<'_>, cx: &Cx<'_>, kind: RefKind, n: Node<'_>) {
+fn name_ref<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, kind: RefKind, n: Node<'t>) {
     let name = w.text(n);
     if name.is_empty() || cx.locals.contains(name) {
         return;
@@ -271,10 +263,25 @@ fn chain(w: &Walker<'_>, n: Node<'_>, depth: u32) -> Option<Vec<String>> {
     }
 }
 
-/// A member chain read as `kind`; what is not a chain is walked.
-fn member(w: &mut Walker<'_>, cx: &Cx<'_>, n: Node<'_>, kind: RefKind, depth: u32) {
+/// A member chain read as `kind`: a path when rooted at a name that is
+/// not local, else members through the receiver of its root (a local,
+/// `this`, or any expression: `f().x`, `new A().m()`).
+fn member<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>, kind: RefKind, depth: u32) {
     let Some(mut segs) = chain(w, n, 0) else {
-        if let Some(o) = n.child_by_field_name("object") {
+        let object = n.child_by_field_name("object");
+        let prop = n.child_by_field_name("property").filter(|p| {
+            matches!(
+                p.kind(),
+                "property_identifier" | "private_property_identifier"
+            )
+        });
+        if let (Some(o), Some(p)) = (object, prop) {
+            if let Some(recv) = cx.locals.expr_recv(w, o, 0) {
+                let name = w.text(p).to_string();
+                through_receiver(w, cx, recv, &[name], kind, n);
+            }
+        }
+        if let Some(o) = object {
             refs_in(w, o, cx, depth + 1);
         }
         return;
@@ -286,37 +293,15 @@ fn member(w: &mut Walker<'_>, cx: &Cx<'_>, n: Node<'_>, kind: RefKind, depth: u3
                 let k = if segs.len() > 2 { RefKind::Value } else { kind };
                 if segs[0] == "this" && segs.len() > 2 {
                     let recv = Recv::Field(Box::new(Recv::Type("this".into())), segs[1].clone());
-                    let k2 = member_kind(kind, segs.len() == 3);
-                    w.push_recv_ref(
-                        cx.from,
-                        k2,
-                        vec![segs[2].clone()],
-                        Some(class),
-                        Some(recv),
-                        line(n),
-                    );
+                    through_receiver(w, cx, recv, &segs[2..], kind, n);
                 }
                 segs.truncate(2);
                 w.push_ref(cx.from, k, segs, Some(class), line(n));
             }
         }
         root if cx.locals.contains(root) => {
-            // A local declared with a type: its members through that type.
-            let Some(ty) = cx.typed.get(root).filter(|t| !t.is_empty()) else {
-                return;
-            };
-            let mut recv = Recv::Type(ty.clone());
-            for (i, m) in segs.iter().enumerate().skip(1).take(2) {
-                let last = i + 1 == segs.len();
-                w.push_recv_ref(
-                    cx.from,
-                    member_kind(kind, last),
-                    vec![m.clone()],
-                    None,
-                    Some(recv.clone()),
-                    line(n),
-                );
-                recv = Recv::Field(Box::new(recv), m.clone());
+            if let Some(recv) = cx.locals.recv_of(w, root, n.start_byte(), 0) {
+                through_receiver(w, cx, recv, &segs[1..], kind, n);
             }
         }
         _ => {
@@ -325,6 +310,131 @@ fn member(w: &mut Walker<'_>, cx: &Cx<'_>, n: Node<'_>, kind: RefKind, depth: u3
         }
     }
 }
+
+/// The members `names` reached one after another from `recv`, the last
+/// read as `kind`.
+fn through_receiver<'t>(
+    w: &mut Walker<'_>,
+    cx: &Cx<'_, 't>,
+    mut recv: Recv,
+    names: &[String],
+    kind: RefKind,
+    n: Node<'t>,
+) {
+    let names = &names[..names.len().min(MAX_CHAIN - 1)];
+    for (i, m) in names.iter().enumerate() {
+        let last = i + 1 == names.len();
+        w.push_recv_ref(
+            cx.from,
+            member_kind(kind, last),
+            vec![m.clone()],
+            cx.class,
+            Some(recv.clone()),
+            line(n),
+        );
+        recv = Recv::Field(Box::new(recv), m.clone());
+    }
+}
+
+/// The keys of an object literal whose type is expected where it stands
+/// (`const e: Event = { version: '1' }`, an argument, a return value):
+/// references to that type's members.
+fn object_keys<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>) {
+    let Some(recv) = cx.locals.context_of(w, n, 0) else {
+        return;
+    };
+    let mut cur = n.walk();
+    let keys: Vec<String> = n
+        .named_children(&mut cur)
+        .filter_map(|c| match c.kind() {
+            "pair" | "method_definition" => {
+                let key = c
+                    .child_by_field_name("key")
+                    .or_else(|| c.child_by_field_name("name"))?;
+                property_name(w, key)
+            }
+            "shorthand_property_identifier" => Some(w.text(c).to_string()),
+            _ => None,
+        })
+        .collect();
+    for k in keys {
+        through_receiver(w, cx, recv.clone(), &[k], RefKind::Value, n);
+    }
+}
+
+/// A JSX element's tag and attributes: a component (capitalised or
+/// dotted) is called and its attributes are its first parameter's
+/// members; an intrinsic tag (`div`) is the member of that name of
+/// `JSX.IntrinsicElements` ([`JSX_ELEMENTS`]), and its attributes that
+/// member's.
+fn jsx_element<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>, depth: u32) {
+    let name = n.child_by_field_name("name");
+    let mut props = None;
+    if let Some(t) = name {
+        match t.kind() {
+            "identifier" if w.text(t).starts_with(|c: char| c.is_ascii_uppercase()) => {
+                name_ref(w, cx, RefKind::Call, t);
+                props = cx
+                    .locals
+                    .expr_recv(w, t, 0)
+                    .map(|f| Recv::Param(Box::new(f), 0));
+            }
+            "identifier" => {
+                let tag = w.text(t).to_string();
+                let elements = Recv::Type(match &w.jsx_source {
+                    Some(s) => format!("import(\"{s}/jsx-runtime\").{JSX_ELEMENTS}"),
+                    None => JSX_ELEMENTS.into(),
+                });
+                w.push_recv_ref(
+                    cx.from,
+                    RefKind::Field,
+                    vec![tag.clone()],
+                    cx.class,
+                    Some(elements.clone()),
+                    line(t),
+                );
+                props = Some(Recv::Field(Box::new(elements), tag));
+            }
+            "member_expression" => {
+                member(w, cx, t, RefKind::Call, depth);
+                props = cx
+                    .locals
+                    .expr_recv(w, t, 0)
+                    .map(|f| Recv::Param(Box::new(f), 0));
+            }
+            _ => {}
+        }
+    }
+    let mut cur = n.walk();
+    let kids: Vec<Node<'_>> = n
+        .named_children(&mut cur)
+        .filter(|c| Some(c.id()) != name.map(|x| x.id()))
+        .collect();
+    for c in kids {
+        if let (Some(p), "jsx_attribute") = (&props, c.kind()) {
+            let attr = c
+                .named_child(0)
+                .filter(|a| a.kind() == "property_identifier");
+            if let Some(a) = attr {
+                let attr = w.text(a).to_string();
+                w.push_recv_ref(
+                    cx.from,
+                    RefKind::Field,
+                    vec![attr],
+                    cx.class,
+                    Some(p.clone()),
+                    line(a),
+                );
+            }
+        }
+        refs_in(w, c, cx, depth + 1);
+    }
+}
+
+/// Where TypeScript reads intrinsic JSX elements from: the `JSX` in
+/// scope, or the one the file's `@jsxImportSource` module's
+/// `jsx-runtime` exports (as the import type `import("…").JSX…`).
+const JSX_ELEMENTS: &str = "JSX.IntrinsicElements";
 
 /// The kind of a member reached through a receiver: a method call when
 /// it is the one called, else a field read.
@@ -337,7 +447,7 @@ fn member_kind(kind: RefKind, last: bool) -> RefKind {
 }
 
 /// What a call or `new` calls.
-fn callee(w: &mut Walker<'_>, cx: &Cx<'_>, f: Node<'_>, depth: u32) {
+fn callee<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, f: Node<'t>, depth: u32) {
     match f.kind() {
         "identifier" => name_ref(w, cx, RefKind::Call, f),
         "member_expression" | "non_null_expression" => member(w, cx, f, RefKind::Call, depth),
@@ -347,7 +457,7 @@ fn callee(w: &mut Walker<'_>, cx: &Cx<'_>, f: Node<'_>, depth: u32) {
 
 /// A heritage clause's entry: an `implements` reference to what it
 /// names, the rest (type arguments, mixin calls) walked.
-fn heritage(w: &mut Walker<'_>, cx: &Cx<'_>, t: Node<'_>, depth: u32) {
+fn heritage<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, t: Node<'t>, depth: u32) {
     match t.kind() {
         "identifier" | "type_identifier" => name_ref(w, cx, RefKind::Implements, t),
         "member_expression" => member(w, cx, t, RefKind::Implements, depth),
@@ -370,7 +480,7 @@ fn heritage(w: &mut Walker<'_>, cx: &Cx<'_>, t: Node<'_>, depth: u32) {
 }
 
 /// The default values inside a binding pattern.
-fn pattern_defaults(w: &mut Walker<'_>, cx: &Cx<'_>, p: Node<'_>, depth: u32) {
+fn pattern_defaults<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, p: Node<'t>, depth: u32) {
     if depth > MAX_DEPTH {
         return;
     }
@@ -396,7 +506,7 @@ fn pattern_defaults(w: &mut Walker<'_>, cx: &Cx<'_>, p: Node<'_>, depth: u32) {
     }
 }
 
-fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>, depth: u32) {
+fn refs_in<'t>(w: &mut Walker<'_>, n: Node<'t>, cx: &Cx<'_, 't>, depth: u32) {
     if depth > MAX_DEPTH || Some(n.id()) == cx.skip {
         return;
     }
@@ -433,26 +543,7 @@ fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>, depth: u32) {
             }
             walk_fields(w, cx, n, &["arguments", "type_arguments"], depth);
         }
-        "jsx_opening_element" | "jsx_self_closing_element" => {
-            let name = field("name");
-            if let Some(t) = name {
-                match t.kind() {
-                    "identifier" if w.text(t).starts_with(|c: char| c.is_ascii_uppercase()) => {
-                        name_ref(w, cx, RefKind::Call, t)
-                    }
-                    "member_expression" => member(w, cx, t, RefKind::Call, depth),
-                    _ => {}
-                }
-            }
-            let mut cur = n.walk();
-            let kids: Vec<Node<'_>> = n
-                .named_children(&mut cur)
-                .filter(|c| Some(c.id()) != name.map(|x| x.id()))
-                .collect();
-            for c in kids {
-                refs_in(w, c, cx, depth + 1);
-            }
-        }
+        "jsx_opening_element" | "jsx_self_closing_element" => jsx_element(w, cx, n, depth),
         "extends_clause" | "implements_clause" | "extends_type_clause" => {
             let mut cur = n.walk();
             let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
@@ -525,6 +616,14 @@ fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>, depth: u32) {
         "object_pattern" | "array_pattern" | "object_assignment_pattern" | "assignment_pattern" => {
             pattern_defaults(w, cx, n, depth)
         }
+        "object" => {
+            object_keys(w, cx, n);
+            let mut cur = n.walk();
+            let kids: Vec<Node<'_>> = n.named_children(&mut cur).collect();
+            for c in kids {
+                refs_in(w, c, cx, depth + 1);
+            }
+        }
         kind => {
             let skip = names_itself(kind)
                 .then(|| field("name").map(|x| x.id()))
@@ -541,7 +640,7 @@ fn refs_in(w: &mut Walker<'_>, n: Node<'_>, cx: &Cx<'_>, depth: u32) {
     }
 }
 
-fn walk_fields(w: &mut Walker<'_>, cx: &Cx<'_>, n: Node<'_>, fields: &[&str], depth: u32) {
+fn walk_fields<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>, fields: &[&str], depth: u32) {
     for f in fields {
         let mut cur = n.walk();
         let kids: Vec<Node<'_>> = n.children_by_field_name(f, &mut cur).collect();

@@ -22,10 +22,11 @@
 
 use std::collections::BTreeMap;
 
+use super::receivers::{class_of, recv_class, value_type};
 use super::table::{Table, Target};
 use crate::index::links::{FileLinks, LinksBuilder, RefsApart};
 use crate::model::rel::name as rel;
-use crate::model::{Entity, EntityKind, FileContext, FileExtract, RawRef, Recv, RefKind};
+use crate::model::{Entity, EntityKind, FileContext, FileExtract, RawRef, RefKind};
 
 /// Resolve the picked files against a table of all.
 pub fn resolve_files<'a>(
@@ -107,7 +108,7 @@ fn resolve_one<'a>(table: &Table<'a>, ex: &'a FileExtract, held: &[RawRef]) -> F
 
 /// The member `name` of a class or interface, or of its bases (as its
 /// file names them), up to a few levels.
-fn member<'a>(
+pub(crate) fn member<'a>(
     table: &Table<'a>,
     file: usize,
     class: &'a Entity,
@@ -139,76 +140,11 @@ fn member<'a>(
     None
 }
 
-/// The class or interface a receiver's value is an instance of, with
-/// its file: a type named from `from`'s scope (`this`: the class
-/// `self_type` keys), or the declared type of a member reached from
-/// one (a field's type, a method's or accessor's return type), read in
-/// that member's file. A type alias naming another type is followed.
-fn recv_class<'a>(
-    table: &Table<'a>,
-    file: usize,
-    from: &'a Entity,
-    self_type: Option<&str>,
-    recv: &Recv,
-    depth: u32,
-) -> Option<(usize, &'a Entity)> {
-    if depth > 6 {
-        return None;
-    }
-    match recv {
-        Recv::Type(t) if t == "this" => table.entity(self_type?),
-        Recv::Type(t) => {
-            let segs: Vec<&str> = t.split('.').map(str::trim).collect();
-            let Some(Target::Entity(e)) = walk(table, file, from, &segs, true).0 else {
-                return None;
-            };
-            let (ef, _) = table.entity(&e.key)?;
-            match e.kind {
-                EntityKind::Class | EntityKind::Trait => Some((ef, e)),
-                EntityKind::TypeAlias => {
-                    let t = type_name(e.signature.ty.as_deref()?)?;
-                    recv_class(table, ef, e, None, &Recv::Type(t), depth + 1)
-                }
-                _ => None,
-            }
-        }
-        Recv::Field(base, name) | Recv::Method(base, name) => {
-            let (bf, bc) = recv_class(table, file, from, self_type, base, depth + 1)?;
-            let m = member(table, bf, bc, name, true, 0)?;
-            let declared = match m.kind {
-                EntityKind::Attribute => m.signature.ty.as_deref(),
-                _ => m.signature.return_type.as_deref(),
-            };
-            let t = type_name(declared?)?;
-            let (mf, _) = table.entity(&m.key)?;
-            recv_class(table, mf, m, None, &Recv::Type(t), depth + 1)
-        }
-        _ => None,
-    }
-}
-
-/// The type a declared type names, when it names one: `Foo`,
-/// `ns.Foo<A>`, `Foo | undefined` → `Foo`, `ns.Foo`.
-fn type_name(t: &str) -> Option<String> {
-    let alts: Vec<&str> = t
-        .split('|')
-        .map(str::trim)
-        .filter(|a| !a.is_empty() && !matches!(*a, "undefined" | "null"))
-        .collect();
-    let [one] = alts.as_slice() else { return None };
-    let name = one.split('<').next()?.trim();
-    let simple = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.'));
-    simple.then(|| name.to_string())
-}
-
 /// A chain from entity `from` of `file`: what its first name means (the
 /// namespaces around `from` first), then each next name in that; the
 /// target reached, the entities passed through, and whether every name
 /// was found.
-fn walk<'a>(
+pub(crate) fn walk<'a>(
     table: &Table<'a>,
     file: usize,
     from: &'a Entity,
@@ -252,6 +188,12 @@ fn walk<'a>(
                         .first()
                         .map(|c| Target::Entity(c))
                 }
+                // A value's member, through its declared type (`app.get`
+                // of `const app = new Hono()`).
+                _ if !want_type => value_type(table, e)
+                    .and_then(|w| class_of(table, &w, 0))
+                    .and_then(|(cf, c)| member(table, cf, c, seg, true, 0))
+                    .map(Target::Entity),
                 _ => None,
             },
         };

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use graphctx_base::model::{EntityKind, FileContext, FileExtract, ParseStatus};
+use graphctx_base::model::{EntityKind, FileContext, FileExtract, ParseStatus, Recv};
 use graphctx_index::links::RefsApart;
 use graphctx_typescript::{layout, resolve, TsExtractor};
 
@@ -282,9 +282,26 @@ describe('button', () => {
         r.contains(&"src/button.test.tsx-src/button.test Call render".to_string()),
         "{r:#?}"
     );
+    // `span` is no name read, and `el` a local: only `span` as a member
+    // of the intrinsic elements, and `label` as a prop of `Button`.
     assert!(
-        !r.iter().any(|x| x.ends_with(" span") || x.ends_with(" el")),
+        !r.iter()
+            .any(|x| x.ends_with("Value span") || x.ends_with(" el")),
         "{r:#?}"
+    );
+    let through = |name: &str| {
+        ex.refs
+            .iter()
+            .find(|x| x.path == [name])
+            .and_then(|x| x.receiver.clone())
+    };
+    assert_eq!(
+        through("span"),
+        Some(Recv::Type("JSX.IntrinsicElements".into()))
+    );
+    assert_eq!(
+        through("label"),
+        Some(Recv::Param(Box::new(Recv::Value(vec!["Button".into()])), 0))
     );
     let js = extract(
         "lib/a.js",
@@ -394,4 +411,40 @@ fn newer_syntax_the_grammar_lacks_is_read_through_a_repair() {
     let names: Vec<&str> = ex.entities.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["h", "Handlers", "pick", "After"]);
     assert!(ex.uses.iter().any(|u| u.glob && u.path == ["./types"]));
+}
+
+#[test]
+fn each_binding_is_typed_in_its_own_scope_and_callbacks_by_where_they_go() {
+    let src = r#"
+describe('a', () => {
+  it('one', () => {
+    const app = new Hono()
+    app.get('/', (c) => c.json(1))
+  })
+  it('two', () => {
+    const app = new Router()
+    app.add()
+  })
+})
+export const mw = (): MiddlewareHandler => async (c, next) => {
+  c.header('x')
+}
+"#;
+    let ex = extract("src/app.test.ts", src);
+    let through = |name: &str| -> Vec<Recv> {
+        ex.refs
+            .iter()
+            .filter(|x| x.path == [name])
+            .filter_map(|x| x.receiver.clone())
+            .collect()
+    };
+    let ty = |t: &str| Recv::Type(t.into());
+    assert_eq!(through("get"), [ty("Hono")]);
+    assert_eq!(through("add"), [ty("Router")]);
+    let handler = Recv::Arg(Box::new(Recv::Field(Box::new(ty("Hono")), "get".into())), 1);
+    assert_eq!(through("json"), [Recv::Param(Box::new(handler), 0)]);
+    assert_eq!(
+        through("header"),
+        [Recv::Param(Box::new(ty("MiddlewareHandler")), 0)]
+    );
 }

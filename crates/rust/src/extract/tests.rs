@@ -628,6 +628,9 @@ fn show(r: &Recv) -> String {
         Recv::Field(v, f) => format!("{}.{f}", show(v)),
         Recv::Try(v) => format!("{}?", show(v)),
         Recv::Element(v) => format!("elem({})", show(v)),
+        Recv::Value(p) => p.join("::"),
+        Recv::Arg(v, n) => format!("arg{n}({})", show(v)),
+        Recv::Param(v, n) => format!("param{n}({})", show(v)),
     }
 }
 

@@ -210,6 +210,8 @@ impl<'a> SymbolTable<'a> {
                 let t = self.typed_of(site, inner, depth + 1)?;
                 self.element_of(t, depth)
             }
+            // Rust's extraction writes none of these.
+            Recv::Value(_) | Recv::Arg(..) | Recv::Param(..) => None,
         }
     }
 

@@ -1,0 +1,658 @@
+//! What a receiver ([`Recv`]) is, over the table of every file: the class
+//! or interface whose member a reference names.
+//!
+//! Types are read as written, each in the scope it was written in
+//! ([`Written`]: a file and the entity whose namespaces and type
+//! parameters are around it). A name is looked up there; a type alias is
+//! followed to what it names; a type parameter stands for its constraint
+//! (`M extends H<E>` → `H<E>`); `Promise<T>` and `Awaited<T>` for `T`;
+//! `T | undefined` for `T`. A function's type is its parameter lists: a
+//! function or method's own, a function type written out (`(c:
+//! Context) => R`), an alias of one or a union of such, or an
+//! interface's call signatures — overloads each a list, tried in order.
+//! So `app.get('/', (c) => c.json())` reaches `Context.json`: `app.get`
+//! is a field typed `HandlerInterface`, whose call signatures take a
+//! handler `H` at argument 1, an alias of a union of function types whose
+//! first parameter is a `Context`.
+
+use super::resolve::{member, walk};
+use super::table::{Table, Target};
+use crate::model::{Entity, EntityKind, Recv};
+
+/// Deepest a receiver or a type is followed.
+const MAX_DEPTH: u32 = 8;
+/// Most candidate types a receiver is tried as.
+const MAX_CANDIDATES: usize = 8;
+
+/// A type as written, and where.
+#[derive(Clone)]
+pub(crate) struct Written<'a> {
+    file: usize,
+    scope: &'a Entity,
+    text: String,
+}
+
+/// One parameter list of a function type.
+struct Params<'a> {
+    file: usize,
+    scope: &'a Entity,
+    /// Type parameters and what each stands for (its constraint, else
+    /// its default).
+    generics: Vec<(String, String)>,
+    /// Each parameter's type as written, and whether it is a rest
+    /// parameter (`...xs: T[]`).
+    params: Vec<(String, bool)>,
+    returns: Option<String>,
+}
+
+impl<'a> Params<'a> {
+    /// The type argument `n` is expected to have (a rest parameter's
+    /// element for any position from it on).
+    fn at(&self, n: usize) -> Option<Written<'a>> {
+        let (ty, rest) = match self.params.get(n) {
+            Some((t, false)) => (t.as_str(), false),
+            _ => {
+                let (t, _) = self.params.iter().rev().find(|(_, rest)| *rest)?;
+                (t.as_str(), true)
+            }
+        };
+        let ty = if rest { element_type(ty)? } else { ty.trim() };
+        Some(self.written(ty))
+    }
+
+    fn written(&self, ty: &str) -> Written<'a> {
+        let ty = ty.trim();
+        let text = self
+            .generics
+            .iter()
+            .find(|(name, _)| name == ty)
+            .map_or(ty, |(_, stands)| stands.as_str());
+        Written {
+            file: self.file,
+            scope: self.scope,
+            text: text.to_string(),
+        }
+    }
+}
+
+/// The class or interface a receiver's value is an instance of, with its
+/// file.
+pub(crate) fn recv_class<'a>(
+    table: &Table<'a>,
+    file: usize,
+    from: &'a Entity,
+    self_type: Option<&str>,
+    recv: &Recv,
+    depth: u32,
+) -> Option<(usize, &'a Entity)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    if let Recv::Type(t) = recv {
+        if t == "this" {
+            return table.entity(self_type?);
+        }
+    }
+    types_of(table, file, from, self_type, recv, depth)
+        .iter()
+        .find_map(|w| class_of(table, w, depth + 1))
+}
+
+/// The types a receiver's value may have, most likely first.
+fn types_of<'a>(
+    table: &Table<'a>,
+    file: usize,
+    from: &'a Entity,
+    self_type: Option<&str>,
+    recv: &Recv,
+    depth: u32,
+) -> Vec<Written<'a>> {
+    if depth > MAX_DEPTH {
+        return Vec::new();
+    }
+    let mut out = match recv {
+        Recv::Type(t) => vec![Written {
+            file,
+            scope: from,
+            text: t.clone(),
+        }],
+        Recv::Field(base, name) => {
+            let Some(m) = member_of(table, file, from, self_type, base, name, depth) else {
+                return Vec::new();
+            };
+            value_type(table, m).into_iter().collect()
+        }
+        Recv::Method(base, name) => {
+            let Some(m) = member_of(table, file, from, self_type, base, name, depth) else {
+                return Vec::new();
+            };
+            returns_of(table, m, depth)
+        }
+        Recv::Call(path) => match value_at(table, file, from, path) {
+            Some(e) => returns_of(table, e, depth),
+            None => Vec::new(),
+        },
+        Recv::Value(path) => match value_at(table, file, from, path) {
+            Some(e) => value_type(table, e).into_iter().collect(),
+            None => Vec::new(),
+        },
+        Recv::Arg(callee, n) => callable(table, file, from, self_type, callee, depth)
+            .iter()
+            .filter_map(|p| p.at(*n as usize))
+            .collect(),
+        Recv::Param(f, n) => types_of(table, file, from, self_type, f, depth + 1)
+            .iter()
+            .flat_map(|w| fn_params(table, w, depth + 1))
+            .filter_map(|p| p.at(*n as usize))
+            .collect(),
+        Recv::Try(_) | Recv::Element(_) => Vec::new(),
+    };
+    out.truncate(MAX_CANDIDATES);
+    out
+}
+
+/// The member `name` of the class a receiver is.
+fn member_of<'a>(
+    table: &Table<'a>,
+    file: usize,
+    from: &'a Entity,
+    self_type: Option<&str>,
+    base: &Recv,
+    name: &str,
+    depth: u32,
+) -> Option<&'a Entity> {
+    let (bf, bc) = recv_class(table, file, from, self_type, base, depth + 1)?;
+    member(table, bf, bc, name, true, 0)
+}
+
+/// The entity a value path names (`app`, `ns.create`, `Hono.get`).
+fn value_at<'a>(
+    table: &Table<'a>,
+    file: usize,
+    from: &'a Entity,
+    path: &[String],
+) -> Option<&'a Entity> {
+    let segs: Vec<&str> = path.iter().map(String::as_str).collect();
+    match walk(table, file, from, &segs, false) {
+        (Some(Target::Entity(e)), _, true) => Some(e),
+        _ => None,
+    }
+}
+
+/// The declared type of a value: a field's, a binding's, an accessor's.
+pub(crate) fn value_type<'a>(table: &Table<'a>, e: &'a Entity) -> Option<Written<'a>> {
+    let text = match e.kind {
+        EntityKind::Attribute | EntityKind::Const | EntityKind::Variable => {
+            e.signature.ty.as_deref()
+        }
+        EntityKind::Property => e.signature.return_type.as_deref(),
+        _ => None,
+    }?;
+    let (file, _) = table.entity(&e.key)?;
+    Some(Written {
+        file,
+        scope: e,
+        text: text.to_string(),
+    })
+}
+
+/// What calling entity `e` returns: a function's or method's declared
+/// return type, or the return types of the function type a field or
+/// binding is declared with.
+fn returns_of<'a>(table: &Table<'a>, e: &'a Entity, depth: u32) -> Vec<Written<'a>> {
+    entity_params(table, e, depth)
+        .into_iter()
+        .filter_map(|p| {
+            let r = p.returns.as_deref()?.to_string();
+            Some(p.written(&r))
+        })
+        .collect()
+}
+
+/// The parameter lists of the function a callee value is.
+fn callable<'a>(
+    table: &Table<'a>,
+    file: usize,
+    from: &'a Entity,
+    self_type: Option<&str>,
+    callee: &Recv,
+    depth: u32,
+) -> Vec<Params<'a>> {
+    let entity = match callee {
+        Recv::Value(path) => value_at(table, file, from, path),
+        Recv::Field(base, name) => member_of(table, file, from, self_type, base, name, depth),
+        _ => None,
+    };
+    match entity {
+        Some(e) => entity_params(table, e, depth),
+        None => types_of(table, file, from, self_type, callee, depth + 1)
+            .iter()
+            .flat_map(|w| fn_params(table, w, depth + 1))
+            .collect(),
+    }
+}
+
+/// The parameter lists of an entity called: a function's or method's
+/// own (a class's: its constructor's), else those of the function type
+/// its value is declared with.
+fn entity_params<'a>(table: &Table<'a>, e: &'a Entity, depth: u32) -> Vec<Params<'a>> {
+    let Some((file, _)) = table.entity(&e.key) else {
+        return Vec::new();
+    };
+    let own = |e: &'a Entity| Params {
+        file,
+        scope: e,
+        generics: e
+            .signature
+            .generics
+            .iter()
+            .filter_map(|g| generic(g))
+            .collect(),
+        params: e
+            .signature
+            .parameters
+            .iter()
+            .map(|p| (p.ty.clone(), p.name.starts_with("...")))
+            .collect(),
+        returns: e.signature.return_type.as_deref().map(str::to_string),
+    };
+    match e.kind {
+        EntityKind::Function | EntityKind::Method => vec![own(e)],
+        EntityKind::Class => match table.children(&e.key, "constructor").first() {
+            Some(c) => vec![own(c)],
+            None => Vec::new(),
+        },
+        EntityKind::Const | EntityKind::Variable
+            if !e.signature.parameters.is_empty() || e.signature.return_type.is_some() =>
+        {
+            vec![own(e)]
+        }
+        _ => match value_type(table, e) {
+            Some(w) => fn_params(table, &w, depth + 1),
+            None => Vec::new(),
+        },
+    }
+}
+
+/// The parameter lists of a function type as written.
+fn fn_params<'a>(table: &Table<'a>, w: &Written<'a>, depth: u32) -> Vec<Params<'a>> {
+    if depth > MAX_DEPTH {
+        return Vec::new();
+    }
+    let text = unparenthesized(w.text.trim());
+    let alts = split_top(text, '|');
+    if alts.len() > 1 {
+        return alts
+            .iter()
+            .flat_map(|a| {
+                let w = Written {
+                    text: a.to_string(),
+                    ..w.clone()
+                };
+                fn_params(table, &w, depth + 1)
+            })
+            .collect();
+    }
+    if let Some(p) = signature_params(w.file, w.scope, text) {
+        return vec![p];
+    }
+    let Some(name) = type_name(text) else {
+        return Vec::new();
+    };
+    let segs: Vec<&str> = name.split('.').map(str::trim).collect();
+    let Some(Target::Entity(e)) = walk(table, w.file, w.scope, &segs, true).0 else {
+        return Vec::new();
+    };
+    let Some((ef, _)) = table.entity(&e.key) else {
+        return Vec::new();
+    };
+    match e.kind {
+        EntityKind::TypeAlias => match e.signature.ty.as_deref() {
+            Some(t) => fn_params(
+                table,
+                &Written {
+                    file: ef,
+                    scope: e,
+                    text: t.to_string(),
+                },
+                depth + 1,
+            ),
+            None => Vec::new(),
+        },
+        EntityKind::Trait => e
+            .signature
+            .call_signatures
+            .iter()
+            .filter_map(|s| signature_params(ef, e, s))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The class or interface a type as written is.
+pub(crate) fn class_of<'a>(
+    table: &Table<'a>,
+    w: &Written<'a>,
+    depth: u32,
+) -> Option<(usize, &'a Entity)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    if let Some(e) = import_type(table, w) {
+        let (ef, _) = table.entity(&e.key)?;
+        return matches!(e.kind, EntityKind::Class | EntityKind::Trait).then_some((ef, e));
+    }
+    let name = type_name(&w.text)?;
+    if let Some(stands) = type_parameter(table, w.scope, &name) {
+        let w = Written {
+            text: stands,
+            ..w.clone()
+        };
+        return class_of(table, &w, depth + 1);
+    }
+    let segs: Vec<&str> = name.split('.').map(str::trim).collect();
+    let Some(Target::Entity(e)) = walk(table, w.file, w.scope, &segs, true).0 else {
+        return None;
+    };
+    let (ef, _) = table.entity(&e.key)?;
+    match e.kind {
+        EntityKind::Class | EntityKind::Trait => Some((ef, e)),
+        EntityKind::TypeAlias => {
+            let w = Written {
+                file: ef,
+                scope: e,
+                text: e.signature.ty.as_deref()?.to_string(),
+            };
+            class_of(table, &w, depth + 1)
+        }
+        _ => None,
+    }
+}
+
+/// The entity an import type names: `import("./jsx-runtime").JSX.X`.
+fn import_type<'a>(table: &Table<'a>, w: &Written<'a>) -> Option<&'a Entity> {
+    let rest = w.text.trim().strip_prefix("import(")?;
+    let close = rest.find(')')?;
+    let spec = super::imports::unquote(rest[..close].trim());
+    let path = rest[close + 1..].strip_prefix('.')?;
+    let mut segs = path.split('.').map(str::trim);
+    let m = table.module_file(w.file, &spec)?;
+    let mut cur = match table.export(m, segs.next()?, true)? {
+        Target::Entity(e) => e,
+        Target::Module(_) => return None,
+    };
+    for seg in segs {
+        cur = table.children(&cur.key, seg).first()?;
+    }
+    Some(cur)
+}
+
+/// What type parameter `name` of `scope` (or of what encloses it)
+/// stands for: its constraint, else its default.
+fn type_parameter<'a>(table: &Table<'a>, scope: &'a Entity, name: &str) -> Option<String> {
+    let mut cur = Some(scope);
+    while let Some(e) = cur {
+        if let Some((_, stands)) = e
+            .signature
+            .generics
+            .iter()
+            .filter_map(|g| generic(g))
+            .find(|(n, _)| n == name)
+        {
+            return (!stands.is_empty()).then_some(stands);
+        }
+        cur = e
+            .parent
+            .as_deref()
+            .and_then(|p| table.entity(p))
+            .map(|(_, e)| e);
+    }
+    None
+}
+
+/// `M extends H<E> = H<E>` → (`M`, `H<E>`); `T = X` → (`T`, `X`); `T` →
+/// (`T`, ``).
+fn generic(g: &str) -> Option<(String, String)> {
+    let g = g
+        .trim()
+        .trim_start_matches("const ")
+        .trim_start_matches("in ")
+        .trim_start_matches("out ");
+    let name: String = g
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || matches!(c, '_' | '$'))
+        .collect();
+    if name.is_empty() {
+        return None;
+    }
+    let rest = g[name.len()..].trim();
+    let parts = split_top(rest, '=');
+    let stands = match rest.strip_prefix("extends ") {
+        Some(_) => parts[0].trim().trim_start_matches("extends ").trim(),
+        None => parts.get(1).map_or("", |d| d.trim()),
+    };
+    Some((name, stands.to_string()))
+}
+
+/// A call signature or function type as written — `<G>(a: A, ...b:
+/// B[]) => R` or `(a: A): R` — as a parameter list.
+fn signature_params<'a>(file: usize, scope: &'a Entity, text: &str) -> Option<Params<'a>> {
+    let mut rest = text.trim();
+    let mut generics = Vec::new();
+    if rest.starts_with('<') {
+        let close = matching(rest, 0)?;
+        generics = split_top(&rest[1..close], ',')
+            .iter()
+            .filter_map(|g| generic(g))
+            .collect();
+        rest = rest[close + 1..].trim_start();
+    }
+    if !rest.starts_with('(') {
+        return None;
+    }
+    let close = matching(rest, 0)?;
+    let inside = &rest[1..close];
+    let after = rest[close + 1..].trim_start();
+    let returns = after
+        .strip_prefix("=>")
+        .or_else(|| after.strip_prefix(':'))
+        .map(|r| r.trim().to_string());
+    let params = split_top(inside, ',')
+        .iter()
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| {
+            let p = p.trim();
+            let rest = p.starts_with("...");
+            let ty = split_top(p, ':').get(1).map_or("", |t| t.trim());
+            let ty = split_top(ty, '=')[0].trim();
+            (ty.to_string(), rest)
+        })
+        .collect();
+    Some(Params {
+        file,
+        scope,
+        generics,
+        params,
+        returns,
+    })
+}
+
+/// The element type of a rest parameter's array type: `T[]`,
+/// `Array<T>`, `readonly T[]`.
+fn element_type(t: &str) -> Option<&str> {
+    let t = t.trim().trim_start_matches("readonly ").trim();
+    if let Some(inner) = t.strip_suffix("[]") {
+        return Some(unparenthesized(inner.trim()));
+    }
+    let inner = t.strip_prefix("Array<")?.strip_suffix('>')?;
+    Some(inner.trim())
+}
+
+/// The type a type as written names, when it names one: `Foo`,
+/// `ns.Foo<A>`, `Foo | undefined` → `Foo`, `ns.Foo`; `Promise<Foo>`,
+/// `Awaited<Foo>` → `Foo`.
+pub(crate) fn type_name(t: &str) -> Option<String> {
+    let t = unparenthesized(t.trim());
+    let alts: Vec<&str> = split_top(t, '|')
+        .into_iter()
+        .map(str::trim)
+        .filter(|a| !a.is_empty() && !matches!(*a, "undefined" | "null" | "void"))
+        .collect();
+    let [one] = alts.as_slice() else { return None };
+    let name = one.split('<').next()?.trim();
+    if matches!(name, "Promise" | "Awaited" | "PromiseLike" | "Readonly") {
+        let open = one.find('<')?;
+        let close = matching(one, open)?;
+        return type_name(&one[open + 1..close]);
+    }
+    let simple = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.'));
+    simple.then(|| name.to_string())
+}
+
+/// `(T)` → `T`, when the parentheses enclose it all.
+fn unparenthesized(t: &str) -> &str {
+    let t = t.trim();
+    if t.starts_with('(') && matching(t, 0) == Some(t.len() - 1) {
+        unparenthesized(&t[1..t.len() - 1])
+    } else {
+        t
+    }
+}
+
+/// The byte of the bracket closing the one at `open` (`(`, `<`, `[`,
+/// `{`), brackets of every kind nested, `=>` not a closer.
+fn matching(t: &str, open: usize) -> Option<usize> {
+    let b = t.as_bytes();
+    let mut depth = 0i32;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'<' | b'[' | b'{' => depth += 1,
+            b'>' if i > 0 && b[i - 1] == b'=' => {}
+            b')' | b'>' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            b'\'' | b'"' | b'`' => {
+                let q = b[i];
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// `t` split at `sep` outside brackets and quotes (`=>` is no `=` and no
+/// closer).
+fn split_top(t: &str, sep: char) -> Vec<&str> {
+    let b = t.as_bytes();
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'(' | b'<' | b'[' | b'{' => depth += 1,
+            b'>' if i > 0 && b[i - 1] == b'=' => {}
+            b')' | b'>' | b']' | b'}' => depth -= 1,
+            b'\'' | b'"' | b'`' => {
+                let q = c;
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += 1;
+                }
+            }
+            _ if depth == 0 && c == sep as u8 && !(sep == '=' && b.get(i + 1) == Some(&b'>')) => {
+                out.push(&t[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push(&t[start..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_names_see_through_promises_unions_and_arguments() {
+        assert_eq!(type_name("Context<E, P, I>").as_deref(), Some("Context"));
+        assert_eq!(
+            type_name("Promise<Response | undefined>").as_deref(),
+            Some("Response")
+        );
+        assert_eq!(type_name("(ns.Foo | null)").as_deref(), Some("ns.Foo"));
+        assert_eq!(type_name("A | B"), None);
+        assert_eq!(type_name("{ a: string }"), None);
+    }
+
+    #[test]
+    fn splitting_keeps_arrows_and_nested_brackets_whole() {
+        assert_eq!(
+            split_top("(c: Context<E, P>, next: Next) => R | Promise<R>", '|'),
+            vec!["(c: Context<E, P>, next: Next) => R ", " Promise<R>"]
+        );
+        assert_eq!(
+            split_top("a: (x: X) => Y, b: B", ','),
+            vec!["a: (x: X) => Y", " b: B"]
+        );
+        assert_eq!(
+            generic("M1 extends H<E2, P, I> = H<E2, P, I>"),
+            Some(("M1".into(), "H<E2, P, I>".into()))
+        );
+        assert_eq!(generic("E = Env"), Some(("E".into(), "Env".into())));
+    }
+
+    #[test]
+    fn call_signatures_read_as_parameter_lists() {
+        let scope = Entity {
+            key: "k".into(),
+            kind: EntityKind::Trait,
+            name: "I".into(),
+            visibility: crate::model::Visibility::Public,
+            file: "f.ts".into(),
+            start_line: 1,
+            end_line: 1,
+            module_path: std::sync::Arc::from(Vec::<String>::new()),
+            doc: String::new(),
+            signature: Default::default(),
+            is_test: false,
+            owner: None,
+            trait_name: None,
+            parent: None,
+            language: super::super::ID,
+        };
+        let p = signature_params(
+            0,
+            &scope,
+            "<P extends string, M1 extends H<E> = H<E>>(path: P, handler: M1, ...rest: H[]): HonoBase<E>",
+        )
+        .unwrap();
+        assert_eq!(p.at(1).unwrap().text, "H<E>");
+        assert_eq!(p.at(4).unwrap().text, "H");
+        assert_eq!(p.returns.as_deref(), Some("HonoBase<E>"));
+        let f = signature_params(
+            0,
+            &scope,
+            "(c: Context<E, P, I>, next: Next) => Promise<R | void>",
+        )
+        .unwrap();
+        assert_eq!(f.at(0).unwrap().text, "Context<E, P, I>");
+        assert!(f.at(2).is_none());
+    }
+}

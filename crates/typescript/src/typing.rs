@@ -1,0 +1,373 @@
+//! What a unit's locals and expressions are, as far as its own text tells:
+//! the receivers ([`Recv`]) resolution later turns into classes.
+//!
+//! A binding is typed by its annotation (`c: Context`), else by its
+//! initializer (`= new Hono()`, `= app.request(…)`, `= await f()`,
+//! `= x as T`), else — a parameter of an arrow function or function
+//! expression written without a type — by the type its function is
+//! expected to have there: the parameter of the call's argument
+//! (`app.get('/', (c) => …)` is `Param(Arg(app.get, 1), 0)`), of the
+//! enclosing function's return type (`(): MiddlewareHandler => async
+//! (c, next) => …`), of an annotated binding, or of a typed object's
+//! property. Each binding has the lexical scope it is declared in (its
+//! block, or its function for `var` and parameters), so the many `const
+//! app` of a test file's callbacks are each their own.
+//!
+//! Nothing here looks at another file: a name that is not local is a
+//! [`Recv::Value`] path, a call of one a [`Recv::Call`]; resolution reads
+//! their declarations.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use tree_sitter::Node;
+
+use super::extract::Walker;
+use crate::model::Recv;
+
+/// Deepest a receiver is followed through bindings and contexts.
+const MAX_STEPS: u32 = 12;
+
+/// How a binding gets its value.
+#[derive(Clone, Copy)]
+enum How<'t> {
+    /// Its type annotation (the `type_annotation` node).
+    Typed(Node<'t>),
+    /// Its initializer.
+    Init(Node<'t>),
+    /// Parameter `n` of function `f`, written without a type.
+    Param(Node<'t>, u32),
+}
+
+#[derive(Clone, Copy)]
+struct Binding<'t> {
+    /// The byte range the binding is seen in.
+    scope: (usize, usize),
+    how: How<'t>,
+}
+
+/// The names a unit binds, and how each binding is typed.
+#[derive(Default)]
+pub(crate) struct Locals<'t> {
+    pub names: HashSet<String>,
+    bound: HashMap<String, Vec<Binding<'t>>>,
+}
+
+impl<'t> Locals<'t> {
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// A name bound by the unit without its type known.
+    pub fn insert(&mut self, name: String) {
+        self.names.insert(name);
+    }
+
+    /// Binding `name` (the node that names it) by declaration `decl`: a
+    /// `variable_declarator`, or a parameter of function `func` at
+    /// position `index`.
+    pub fn bind(
+        &mut self,
+        w: &Walker<'_>,
+        name: Node<'t>,
+        decl: Node<'t>,
+        param: Option<(Node<'t>, u32)>,
+    ) {
+        let text = w.text(name).to_string();
+        self.names.insert(text.clone());
+        let how = if let Some(t) = decl.child_by_field_name("type") {
+            How::Typed(t)
+        } else if let Some((func, index)) = param {
+            if !matches!(
+                func.kind(),
+                "arrow_function" | "function_expression" | "generator_function"
+            ) {
+                return;
+            }
+            How::Param(func, index)
+        } else if let Some(v) = decl.child_by_field_name("value") {
+            How::Init(v)
+        } else {
+            return;
+        };
+        let scope = scope_of(decl, param.map(|(f, _)| f));
+        self.bound
+            .entry(text)
+            .or_default()
+            .push(Binding { scope, how });
+    }
+
+    /// The receiver local `name` is at byte `at`: its innermost binding
+    /// seen there.
+    pub fn recv_of(&self, w: &Walker<'_>, name: &str, at: usize, steps: u32) -> Option<Recv> {
+        if steps > MAX_STEPS {
+            return None;
+        }
+        let b = self
+            .bound
+            .get(name)?
+            .iter()
+            .filter(|b| b.scope.0 <= at && at < b.scope.1)
+            .min_by_key(|b| b.scope.1 - b.scope.0)?;
+        match b.how {
+            How::Typed(t) => written_type(w, t),
+            How::Init(v) => self.expr_recv(w, v, steps + 1),
+            How::Param(f, i) => Some(Recv::Param(Box::new(self.context_of(w, f, steps + 1)?), i)),
+        }
+    }
+
+    /// The receiver an expression's value is.
+    pub fn expr_recv(&self, w: &Walker<'_>, e: Node<'t>, steps: u32) -> Option<Recv> {
+        if steps > MAX_STEPS {
+            return None;
+        }
+        let inner = |f: &str| e.child_by_field_name(f);
+        match e.kind() {
+            "identifier" => {
+                let name = w.text(e);
+                if self.contains(name) {
+                    self.recv_of(w, name, e.start_byte(), steps + 1)
+                } else {
+                    Some(Recv::Value(vec![name.to_string()]))
+                }
+            }
+            "this" => Some(Recv::Type("this".into())),
+            "member_expression" => {
+                let prop = inner("property").filter(|p| is_property(p.kind()))?;
+                let obj = self.expr_recv(w, inner("object")?, steps + 1)?;
+                Some(match obj {
+                    Recv::Value(mut path) => {
+                        path.push(w.text(prop).to_string());
+                        Recv::Value(path)
+                    }
+                    obj => Recv::Field(Box::new(obj), w.text(prop).to_string()),
+                })
+            }
+            "call_expression" => {
+                let f = inner("function")?;
+                match f.kind() {
+                    "member_expression" => {
+                        let prop = f
+                            .child_by_field_name("property")
+                            .filter(|p| is_property(p.kind()))?;
+                        let obj = self.expr_recv(w, f.child_by_field_name("object")?, steps + 1)?;
+                        let name = w.text(prop).to_string();
+                        Some(match obj {
+                            Recv::Value(mut path) => {
+                                path.push(name);
+                                Recv::Call(path)
+                            }
+                            obj => Recv::Method(Box::new(obj), name),
+                        })
+                    }
+                    "identifier" if !self.contains(w.text(f)) => {
+                        Some(Recv::Call(vec![w.text(f).to_string()]))
+                    }
+                    _ => None,
+                }
+            }
+            "new_expression" => {
+                let c = inner("constructor")?;
+                matches!(c.kind(), "identifier" | "member_expression")
+                    .then(|| Recv::Type(w.text(c).to_string()))
+            }
+            "as_expression" => {
+                let t = e.named_child(1)?;
+                type_recv(w, t)
+            }
+            "await_expression"
+            | "non_null_expression"
+            | "parenthesized_expression"
+            | "satisfies_expression" => self.expr_recv(w, e.named_child(0)?, steps + 1),
+            _ => None,
+        }
+    }
+
+    /// The type an expression is expected to have where it stands, as a
+    /// receiver: a call's argument, a return value, an annotated
+    /// binding's value, a typed object's property.
+    pub fn context_of(&self, w: &Walker<'_>, e: Node<'t>, steps: u32) -> Option<Recv> {
+        if steps > MAX_STEPS {
+            return None;
+        }
+        let p = e.parent()?;
+        match p.kind() {
+            "arguments" => {
+                let call = p.parent()?;
+                let index = position_in(p, e)?;
+                let callee = match call.kind() {
+                    "call_expression" => {
+                        self.callee_recv(w, call.child_by_field_name("function")?, steps)?
+                    }
+                    "new_expression" => {
+                        let c = call.child_by_field_name("constructor")?;
+                        match self.expr_recv(w, c, steps + 1)? {
+                            v @ Recv::Value(_) => v,
+                            _ => return None,
+                        }
+                    }
+                    _ => return None,
+                };
+                Some(Recv::Arg(Box::new(callee), index))
+            }
+            "parenthesized_expression" | "satisfies_expression" | "as_expression" => {
+                if p.kind() != "parenthesized_expression" {
+                    let t = p.named_child(1)?;
+                    return type_recv(w, t);
+                }
+                self.context_of(w, p, steps + 1)
+            }
+            "return_statement" => {
+                let f = enclosing_function(p)?;
+                self.returns_of(w, f)
+            }
+            "arrow_function"
+                if p.child_by_field_name("body")
+                    .is_some_and(|b| b.id() == e.id()) =>
+            {
+                self.returns_of(w, p)
+            }
+            "variable_declarator" | "public_field_definition"
+                if p.child_by_field_name("value")
+                    .is_some_and(|v| v.id() == e.id()) =>
+            {
+                written_type(w, p.child_by_field_name("type")?)
+            }
+            "pair"
+                if p.child_by_field_name("value")
+                    .is_some_and(|v| v.id() == e.id()) =>
+            {
+                let key = p.child_by_field_name("key")?;
+                let key = property_name(w, key)?;
+                let object = p.parent()?;
+                Some(Recv::Field(
+                    Box::new(self.context_of(w, object, steps + 1)?),
+                    key,
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// The type function `f` is declared to return.
+    fn returns_of(&self, w: &Walker<'_>, f: Node<'t>) -> Option<Recv> {
+        written_type(w, f.child_by_field_name("return_type")?)
+    }
+
+    /// The function a call calls, as a receiver: a path's value, or a
+    /// member of a receiver (`app.get`).
+    fn callee_recv(&self, w: &Walker<'_>, f: Node<'t>, steps: u32) -> Option<Recv> {
+        match self.expr_recv(w, f, steps + 1)? {
+            Recv::Type(_) => None,
+            r => Some(r),
+        }
+    }
+}
+
+/// Whether a member expression's property is a name.
+fn is_property(kind: &str) -> bool {
+    matches!(kind, "property_identifier" | "private_property_identifier")
+}
+
+/// A property key as a name: `a`, `'a'`, `"a"`.
+pub(crate) fn property_name(w: &Walker<'_>, key: Node<'_>) -> Option<String> {
+    match key.kind() {
+        "property_identifier" | "private_property_identifier" => Some(w.text(key).to_string()),
+        "string" => {
+            let s = super::imports::unquote(w.text(key));
+            (!s.is_empty()).then_some(s)
+        }
+        _ => None,
+    }
+}
+
+/// The receiver a `type_annotation` (`: T`) or a type node stands for:
+/// the type as written on one line.
+fn written_type(w: &Walker<'_>, t: Node<'_>) -> Option<Recv> {
+    let t = if t.kind() == "type_annotation" {
+        t.named_child(0)?
+    } else {
+        t
+    };
+    type_recv(w, t)
+}
+
+/// A type node as a receiver; `None` for what names nothing
+/// (`string`, `any`, a literal type).
+fn type_recv(w: &Walker<'_>, t: Node<'_>) -> Option<Recv> {
+    if matches!(t.kind(), "predefined_type" | "literal_type" | "object_type") {
+        return None;
+    }
+    let text = super::extract::one_line(w.text(t));
+    (!text.is_empty()).then_some(Recv::Type(text))
+}
+
+/// The position of `e` among the arguments `args` (comments aside).
+fn position_in(args: Node<'_>, e: Node<'_>) -> Option<u32> {
+    let mut cur = args.walk();
+    let i = args
+        .named_children(&mut cur)
+        .filter(|c| c.kind() != "comment")
+        .position(|c| c.id() == e.id())?;
+    u32::try_from(i).ok()
+}
+
+/// Kinds of node a function is.
+pub(crate) fn is_function(kind: &str) -> bool {
+    matches!(
+        kind,
+        "arrow_function"
+            | "function_expression"
+            | "generator_function"
+            | "function_declaration"
+            | "generator_function_declaration"
+            | "method_definition"
+    )
+}
+
+/// The function a `return` is in.
+fn enclosing_function(n: Node<'_>) -> Option<Node<'_>> {
+    let mut cur = n.parent();
+    while let Some(p) = cur {
+        if is_function(p.kind()) {
+            return Some(p);
+        }
+        if matches!(p.kind(), "class_body" | "program") {
+            return None;
+        }
+        cur = p.parent();
+    }
+    None
+}
+
+/// The byte range a binding declared by `decl` is seen in: its
+/// function's for a parameter (`func`) or a `var`, else its block's.
+fn scope_of(decl: Node<'_>, func: Option<Node<'_>>) -> (usize, usize) {
+    if let Some(f) = func {
+        return (f.start_byte(), f.end_byte());
+    }
+    let is_var = decl
+        .parent()
+        .is_some_and(|d| d.kind() == "variable_declaration");
+    let mut cur = decl.parent();
+    let mut last = decl;
+    while let Some(p) = cur {
+        let block = if is_var {
+            is_function(p.kind()) || p.kind() == "program"
+        } else {
+            matches!(
+                p.kind(),
+                "statement_block"
+                    | "program"
+                    | "for_statement"
+                    | "for_in_statement"
+                    | "switch_body"
+                    | "class_static_block"
+            ) || is_function(p.kind())
+        };
+        if block {
+            return (p.start_byte(), p.end_byte());
+        }
+        last = p;
+        cur = p.parent();
+    }
+    (last.start_byte(), last.end_byte())
+}
