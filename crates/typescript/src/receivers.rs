@@ -15,6 +15,11 @@
 //! handler `H` at argument 1, an alias of a union of function types whose
 //! first parameter is a `Context`.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustc_hash::FxHashMap as HashMap;
+
 use super::resolve::{member, walk};
 use super::table::{Table, Target};
 use crate::model::{Entity, EntityKind, Recv};
@@ -36,6 +41,12 @@ pub(crate) struct Written<'a> {
 struct Params<'a> {
     file: usize,
     scope: &'a Entity,
+    shape: Rc<Shape>,
+}
+
+/// A parameter list as written.
+#[derive(Default)]
+struct Shape {
     /// Type parameters and what each stands for (its constraint, else
     /// its default).
     generics: Vec<(String, String)>,
@@ -49,10 +60,11 @@ impl<'a> Params<'a> {
     /// The type argument `n` is expected to have (a rest parameter's
     /// element for any position from it on).
     fn at(&self, n: usize) -> Option<Written<'a>> {
-        let (ty, rest) = match self.params.get(n) {
+        let params = &self.shape.params;
+        let (ty, rest) = match params.get(n) {
             Some((t, false)) => (t.as_str(), false),
             _ => {
-                let (t, _) = self.params.iter().rev().find(|(_, rest)| *rest)?;
+                let (t, _) = params.iter().rev().find(|(_, rest)| *rest)?;
                 (t.as_str(), true)
             }
         };
@@ -63,6 +75,7 @@ impl<'a> Params<'a> {
     fn written(&self, ty: &str) -> Written<'a> {
         let ty = ty.trim();
         let text = self
+            .shape
             .generics
             .iter()
             .find(|(name, _)| name == ty)
@@ -203,7 +216,7 @@ fn returns_of<'a>(table: &Table<'a>, e: &'a Entity, depth: u32) -> Vec<Written<'
     entity_params(table, e, depth)
         .into_iter()
         .filter_map(|p| {
-            let r = p.returns.as_deref()?.to_string();
+            let r = p.shape.returns.as_deref()?.to_string();
             Some(p.written(&r))
         })
         .collect()
@@ -242,19 +255,21 @@ fn entity_params<'a>(table: &Table<'a>, e: &'a Entity, depth: u32) -> Vec<Params
     let own = |e: &'a Entity| Params {
         file,
         scope: e,
-        generics: e
-            .signature
-            .generics
-            .iter()
-            .filter_map(|g| generic(g))
-            .collect(),
-        params: e
-            .signature
-            .parameters
-            .iter()
-            .map(|p| (p.ty.clone(), p.name.starts_with("...")))
-            .collect(),
-        returns: e.signature.return_type.as_deref().map(str::to_string),
+        shape: Rc::new(Shape {
+            generics: e
+                .signature
+                .generics
+                .iter()
+                .filter_map(|g| generic(g))
+                .collect(),
+            params: e
+                .signature
+                .parameters
+                .iter()
+                .map(|p| (p.ty.clone(), p.name.starts_with("...")))
+                .collect(),
+            returns: e.signature.return_type.as_deref().map(str::to_string),
+        }),
     };
     match e.kind {
         EntityKind::Function | EntityKind::Method => vec![own(e)],
@@ -435,8 +450,32 @@ fn generic(g: &str) -> Option<(String, String)> {
 }
 
 /// A call signature or function type as written — `<G>(a: A, ...b:
-/// B[]) => R` or `(a: A): R` — as a parameter list.
+/// B[]) => R` or `(a: A): R` — as a parameter list. Each text is read
+/// once per thread: an interface's call signatures are read for every
+/// callback passed to it.
 fn signature_params<'a>(file: usize, scope: &'a Entity, text: &str) -> Option<Params<'a>> {
+    thread_local! {
+        static SHAPES: RefCell<HashMap<String, Option<Rc<Shape>>>> = RefCell::default();
+    }
+    let shape = SHAPES.with(|m| {
+        let mut m = m.borrow_mut();
+        if let Some(s) = m.get(text) {
+            return s.clone();
+        }
+        if m.len() > MAX_SHAPES {
+            m.clear();
+        }
+        let s = shape_of(text).map(Rc::new);
+        m.insert(text.to_string(), s.clone());
+        s
+    })?;
+    Some(Params { file, scope, shape })
+}
+
+/// Most signature texts a thread keeps read.
+const MAX_SHAPES: usize = 4096;
+
+fn shape_of(text: &str) -> Option<Shape> {
     let mut rest = text.trim();
     let mut generics = Vec::new();
     if rest.starts_with('<') {
@@ -468,9 +507,7 @@ fn signature_params<'a>(file: usize, scope: &'a Entity, text: &str) -> Option<Pa
             (ty.to_string(), rest)
         })
         .collect();
-    Some(Params {
-        file,
-        scope,
+    Some(Shape {
         generics,
         params,
         returns,
@@ -645,7 +682,7 @@ mod tests {
         .unwrap();
         assert_eq!(p.at(1).unwrap().text, "H<E>");
         assert_eq!(p.at(4).unwrap().text, "H");
-        assert_eq!(p.returns.as_deref(), Some("HonoBase<E>"));
+        assert_eq!(p.shape.returns.as_deref(), Some("HonoBase<E>"));
         let f = signature_params(
             0,
             &scope,

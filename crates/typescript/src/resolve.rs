@@ -26,7 +26,9 @@ use super::receivers::{class_of, recv_class, value_type};
 use super::table::{Table, Target};
 use crate::index::links::{FileLinks, LinksBuilder, RefsApart};
 use crate::model::rel::name as rel;
-use crate::model::{Entity, EntityKind, FileContext, FileExtract, RawRef, RefKind};
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::model::{Entity, EntityKind, FileContext, FileExtract, RawRef, Recv, RefKind};
 
 /// Resolve the picked files against a table of all.
 pub fn resolve_files<'a>(
@@ -63,8 +65,9 @@ fn resolve_one<'a>(table: &Table<'a>, ex: &'a FileExtract, held: &[RawRef]) -> F
             links.edge(p, rel::CONTAINS, &e.key);
         }
     }
+    let mut classes = Classes::default();
     for r in ex.refs.iter().chain(held) {
-        resolve_ref(table, file, r, &mut links);
+        resolve_ref(table, file, r, &mut links, &mut classes);
     }
     for u in &ex.uses {
         let Some((_, src)) = table.entity(&u.from) else {
@@ -210,7 +213,18 @@ pub(crate) fn walk<'a>(
     (Some(cur), through, true)
 }
 
-fn resolve_ref<'a>(table: &Table<'a>, file: usize, r: &RawRef, links: &mut LinksBuilder<'a>) {
+/// The class each receiver of a file is, by the entity it is read from
+/// (whose scope its types are named in): the many members read from one
+/// receiver (`c.json`, `c.req`, `c.header` of one callback) find it once.
+type Classes<'a, 'r> = HashMap<(&'r str, Option<&'r str>, &'r Recv), Option<(usize, &'a Entity)>>;
+
+fn resolve_ref<'a, 'r>(
+    table: &Table<'a>,
+    file: usize,
+    r: &'r RawRef,
+    links: &mut LinksBuilder<'a>,
+    classes: &mut Classes<'a, 'r>,
+) {
     let Some((_, from)) = table.entity(&r.from) else {
         return;
     };
@@ -229,7 +243,9 @@ fn resolve_ref<'a>(table: &Table<'a>, file: usize, r: &RawRef, links: &mut Links
     }
     if let Some(recv) = &r.receiver {
         let Some(name) = segs.first() else { return };
-        let class = recv_class(table, file, from, r.self_type.as_deref(), recv, 0);
+        let class = *classes
+            .entry((&r.from, r.self_type.as_deref(), recv))
+            .or_insert_with(|| recv_class(table, file, from, r.self_type.as_deref(), recv, 0));
         if let Some(dst) = class.and_then(|(cf, c)| member(table, cf, c, name, true, 0)) {
             edge(links, from, r.kind, dst, true);
         }
