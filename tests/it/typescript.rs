@@ -2,9 +2,10 @@
 //! fixture (a package with relative imports, a `.js` specifier for a
 //! TypeScript file, a barrel `index.ts` with `export *` and an aliased
 //! re-export, classes with fields, accessors, a private field and a
-//! parameter property, an interface, a `.tsx` view, a JavaScript file
-//! and a test file), golden entities and edges, and incremental equal to
-//! a rebuild after TypeScript edits.
+//! parameter property, an interface, a `.tsx` view, a JavaScript file,
+//! a test file, callbacks typed by where they go, a `tsconfig.json` with
+//! path aliases), golden entities and edges, and incremental equal to a
+//! rebuild after TypeScript and configuration edits.
 
 use crate::common;
 
@@ -40,6 +41,7 @@ const U: &str = "src/util.js-src/util";
 const HD: &str = "src/handlers.ts-src/handlers";
 const P: &str = "src/page.tsx-src/page";
 const J: &str = "src/jsx/jsx-runtime.ts-src/jsx/jsx-runtime";
+const A: &str = "src/aliased.ts-src/aliased";
 
 #[test]
 fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
@@ -132,6 +134,13 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
         "references",
         format!("{J}:DivProps.title"),
     );
+    // A bare specifier through the `tsconfig.json`'s paths (`@app/*`), and
+    // one naming the tree's own package by its `package.json` name.
+    has(A.into(), "imports", M.into());
+    has(A.into(), "imports", format!("{M}:Cart"));
+    has(A.into(), "imports", format!("{S}:openStore"));
+    has(format!("{A}:fresh"), "calls", format!("{M}:Cart"));
+    has(format!("{A}:shop"), "calls", format!("{S}:openStore"));
     // Locals are no references: `item` in `View` is a local.
     assert!(!edges
         .iter()
@@ -187,6 +196,15 @@ fn incremental_typescript_index_equals_a_rebuild() {
                         "export type Middleware = (c: Ctx) => void",
                         "export type Middleware = (c: Cart) => void",
                     )
+                })
+            }),
+        ),
+        // The configuration loses its paths: `@app/models` names nothing.
+        (
+            false,
+            Box::new(|| {
+                edit("tsconfig.json", &|s| {
+                    s.replace("\"paths\": { \"@app/*\": [\"./src/*\"], },", "")
                 })
             }),
         ),

@@ -456,4 +456,11 @@ pub struct FileContext {
     pub module_path: Vec<String>,
     /// In a `tests/`, `benches/` directory or otherwise test-only location.
     pub is_test_file: bool,
+    /// Bare import specifiers the file's build maps to paths, tried in
+    /// order: a pattern (`@/*`, `zustand`) and the repository-relative
+    /// paths it stands for, `*` in them what the pattern's `*` matched
+    /// (TypeScript: its `tsconfig.json`'s `paths` and `baseUrl`). Empty
+    /// for languages without.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path_aliases: Vec<(String, Vec<String>)>,
 }

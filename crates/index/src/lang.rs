@@ -65,8 +65,14 @@ pub trait Language: Send + Sync + 'static {
     /// the walk hands their texts to [`Language::layout`], and a change
     /// to one means a new walk.
     fn manifests(&self) -> &'static [&'static str];
-    /// The packages of a tree: `manifests` maps a manifest's directory
-    /// to its text, `files` holds the repository-relative paths of the
+    /// Whether a file of this name is one of its manifests: one of
+    /// [`Language::manifests`], or a name the language matches otherwise
+    /// (TypeScript: `tsconfig.*.json`, which a `tsconfig.json` extends).
+    fn is_manifest(&self, name: &str) -> bool {
+        self.manifests().contains(&name)
+    }
+    /// The packages of a tree: `manifests` maps a manifest's
+    /// repository-relative path (`crates/x/Cargo.toml`) to its text, `files` holds the repository-relative paths of the
     /// sources it claims.
     fn layout(
         &self,
@@ -270,4 +276,10 @@ pub unsafe fn unbound<'x>(file: &(FileContext, FileExtract)) -> (&'x FileContext
     let file: &'x (FileContext, FileExtract) =
         unsafe { &*(file as *const (FileContext, FileExtract)) };
     (&file.0, &file.1)
+}
+
+/// The directory of a manifest's repository-relative path (`""` for the
+/// top): `crates/x/Cargo.toml` → `crates/x`.
+pub fn manifest_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
 }

@@ -261,6 +261,7 @@ impl Layouts {
                 unit: String::new(),
                 module_path: Vec::new(),
                 is_test_file: false,
+                path_aliases: Vec::new(),
             },
         }
     }

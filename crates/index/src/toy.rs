@@ -133,6 +133,7 @@ impl ToyLayout {
             unit: "toy".into(),
             module_path: vec![rel.trim_end_matches(".toy").replace('/', "_")],
             is_test_file: false,
+            path_aliases: Vec::new(),
         }
     }
 }

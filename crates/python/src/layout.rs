@@ -36,15 +36,15 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// The roots of a tree from its manifests (directory → text) and its
+    /// The roots of a tree from its manifests (path → text) and its
     /// Python files.
     pub fn new(manifests: &BTreeMap<String, String>, files: &BTreeSet<String>) -> Layout {
         let mut roots: Vec<Root> = vec![Root {
             dir: String::new(),
             name: String::new(),
         }];
-        for (dir, text) in manifests {
-            let name = project_name(text).unwrap_or_else(|| last_segment(dir).to_string());
+        for (dir, name) in project_names(manifests) {
+            let dir = &dir;
             let src = join(dir, "src");
             let src_prefix = format!("{src}/");
             if files.iter().any(|f| f.starts_with(&src_prefix)) {
@@ -109,6 +109,7 @@ impl Layout {
             unit: dir.to_string(),
             module_path: module_path_of(below),
             is_test_file: is_test_path(rel),
+            path_aliases: Vec::new(),
         }
     }
 
@@ -231,6 +232,43 @@ fn join(dir: &str, name: &str) -> String {
     }
 }
 
+/// Each directory with a manifest and its project's name: the first of
+/// its manifests that names one (`pyproject.toml`, then `setup.cfg`,
+/// then `setup.py`), else the directory's.
+fn project_names(manifests: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let rank = |path: &str| {
+        let file = path.rsplit('/').next().unwrap_or(path);
+        ["pyproject.toml", "setup.cfg", "setup.py"]
+            .iter()
+            .position(|m| *m == file)
+            .unwrap_or(usize::MAX)
+    };
+    let mut ordered: Vec<(&str, usize, &str)> = manifests
+        .iter()
+        .map(|(path, text)| {
+            (
+                crate::index::lang::manifest_dir(path),
+                rank(path),
+                text.as_str(),
+            )
+        })
+        .collect();
+    ordered.sort();
+    let mut out: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for (dir, _, text) in ordered {
+        let name = out.entry(dir.to_string()).or_default();
+        if name.is_none() {
+            *name = project_name(text);
+        }
+    }
+    out.into_iter()
+        .map(|(dir, name)| {
+            let name = name.unwrap_or_else(|| last_segment(&dir).to_string());
+            (dir, name)
+        })
+        .collect()
+}
+
 fn last_segment(dir: &str) -> &str {
     dir.rsplit('/').next().unwrap_or(dir)
 }
@@ -250,9 +288,12 @@ mod tests {
     #[test]
     fn src_layouts_namespace_packages_and_projects_give_dotted_paths() {
         let manifests: BTreeMap<String, String> = [
-            (String::new(), "[project]\nname = \"Flask\"\n".to_string()),
             (
-                "examples/tutorial".into(),
+                "pyproject.toml".into(),
+                "[project]\nname = \"Flask\"\n".to_string(),
+            ),
+            (
+                "examples/tutorial/pyproject.toml".into(),
                 "[project]\nname = \"flaskr\"\n".into(),
             ),
         ]

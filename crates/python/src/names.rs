@@ -218,6 +218,7 @@ mod tests {
             unit: "src".into(),
             module_path: module.iter().map(|s| s.to_string()).collect(),
             is_test_file: false,
+            path_aliases: Vec::new(),
         };
         PyExtractor::new().extract(&ctx, src)
     }

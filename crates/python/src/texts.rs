@@ -123,6 +123,7 @@ mod tests {
             unit: "pkg".into(),
             module_path: vec!["pkg".into(), "mod".into()],
             is_test_file: false,
+            path_aliases: Vec::new(),
         };
         let ex = PyExtractor::new().extract(&ctx, src);
         ex.texts

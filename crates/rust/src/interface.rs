@@ -309,6 +309,7 @@ mod tests {
             unit: "demo".into(),
             module_path: vec![],
             is_test_file: false,
+            path_aliases: Vec::new(),
         };
         RustExtractor::new().extract(&ctx, src)
     }

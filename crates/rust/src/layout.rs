@@ -157,7 +157,7 @@ fn parent_dir(path: &str) -> &str {
 }
 
 impl Layout {
-    /// The layout of a tree: `manifests` maps a manifest's directory to its
+    /// The layout of a tree: `manifests` maps a manifest's path to its
     /// text, `files` holds every repository-relative `.rs` path.
     pub fn new(manifests: &BTreeMap<String, String>, files: &BTreeSet<String>) -> Layout {
         use rayon::prelude::*;
@@ -166,10 +166,11 @@ impl Layout {
         // and their TOML was a tenth of a walk.
         let packages: Vec<Package> = manifests
             .par_iter()
-            .filter_map(|(dir, text)| {
+            .filter_map(|(path, text)| {
+                let dir = crate::index::lang::manifest_dir(path);
                 let m = parse_manifest(text)?;
                 Some(Package {
-                    dir: dir.clone(),
+                    dir: dir.to_string(),
                     name: sanitize(&m.name),
                     targets: targets_of(dir, &m, files),
                 })
@@ -229,6 +230,7 @@ impl Layout {
                 unit: t.unit.clone(),
                 module_path: vec![],
                 is_test_file: is_test_file || t.is_test,
+                path_aliases: Vec::new(),
             };
         }
         let stem = |p: &str| -> String {
@@ -243,6 +245,7 @@ impl Layout {
                 unit: stem(rel),
                 module_path: vec![],
                 is_test_file,
+                path_aliases: Vec::new(),
             };
         };
         let inner = if pkg.dir.is_empty() {
@@ -258,6 +261,7 @@ impl Layout {
                 unit: pkg.name.clone(),
                 module_path: module_path_of(rest),
                 is_test_file,
+                path_aliases: Vec::new(),
             },
             "tests" | "benches" | "examples" => {
                 // Each top-level file (or directory with main.rs) is a crate.
@@ -279,6 +283,7 @@ impl Layout {
                         module_path_of(inside)
                     },
                     is_test_file: is_test_file || top != "examples",
+                    path_aliases: Vec::new(),
                 }
             }
             _ => FileContext {
@@ -287,6 +292,7 @@ impl Layout {
                 unit: stem(rel),
                 module_path: vec![],
                 is_test_file,
+                path_aliases: Vec::new(),
             },
         }
     }
@@ -390,6 +396,7 @@ impl Layout {
                     is_test_file: parent.is_test_file
                         || d.cfg_test
                         || child.split('/').any(|c| c == "tests"),
+                    path_aliases: Vec::new(),
                 };
                 Some((child, child_beside, ctx))
             })
@@ -652,9 +659,12 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         let mut m = BTreeMap::new();
-        m.insert(String::new(), "[package]\nname = \"my-app\"\n".to_string());
         m.insert(
-            "crates/core".to_string(),
+            "Cargo.toml".to_string(),
+            "[package]\nname = \"my-app\"\n".to_string(),
+        );
+        m.insert(
+            "crates/core/Cargo.toml".to_string(),
             "[package]\nname = \"app-core\"\n".to_string(),
         );
         Layout::new(&m, &files).guess(rel)
@@ -735,7 +745,7 @@ name = "smoke"
 path = "checks/smoke.rs"
 "#;
         let mut manifests = BTreeMap::new();
-        manifests.insert(String::new(), manifest.to_string());
+        manifests.insert("Cargo.toml".to_string(), manifest.to_string());
         let layout = Layout::new(&manifests, &files);
         let roots: Vec<(&str, &str, bool)> = layout
             .targets()
@@ -765,7 +775,10 @@ path = "checks/smoke.rs"
             "src/sys/unix.rs",
         ]);
         let mut manifests = BTreeMap::new();
-        manifests.insert(String::new(), "[package]\nname = \"fd-find\"\n".into());
+        manifests.insert(
+            "Cargo.toml".to_string(),
+            "[package]\nname = \"fd-find\"\n".into(),
+        );
         let layout = Layout::new(&manifests, &files);
         let children: BTreeMap<&str, Vec<ChildDecl>> = [
             ("tests/tests.rs", vec![decl("testenv", None)]),
@@ -809,7 +822,7 @@ path = "checks/smoke.rs"
     fn inline_modules_and_paths_that_climb() {
         let files = set(&["src/lib.rs", "src/a.rs", "src/a/b/c.rs", "shared/x.rs"]);
         let mut manifests = BTreeMap::new();
-        manifests.insert(String::new(), "[package]\nname = \"k\"\n".into());
+        manifests.insert("Cargo.toml".to_string(), "[package]\nname = \"k\"\n".into());
         let layout = Layout::new(&manifests, &files);
         let children: BTreeMap<&str, Vec<ChildDecl>> = [
             (

@@ -247,6 +247,7 @@ mod tests {
             unit: "demo".into(),
             module_path: module.iter().map(|s| s.to_string()).collect(),
             is_test_file: false,
+            path_aliases: Vec::new(),
         };
         RustExtractor::new().extract(&ctx, src)
     }

@@ -1431,6 +1431,7 @@ mod tests {
             unit: "demo".to_string(),
             module_path: vec![],
             is_test_file: false,
+            path_aliases: Vec::new(),
         };
         let ex = RustExtractor::new().extract(&ctx, src);
         // The links borrow from the extract; a test can afford to leak it.
@@ -1762,6 +1763,7 @@ mod cross_crate_macros {
                     unit: krate.to_string(),
                     module_path: vec![],
                     is_test_file: false,
+                    path_aliases: Vec::new(),
                 };
                 let ex = RustExtractor::new().extract(&ctx, src);
                 let leaked: (&'static FileContext, &'static FileExtract) =

@@ -17,6 +17,7 @@ fn ctx(path: &str) -> FileContext {
         unit: "graphctx".into(),
         module_path: Vec::new(),
         is_test_file: false,
+        path_aliases: Vec::new(),
     }
 }
 

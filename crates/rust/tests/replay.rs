@@ -13,6 +13,7 @@ fn extract(text: &str) -> FileExtract {
         unit: "demo".into(),
         module_path: Vec::new(),
         is_test_file: false,
+        path_aliases: Vec::new(),
     };
     graphctx_rust::Rust.extractor().extract(&ctx, text)
 }

@@ -147,7 +147,7 @@ pub fn relevant(root: &Path, path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    languages::of_file(name).is_some() || walk::control_files().any(|c| c == name)
+    languages::of_file(name).is_some() || walk::is_control_file(name)
 }
 
 /// A directory nothing under which changes the code graph: the store's,

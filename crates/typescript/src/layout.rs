@@ -17,6 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::config::{Aliases, Scoped};
 use crate::model::{ChildDecl, FileContext};
 
 /// A package root: its directory (`""`: the tree's top) and its name.
@@ -26,26 +27,34 @@ struct Root {
     name: String,
 }
 
-/// The package roots of a tree.
+/// The package roots of a tree, and its build configurations.
 #[derive(Debug, Clone)]
 pub struct Layout {
     /// Deepest first, so a file's root is the first that holds it.
     roots: Vec<Root>,
+    /// Per directory with a `tsconfig.json` (else `jsconfig.json`): the
+    /// path aliases of the configuration its files build with.
+    configs: BTreeMap<String, Vec<Scoped>>,
 }
 
 impl Layout {
-    /// The roots of a tree from its `package.json`s (directory → text).
+    /// The roots of a tree from its manifests (`package.json`s,
+    /// `tsconfig*.json`s and `jsconfig.json`s, path → text).
     pub fn new(manifests: &BTreeMap<String, String>, _files: &BTreeSet<String>) -> Layout {
         let mut roots: Vec<Root> = vec![Root {
             dir: String::new(),
             name: String::new(),
         }];
-        for (dir, text) in manifests {
+        for (path, text) in manifests {
+            let (dir, file) = split_path(path);
+            if file != "package.json" {
+                continue;
+            }
             let name = package_name(text).unwrap_or_else(|| last_segment(dir).to_string());
-            match roots.iter_mut().find(|r| r.dir == *dir) {
+            match roots.iter_mut().find(|r| r.dir == dir) {
                 Some(r) => r.name = name,
                 None => roots.push(Root {
-                    dir: dir.clone(),
+                    dir: dir.to_string(),
                     name,
                 }),
             }
@@ -61,7 +70,10 @@ impl Layout {
                 .then_with(|| a.dir.cmp(&b.dir))
         });
         roots.dedup_by(|a, b| a.dir == b.dir);
-        Layout { roots }
+        Layout {
+            roots,
+            configs: super::config::configs(manifests),
+        }
     }
 
     /// A digest of the roots: when it changes, files may have other
@@ -73,6 +85,13 @@ impl Layout {
             h.update(&[0]);
             h.update(r.name.as_bytes());
             h.update(&[1]);
+        }
+        for (dir, scoped) in &self.configs {
+            h.update(dir.as_bytes());
+            for s in scoped {
+                h.update(format!("{:?}{:?}", s.includes, s.aliases).as_bytes());
+            }
+            h.update(&[2]);
         }
         format!("ts{}", &h.finalize().to_hex()[..16])
     }
@@ -98,6 +117,34 @@ impl Layout {
             unit: dir.to_string(),
             module_path: module_of(below).split('/').map(str::to_string).collect(),
             is_test_file: is_test_path(rel),
+            path_aliases: self.aliases_of(rel),
+        }
+    }
+
+    /// The path aliases of the configuration a file builds with: the
+    /// nearest directory above it with one; of a configuration that
+    /// refers to others (`references`), the first whose `include` holds
+    /// the file.
+    fn aliases_of(&self, rel: &str) -> Aliases {
+        let mut dir = split_path(rel).0;
+        loop {
+            if let Some(scoped) = self.configs.get(dir) {
+                let holds = |s: &&Scoped| {
+                    s.includes.is_empty()
+                        || s.includes
+                            .iter()
+                            .any(|i| i.is_empty() || rel.starts_with(&format!("{i}/")))
+                };
+                return scoped
+                    .iter()
+                    .find(holds)
+                    .map(|s| s.aliases.clone())
+                    .unwrap_or_default();
+            }
+            if dir.is_empty() {
+                return Vec::new();
+            }
+            dir = split_path(dir).0;
         }
     }
 
@@ -187,6 +234,11 @@ fn package_name(text: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_string())
 }
 
+/// `a/b/c.json` → (`a/b`, `c.json`); `c.json` → (``, `c.json`).
+pub(crate) fn split_path(path: &str) -> (&str, &str) {
+    path.rsplit_once('/').unwrap_or(("", path))
+}
+
 fn last_segment(dir: &str) -> &str {
     dir.rsplit('/').next().unwrap_or(dir)
 }
@@ -206,9 +258,12 @@ mod tests {
     #[test]
     fn modules_are_paths_below_the_nearest_package_json() {
         let manifests: BTreeMap<String, String> = [
-            (String::new(), "{\"name\": \"hono\"}".to_string()),
-            ("packages/ui".into(), "{\"name\": \"@acme/ui\"}".into()),
-            ("tools".into(), "not json".into()),
+            ("package.json".into(), "{\"name\": \"hono\"}".to_string()),
+            (
+                "packages/ui/package.json".into(),
+                "{\"name\": \"@acme/ui\"}".into(),
+            ),
+            ("tools/package.json".into(), "not json".into()),
         ]
         .into_iter()
         .collect();

@@ -2,7 +2,8 @@
 //! languages, behind [`Language`] (see [`crate::index::lang`]).
 //!
 //! - [`layout`] — package roots (`package.json`) and the module of every
-//!   file: its path below its root, extension dropped.
+//!   file: its path below its root, extension dropped; [`config`] the
+//!   path aliases of its `tsconfig.json`.
 //! - [`extract`] — one file's parse into entities, imports and exports
 //!   ([`imports`]) and references ([`refs`]), the receivers of members
 //!   read from what a unit's own text tells ([`typing`]).
@@ -30,6 +31,7 @@
 use graphctx_base::model;
 use graphctx_index as index;
 
+mod config;
 pub mod extract;
 pub mod imports;
 pub mod interface;
@@ -139,7 +141,13 @@ impl Language for TypeScript {
     }
 
     fn manifests(&self) -> &'static [&'static str] {
-        &["package.json"]
+        &["package.json", "tsconfig.json", "jsconfig.json"]
+    }
+
+    /// Also the configurations a `tsconfig.json` extends or refers to
+    /// (`tsconfig.base.json`, `tsconfig.app.json`).
+    fn is_manifest(&self, name: &str) -> bool {
+        self.manifests().contains(&name) || name.starts_with("tsconfig.") && name.ends_with(".json")
     }
 
     fn layout(

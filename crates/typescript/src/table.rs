@@ -7,8 +7,13 @@
 //! `.cts`, `.js`, `.jsx`, `.mjs`, `.cjs`) and `x.d.ts` (a source before
 //! its declaration file), then `x/index` with those; a `.js`-style
 //! specifier (`./x.js`) is first read as the TypeScript file it is
-//! compiled from (`./x.ts`, `./x.tsx`). Bare package specifiers are not
-//! resolved: nothing is ever matched by name across files without a
+//! compiled from (`./x.ts`, `./x.tsx`). A bare specifier is read through
+//! the importing file's path aliases (its `tsconfig.json`'s `paths` and
+//! `baseUrl`: `@/lib/x` → `src/lib/x`), else as a package of the tree by
+//! its `package.json` name, read from its source: `@acme/ui` → its
+//! `src/index` or `index`, `@acme/ui/button` → its `src/button` or
+//! `button`. What names no file of the tree (`react`, `node:fs`) stays
+//! unresolved: nothing is ever matched by name across files without a
 //! path.
 //!
 //! A module exports its exported declarations, the names of its export
@@ -33,6 +38,9 @@ pub enum Target<'a> {
 /// The table of all files' interfaces.
 pub struct Table<'a> {
     files: Vec<&'a FileExtract>,
+    contexts: Vec<&'a FileContext>,
+    /// The tree's packages by name: their directories.
+    packages: HashMap<&'a str, &'a str>,
     by_path: HashMap<&'a str, usize>,
     by_key: HashMap<&'a str, (usize, &'a Entity)>,
     /// Per parent key: its children by name, in source order.
@@ -52,14 +60,20 @@ impl<'a> Table<'a> {
     pub fn build(files: &[(&'a FileContext, &'a FileExtract)]) -> Table<'a> {
         let mut t = Table {
             files: Vec::with_capacity(files.len()),
+            contexts: Vec::with_capacity(files.len()),
+            packages: HashMap::default(),
             by_path: HashMap::default(),
             by_key: HashMap::default(),
             children: HashMap::default(),
             imports: Vec::with_capacity(files.len()),
             exports: Vec::with_capacity(files.len()),
         };
-        for (i, (_, ex)) in files.iter().enumerate() {
+        for (i, (ctx, ex)) in files.iter().enumerate() {
             t.files.push(ex);
+            t.contexts.push(ctx);
+            t.packages
+                .entry(ctx.package.as_str())
+                .or_insert(ctx.unit.as_str());
             t.by_path.insert(ex.path.as_str(), i);
             for e in &ex.entities {
                 t.by_key.insert(&e.key, (i, e));
@@ -114,12 +128,44 @@ impl<'a> Table<'a> {
         let relative =
             spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../");
         if !relative {
-            return None;
+            return self.bare(from, spec);
         }
         let path = &self.files.get(from)?.path;
         let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
         let joined = normalize(dir, spec)?;
         let directory_only = spec == "." || spec == ".." || spec.ends_with('/');
+        self.at_path(&joined, directory_only)
+    }
+
+    /// The file a bare specifier names: through the path aliases of
+    /// `from`'s configuration, else a package of the tree by name.
+    fn bare(&self, from: usize, spec: &str) -> Option<usize> {
+        let ctx = self.contexts.get(from)?;
+        for (pattern, targets) in &ctx.path_aliases {
+            let Some(star) = alias_match(pattern, spec) else {
+                continue;
+            };
+            for t in targets {
+                if let Some(f) = self.at_path(&t.replacen('*', star, 1), false) {
+                    return Some(f);
+                }
+            }
+        }
+        let (name, sub) = package_parts(spec)?;
+        let dir = *self.packages.get(name)?;
+        let join = |a: &str, b: &str| match (a.is_empty(), b.is_empty()) {
+            (true, _) => b.to_string(),
+            (_, true) => a.to_string(),
+            _ => format!("{a}/{b}"),
+        };
+        [join(&join(dir, "src"), sub), join(dir, sub)]
+            .iter()
+            .find_map(|p| self.at_path(p, sub.is_empty()))
+    }
+
+    /// The file a module path names (`src/x` → `src/x.ts`, `src/x/index.ts`).
+    fn at_path(&self, joined: &str, directory_only: bool) -> Option<usize> {
+        let joined = joined.to_string();
         let find = |p: &str| self.by_path.get(p).copied();
         if !directory_only {
             for (js, ts) in [
@@ -269,6 +315,33 @@ fn pick<'a>(cands: &[&'a Entity], want_type: bool, exported: bool) -> Option<&'a
 
 /// `dir` joined with a relative specifier, `.` and `..` read; `None`
 /// above the top.
+/// What a path alias pattern's `*` matches in `spec` (`""` for a pattern
+/// without one that is `spec`).
+fn alias_match<'s>(pattern: &str, spec: &'s str) -> Option<&'s str> {
+    match pattern.split_once('*') {
+        None => (pattern == spec).then_some(""),
+        Some((pre, post)) => {
+            let rest = spec.strip_prefix(pre)?.strip_suffix(post)?;
+            Some(rest)
+        }
+    }
+}
+
+/// A bare specifier's package name and the path below it:
+/// `@acme/ui/button` → (`@acme/ui`, `button`), `hono` → (`hono`, ``).
+fn package_parts(spec: &str) -> Option<(&str, &str)> {
+    let split_at = if spec.starts_with('@') {
+        let first = spec.find('/')?;
+        spec[first + 1..].find('/').map(|i| first + 1 + i)
+    } else {
+        spec.find('/')
+    };
+    Some(match split_at {
+        Some(i) => (&spec[..i], &spec[i + 1..]),
+        None => (spec, ""),
+    })
+}
+
 fn normalize(dir: &str, spec: &str) -> Option<String> {
     let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
     for seg in spec.split('/') {

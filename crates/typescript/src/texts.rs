@@ -84,6 +84,7 @@ mod tests {
             unit: String::new(),
             module_path: vec!["src".into(), "a".into()],
             is_test_file: false,
+            path_aliases: Vec::new(),
         };
         let src = "// top note\nconst TIMEOUT = 'timed out'\n/** Doc, not text. */\nexport function login(user: string) {\n  // check first\n  throw new Error(`no such user: ${user}`)\n}\n";
         let ex = TsExtractor::new().extract(&ctx, src);

@@ -97,12 +97,11 @@ fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> (WalkResult, Man
         let rel = relative(root, abs)?;
         let name = entry.file_name().to_string_lossy();
         let readers: Vec<usize> = (0..langs.len())
-            .filter(|&i| langs[i].manifests().contains(&name.as_ref()))
+            .filter(|&i| langs[i].is_manifest(name.as_ref()))
             .collect();
         if !readers.is_empty() {
             let text = std::fs::read_to_string(abs).ok()?;
-            let dir = rel.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
-            Some(Found::Manifest(dir.to_string(), text, readers))
+            Some(Found::Manifest(rel, text, readers))
         } else {
             let lang = languages::of_file(&name)?;
             let meta = entry.metadata().ok();
@@ -135,9 +134,9 @@ fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> (WalkResult, Man
             Found::Source(rel, abs, bytes, mtime_ns, lang) => {
                 sources.push((rel, abs, bytes, mtime_ns, lang))
             }
-            Found::Manifest(dir, text, readers) => {
+            Found::Manifest(path, text, readers) => {
                 for i in readers {
-                    manifests[i].insert(dir.clone(), text.clone());
+                    manifests[i].insert(path.clone(), text.clone());
                 }
             }
             Found::Issue(issue) => issues.push(issue),
@@ -152,7 +151,7 @@ fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> (WalkResult, Man
 /// path on disk, size, modification time and language.
 type Source = (String, PathBuf, u64, i64, LanguageId);
 
-/// Per language: each manifest's directory and text.
+/// Per language: each manifest's repository-relative path and text.
 type Manifests = Vec<BTreeMap<String, String>>;
 
 /// The walk's result from the source files and manifests it found: the
@@ -187,13 +186,10 @@ fn assemble(sources: Vec<Source>, manifests: &Manifests, issues: Vec<WalkIssue>)
 /// next one.
 const SETTLE_NS: i64 = 2_000_000_000;
 
-/// The names in a directory that decide what a walk finds there or
-/// below it: ignore files and every language's manifests.
-pub fn control_files() -> impl Iterator<Item = &'static str> {
-    let manifests = languages::all().iter().flat_map(|l| l.manifests());
-    [".gitignore", ".ignore"]
-        .into_iter()
-        .chain(manifests.copied())
+/// Whether a file of this name decides what a walk finds in its
+/// directory or below: an ignore file, or any language's manifest.
+pub fn is_control_file(name: &str) -> bool {
+    matches!(name, ".gitignore" | ".ignore") || languages::all().iter().any(|l| l.is_manifest(name))
 }
 
 /// A walk kept by a long-lived process (a server) so that the next run
@@ -354,10 +350,12 @@ impl WalkSnapshot {
         let mut controls: Vec<Stamp> = Vec::new();
         for d in &dirs {
             // One that appears later changes the directory's names.
-            for name in control_files() {
-                if d.names.iter().any(|n| n == name) {
-                    controls.push(stamp(d.path.join(name)));
-                }
+            for name in d
+                .names
+                .iter()
+                .filter(|n| n.to_str().is_some_and(is_control_file))
+            {
+                controls.push(stamp(d.path.join(name)));
             }
             if d.names.iter().any(|n| n == ".git") {
                 controls.push(stamp(d.path.join(".git/info/exclude")));

@@ -32,7 +32,7 @@ use crate::support::packed::{pack, unpack};
 
 /// The record's format; a record of another (or of another graphctx
 /// version, which may walk or lay out differently) is not read.
-const FORMAT: &str = concat!("graphctx walk record 1, ", env!("CARGO_PKG_VERSION"));
+const FORMAT: &str = concat!("graphctx walk record 2, ", env!("CARGO_PKG_VERSION"));
 
 /// How many directories a check may list again (their time moved: an
 /// editor that saves by renaming moves its directory's) before the
@@ -53,7 +53,7 @@ struct Record {
     controls: Vec<(String, Option<(u64, i64)>)>,
     /// Each source file: repository-relative path, size, time, language.
     files: Vec<(String, u64, i64, u8)>,
-    /// Per language: each manifest's directory and text.
+    /// Per language: each manifest's repository-relative path and text.
     manifests: Vec<Vec<(String, String)>>,
 }
 

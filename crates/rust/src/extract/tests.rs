@@ -9,6 +9,7 @@ fn ctx(path: &str, module: &[&str]) -> FileContext {
         unit: "demo".to_string(),
         module_path: module.iter().map(|s| s.to_string()).collect(),
         is_test_file: false,
+        path_aliases: Vec::new(),
     }
 }
 

@@ -277,6 +277,7 @@ mod tests {
                 unit: "cycle".to_string(),
                 module_path,
                 is_test_file: false,
+                path_aliases: Vec::new(),
             };
             let ex = extractor.extract(&ctx, text);
             files.push((ctx, ex));
