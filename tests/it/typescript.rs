@@ -4,7 +4,7 @@
 //! re-export, classes with fields, accessors, a private field and a
 //! parameter property, an interface, a `.tsx` view, a JavaScript file,
 //! a test file, callbacks typed by where they go, a `tsconfig.json` with
-//! path aliases), golden entities and edges, and incremental equal to a
+//! path aliases, CommonJS modules), golden entities and edges, and incremental equal to a
 //! rebuild after TypeScript and configuration edits.
 
 use crate::common;
@@ -42,6 +42,8 @@ const HD: &str = "src/handlers.ts-src/handlers";
 const P: &str = "src/page.tsx-src/page";
 const J: &str = "src/jsx/jsx-runtime.ts-src/jsx/jsx-runtime";
 const A: &str = "src/aliased.ts-src/aliased";
+const L: &str = "src/legacy.cjs-src/legacy";
+const C: &str = "src/app.cjs-src/app";
 
 #[test]
 fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
@@ -141,6 +143,14 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
     has(A.into(), "imports", format!("{S}:openStore"));
     has(format!("{A}:fresh"), "calls", format!("{M}:Cart"));
     has(format!("{A}:shop"), "calls", format!("{S}:openStore"));
+    // CommonJS: `require` imports, `exports.x =` declares and exports.
+    has(L.into(), "imports", U.into());
+    has(L.into(), "imports", format!("{U}:cheapest"));
+    has(format!("{L}:pick"), "calls", format!("{U}:cheapest"));
+    has(format!("{L}:fresh"), "calls", format!("{M}:Cart"));
+    has(C.into(), "imports", L.into());
+    has(C.into(), "imports", M.into());
+    has(C.into(), "calls", format!("{L}:pick"));
     // Locals are no references: `item` in `View` is a local.
     assert!(!edges
         .iter()

@@ -379,7 +379,7 @@ impl<'s> Walker<'s> {
     }
 
     /// A new entity of `parent`, spanning `outer`.
-    fn new_entity(
+    pub(crate) fn new_entity(
         &mut self,
         parent: usize,
         kind: EntityKind,
@@ -432,6 +432,7 @@ impl<'s> Walker<'s> {
                 Some(c) if matches!(c.kind(), "internal_module" | "module") => {
                     self.declare(c, n, parent, false, depth)
                 }
+                _ if parent == 0 && super::commonjs::statement(self, n, parent) => {}
                 _ => refs::unit(self, n, parent, None),
             },
             "comment" | "empty_statement" | "hash_bang_line" => {}
@@ -646,6 +647,9 @@ impl<'s> Walker<'s> {
             let Some(name) = v.child_by_field_name("name") else {
                 continue;
             };
+            if parent == 0 && super::commonjs::require_binding(self, v) {
+                continue;
+            }
             let span = if single { outer } else { v };
             if name.kind() != "identifier" {
                 // Destructuring: each name bound, the value read by the
@@ -690,7 +694,7 @@ impl<'s> Walker<'s> {
     }
 
     /// A class's heritage, decorators and members.
-    fn class_body(&mut self, d: Node<'_>, outer: Node<'_>, class: usize, depth: u32) {
+    pub(crate) fn class_body(&mut self, d: Node<'_>, outer: Node<'_>, class: usize, depth: u32) {
         let body = d.child_by_field_name("body");
         let mut bases = Vec::new();
         let mut cur = d.walk();
@@ -928,7 +932,7 @@ fn member_visibility(w: &Walker<'_>, m: Node<'_>, name: &str) -> Visibility {
 
 /// A function's, method's or arrow function's signature; its text is
 /// `outer` up to the body.
-fn function_signature(w: &Walker<'_>, f: Node<'_>, outer: Node<'_>) -> Signature {
+pub(crate) fn function_signature(w: &Walker<'_>, f: Node<'_>, outer: Node<'_>) -> Signature {
     let mut params = Vec::new();
     if let Some(ps) = f.child_by_field_name("parameters") {
         let mut cur = ps.walk();
@@ -1062,7 +1066,7 @@ fn head(w: &Walker<'_>, outer: Node<'_>, body: Option<Node<'_>>) -> String {
 }
 
 /// The first line of `n`, on one line.
-fn first_line(w: &Walker<'_>, n: Node<'_>) -> String {
+pub(crate) fn first_line(w: &Walker<'_>, n: Node<'_>) -> String {
     one_line(w.text(n).lines().next().unwrap_or(""))
 }
 

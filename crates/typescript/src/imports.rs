@@ -15,7 +15,8 @@
 //! | `export * as ns from 's'` | `s` | `ns` | | yes |
 //! | `export { a as b }`, `export default a` | `"" a` | `b`, `default` | | yes |
 //!
-//! `import type` and `export type` read the same.
+//! `import type` and `export type` read the same; CommonJS's `require`
+//! and `module.exports` the same too ([`super::commonjs`]).
 
 use tree_sitter::Node;
 
@@ -28,7 +29,7 @@ pub(crate) fn unquote(s: &str) -> String {
         .to_string()
 }
 
-fn push(
+pub(crate) fn push_use(
     w: &mut Walker<'_>,
     path: Vec<String>,
     alias: Option<String>,
@@ -61,7 +62,7 @@ pub(crate) fn import(w: &mut Walker<'_>, n: Node<'_>, _parent: usize) {
         };
         let alias = w.text(id).to_string();
         let spec = unquote(w.text(src));
-        push(w, vec![spec], Some(alias), false, false, n);
+        push_use(w, vec![spec], Some(alias), false, false, n);
         return;
     }
     let Some(src) = n.child_by_field_name("source") else {
@@ -69,7 +70,7 @@ pub(crate) fn import(w: &mut Walker<'_>, n: Node<'_>, _parent: usize) {
     };
     let spec = unquote(w.text(src));
     let Some(clause) = children.iter().find(|c| c.kind() == "import_clause") else {
-        push(w, vec![spec], None, false, false, n);
+        push_use(w, vec![spec], None, false, false, n);
         return;
     };
     let mut cur = clause.walk();
@@ -77,7 +78,7 @@ pub(crate) fn import(w: &mut Walker<'_>, n: Node<'_>, _parent: usize) {
         match c.kind() {
             "identifier" => {
                 let alias = w.text(c).to_string();
-                push(
+                push_use(
                     w,
                     vec![spec.clone(), "default".into()],
                     Some(alias),
@@ -89,7 +90,7 @@ pub(crate) fn import(w: &mut Walker<'_>, n: Node<'_>, _parent: usize) {
             "namespace_import" => {
                 if let Some(id) = c.named_child(0) {
                     let alias = w.text(id).to_string();
-                    push(w, vec![spec.clone()], Some(alias), false, false, n);
+                    push_use(w, vec![spec.clone()], Some(alias), false, false, n);
                 }
             }
             "named_imports" => {
@@ -105,7 +106,7 @@ pub(crate) fn import(w: &mut Walker<'_>, n: Node<'_>, _parent: usize) {
                     let alias = s
                         .child_by_field_name("alias")
                         .map_or_else(|| name.clone(), |a| w.text(a).to_string());
-                    push(w, vec![spec.clone(), name], Some(alias), false, false, n);
+                    push_use(w, vec![spec.clone(), name], Some(alias), false, false, n);
                 }
             }
             _ => {}
@@ -135,15 +136,15 @@ pub(crate) fn export(w: &mut Walker<'_>, n: Node<'_>) {
                     .child_by_field_name("alias")
                     .map_or_else(|| name.clone(), |a| unquote(w.text(a)));
                 let first = spec.clone().unwrap_or_default();
-                push(w, vec![first, name], Some(alias), false, true, n);
+                push_use(w, vec![first, name], Some(alias), false, true, n);
             }
         }
         (None, Some(spec)) => match children.iter().find(|c| c.kind() == "namespace_export") {
             Some(ns) => {
                 let alias = ns.named_child(0).map(|id| unquote(w.text(id)));
-                push(w, vec![spec], alias, false, true, n);
+                push_use(w, vec![spec], alias, false, true, n);
             }
-            None => push(w, vec![spec], None, true, true, n),
+            None => push_use(w, vec![spec], None, true, true, n),
         },
         (None, None) => {}
     }
@@ -151,7 +152,7 @@ pub(crate) fn export(w: &mut Walker<'_>, n: Node<'_>) {
 
 /// A file's own name exported, under `alias` if given.
 pub(crate) fn local_export(w: &mut Walker<'_>, name: &str, alias: Option<&str>, n: Node<'_>) {
-    push(
+    push_use(
         w,
         vec![String::new(), name.to_string()],
         Some(alias.unwrap_or(name).to_string()),

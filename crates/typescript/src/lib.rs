@@ -5,7 +5,7 @@
 //!   file: its path below its root, extension dropped; [`config`] the
 //!   path aliases of its `tsconfig.json`.
 //! - [`extract`] — one file's parse into entities, imports and exports
-//!   ([`imports`]) and references ([`refs`]), the receivers of members
+//!   ([`imports`], CommonJS's in [`commonjs`]) and references ([`refs`]), the receivers of members
 //!   read from what a unit's own text tells ([`typing`]).
 //! - [`table`] — the symbol table: files by path, relative specifiers,
 //!   each module's exports through re-exports and barrels.
@@ -31,6 +31,7 @@
 use graphctx_base::model;
 use graphctx_index as index;
 
+mod commonjs;
 mod config;
 pub mod extract;
 pub mod imports;

@@ -183,7 +183,19 @@ pub(crate) fn walk<'a>(
     for (i, seg) in rest.iter().enumerate() {
         let want = want_type && i + 1 == rest.len();
         let next = match cur {
-            Target::Module(m) => table.export(m, seg, want),
+            // A module whose `module.exports` is one value is read
+            // through it (`const app = require('./app'); app.listen()`).
+            Target::Module(m) => {
+                table
+                    .export(m, seg, want)
+                    .or_else(|| match table.export(m, "default", false)? {
+                        Target::Entity(d) => table
+                            .children(&d.key, seg)
+                            .first()
+                            .map(|c| Target::Entity(c)),
+                        Target::Module(_) => None,
+                    })
+            }
             Target::Entity(e) => match e.kind {
                 EntityKind::Module | EntityKind::Class | EntityKind::Enum | EntityKind::Trait => {
                     table
@@ -274,6 +286,12 @@ fn resolve_ref<'a, 'r>(
     }
     match found {
         Some(Target::Entity(dst)) => edge(links, from, r.kind, dst, whole),
+        // A module called or constructed: its one exported value.
+        Some(Target::Module(m)) if whole && matches!(r.kind, RefKind::Call) => {
+            if let Some(Target::Entity(dst)) = table.export(m, "default", false) {
+                edge(links, from, r.kind, dst, true);
+            }
+        }
         Some(Target::Module(_)) => {}
         None => {
             if segs.len() == 1 && is_global(segs[0]) {
