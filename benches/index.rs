@@ -13,8 +13,8 @@
 //! does only the cold index.
 //!
 //! The edits are made in each file's language (a `//` or `#` comment, a
-//! `pub fn` or a module-level `def`), so a Python tree is measured the
-//! same way: the parse-only baseline parses each file with its
+//! `pub fn`, a module-level `def` or an `export function`), so a Python
+//! or TypeScript tree is measured the same way: the parse-only baseline parses each file with its
 //! language's parser.
 //!
 //! Run: `cargo bench --bench index` (add crate directory names or paths as
@@ -416,7 +416,9 @@ struct Syntax {
     /// What a public function's definition starts with, at a line's start
     /// (after the newline it follows).
     def: &'static str,
-    python: bool,
+    /// A new public function named after a suffix, which no other file
+    /// names.
+    new_fn: fn(&str) -> String,
 }
 
 impl Syntax {
@@ -425,22 +427,23 @@ impl Syntax {
             Some("py" | "pyi") => Syntax {
                 comment: "#",
                 def: "\ndef ",
-                python: true,
+                new_fn: |s| format!("\ndef graphctx_bench_{s}():\n    return 1\n"),
+            },
+            Some("ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs") => Syntax {
+                comment: "//",
+                def: "export function ",
+                new_fn: |s| format!("export function graphctx_bench_{s}() {{ return 1 }}\n"),
             },
             _ => Syntax {
                 comment: "//",
                 def: "pub fn ",
-                python: false,
+                new_fn: |s| format!("pub fn graphctx_bench_{s}() -> u32 {{ 1 }}\n"),
             },
         }
     }
 
-    /// A new public function, which no other file names.
     fn new_fn(&self, suffix: &str) -> String {
-        match self.python {
-            true => format!("\ndef graphctx_bench_{suffix}():\n    return 1\n"),
-            false => format!("pub fn graphctx_bench_{suffix}() -> u32 {{ 1 }}\n"),
-        }
+        (self.new_fn)(suffix)
     }
 }
 

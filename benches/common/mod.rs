@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use graphctx::index::walk;
+use graphctx::index::{languages, walk};
 use graphctx::ontology::format_e;
 use graphctx::ontology::store::OntoTx;
 use graphctx::ontology::{NodeType, OntoEdge, OntoNode, Position, RelType};
@@ -86,8 +86,9 @@ pub fn find_crate(name: &str) -> Option<PathBuf> {
 
 /// Copy the `.rs` files the walker would index, and the top manifest.
 pub fn copy_tree(from: &Path, to: &Path) {
-    // The sources, and the manifest of every directory above one: the
-    // Cargo layout (crate names, targets) decides what resolves.
+    // The sources, and the manifests of every directory above one: the
+    // layouts they make (crate names and targets, packages, path aliases)
+    // decide what resolves.
     let mut dirs = std::collections::BTreeSet::new();
     for f in walk::walk(from).files {
         let dst = to.join(&f.ctx.path);
@@ -103,9 +104,17 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
     dirs.insert(PathBuf::new());
     for d in dirs {
-        let manifest = from.join(&d).join("Cargo.toml");
-        if manifest.is_file() {
-            std::fs::copy(manifest, to.join(&d).join("Cargo.toml")).unwrap();
+        let Ok(entries) = std::fs::read_dir(from.join(&d)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let manifest = name
+                .to_str()
+                .is_some_and(|n| languages::all().iter().any(|l| l.is_manifest(n)));
+            if manifest && e.path().is_file() {
+                std::fs::copy(e.path(), to.join(&d).join(&name)).unwrap();
+            }
         }
     }
 }

@@ -118,6 +118,19 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
     has(HD.into(), "references", format!("{M}:Cart.items"));
     has(HD.into(), "references", format!("{HD}:Ctx.path"));
     has(format!("{HD}:logger"), "calls", format!("{HD}:Ctx.json"));
+    // An array's elements: `for … of`, an array method's callback, and
+    // what `slice` and `at` give.
+    has(format!("{HD}:firstCart"), "calls", format!("{HD}:Ctx.json"));
+    has(
+        format!("{HD}:firstCart"),
+        "references",
+        format!("{HD}:Ctx.path"),
+    );
+    has(
+        format!("{HD}:firstCart"),
+        "references",
+        format!("{HD}:Ctx.cart"),
+    );
     // A module's `const app = new Router()` reaches its members, and the
     // keys of an object passed where a type is expected are its members.
     has(HD.into(), "calls", format!("{HD}:Router.get"));

@@ -10,6 +10,9 @@
 //! function or method's own, a function type written out (`(c:
 //! Context) => R`), an alias of one or a union of such, or an
 //! interface's call signatures — overloads each a list, tried in order.
+//! An array (`T[]`, `Array<T>`) gives its element to an index, a
+//! `for … of`, `at`/`find`/`pop`, and the callbacks of `map`, `filter`,
+//! `sort` and the like; `slice`, `filter` and `sort` give the array back.
 //! So `app.get('/', (c) => c.json())` reaches `Context.json`: `app.get`
 //! is a field typed `HandlerInterface`, whose call signatures take a
 //! handler `H` at argument 1, an alias of a union of function types whose
@@ -136,6 +139,9 @@ fn types_of<'a>(
             value_type(table, m).into_iter().collect()
         }
         Recv::Method(base, name) => {
+            if let Some(r) = array_method(table, file, from, self_type, base, name, depth) {
+                return vec![r];
+            }
             let Some(m) = member_of(table, file, from, self_type, base, name, depth) else {
                 return Vec::new();
             };
@@ -149,19 +155,116 @@ fn types_of<'a>(
             Some(e) => value_type(table, e).into_iter().collect(),
             None => Vec::new(),
         },
-        Recv::Arg(callee, n) => callable(table, file, from, self_type, callee, depth)
-            .iter()
-            .filter_map(|p| p.at(*n as usize))
-            .collect(),
+        Recv::Arg(callee, n) => {
+            if let Some(cb) = array_callback(table, file, from, self_type, callee, *n, depth) {
+                return vec![cb];
+            }
+            callable(table, file, from, self_type, callee, depth)
+                .iter()
+                .filter_map(|p| p.at(*n as usize))
+                .collect()
+        }
         Recv::Param(f, n) => types_of(table, file, from, self_type, f, depth + 1)
             .iter()
             .flat_map(|w| fn_params(table, w, depth + 1))
             .filter_map(|p| p.at(*n as usize))
             .collect(),
-        Recv::Try(_) | Recv::Element(_) => Vec::new(),
+        Recv::Element(inner) => types_of(table, file, from, self_type, inner, depth + 1)
+            .iter()
+            .filter_map(|w| element_of(w))
+            .collect(),
+        Recv::Try(_) => Vec::new(),
     };
     out.truncate(MAX_CANDIDATES);
     out
+}
+
+/// An array's element type as written (`T[]`, `Array<T>`,
+/// `ReadonlyArray<T>`), where it was written.
+fn element_of<'a>(w: &Written<'a>) -> Option<Written<'a>> {
+    let t = unparenthesized(w.text.trim());
+    let t = t
+        .strip_prefix("Readonly")
+        .filter(|r| r.starts_with("Array<"))
+        .unwrap_or(t);
+    Some(Written {
+        text: element_type(t)?.to_string(),
+        ..w.clone()
+    })
+}
+
+/// The array methods whose result is an array of the same elements, and
+/// those whose result is one of them.
+const ARRAY_SAME: &[&str] = &[
+    "concat",
+    "filter",
+    "reverse",
+    "slice",
+    "sort",
+    "toReversed",
+    "toSorted",
+];
+const ARRAY_ONE: &[&str] = &["at", "find", "findLast", "pop", "shift"];
+/// The array methods whose first argument is called with elements.
+const ARRAY_CALLBACKS: &[&str] = &[
+    "every",
+    "filter",
+    "find",
+    "findIndex",
+    "findLast",
+    "findLastIndex",
+    "flatMap",
+    "forEach",
+    "map",
+    "some",
+    "sort",
+    "toSorted",
+];
+
+/// What calling array method `name` on a receiver returns, when the
+/// receiver is an array.
+fn array_method<'a>(
+    table: &Table<'a>,
+    file: usize,
+    from: &'a Entity,
+    self_type: Option<&str>,
+    base: &Recv,
+    name: &str,
+    depth: u32,
+) -> Option<Written<'a>> {
+    let same = ARRAY_SAME.contains(&name);
+    if !same && !ARRAY_ONE.contains(&name) {
+        return None;
+    }
+    types_of(table, file, from, self_type, base, depth + 1)
+        .iter()
+        .find_map(|w| element_of(w).map(|e| if same { w.clone() } else { e }))
+}
+
+/// The type an array method's callback is expected to have (`xs.map((x)
+/// => …)`: called with an element, and `sort`'s with two).
+fn array_callback<'a>(
+    table: &Table<'a>,
+    file: usize,
+    from: &'a Entity,
+    self_type: Option<&str>,
+    callee: &Recv,
+    n: u32,
+    depth: u32,
+) -> Option<Written<'a>> {
+    let Recv::Field(base, name) = callee else {
+        return None;
+    };
+    if n != 0 || !ARRAY_CALLBACKS.contains(&name.as_str()) {
+        return None;
+    }
+    let e = types_of(table, file, from, self_type, base, depth + 1)
+        .iter()
+        .find_map(|w| element_of(w))?;
+    Some(Written {
+        text: format!("(a: {t}, b: {t}) => unknown", t = e.text),
+        ..e
+    })
 }
 
 /// The member `name` of the class a receiver is.

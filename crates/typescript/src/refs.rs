@@ -133,7 +133,18 @@ fn bindings<'t>(
             }
         }
         "catch_clause" => add_pattern(w, n.child_by_field_name("parameter"), out),
-        "for_in_statement" => add_pattern(w, n.child_by_field_name("left"), out),
+        "for_in_statement" => {
+            add_pattern(w, n.child_by_field_name("left"), out);
+            let of = n
+                .child_by_field_name("operator")
+                .is_some_and(|o| w.text(o) == "of");
+            let left = n
+                .child_by_field_name("left")
+                .filter(|l| l.kind() == "identifier");
+            if let (true, Some(left), Some(right)) = (of, left, n.child_by_field_name("right")) {
+                out.bind_element(w, left, right, n);
+            }
+        }
         "arrow_function" => {
             if let Some(p) = n
                 .child_by_field_name("parameter")

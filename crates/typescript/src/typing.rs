@@ -35,6 +35,8 @@ enum How<'t> {
     Init(Node<'t>),
     /// Parameter `n` of function `f`, written without a type.
     Param(Node<'t>, u32),
+    /// An element of what the expression iterates (`for (const a of xs)`).
+    ElementOf(Node<'t>),
 }
 
 #[derive(Clone, Copy)]
@@ -95,6 +97,16 @@ impl<'t> Locals<'t> {
             .push(Binding { scope, how });
     }
 
+    /// Binding `name` to the elements `for (const name of xs)` iterates.
+    pub fn bind_element(&mut self, w: &Walker<'_>, name: Node<'t>, of: Node<'t>, scope: Node<'t>) {
+        let text = w.text(name).to_string();
+        self.names.insert(text.clone());
+        self.bound.entry(text).or_default().push(Binding {
+            scope: (scope.start_byte(), scope.end_byte()),
+            how: How::ElementOf(of),
+        });
+    }
+
     /// The receiver local `name` is at byte `at`: its innermost binding
     /// seen there.
     pub fn recv_of(&self, w: &Walker<'_>, name: &str, at: usize, steps: u32) -> Option<Recv> {
@@ -111,6 +123,9 @@ impl<'t> Locals<'t> {
             How::Typed(t) => written_type(w, t),
             How::Init(v) => self.expr_recv(w, v, steps + 1),
             How::Param(f, i) => Some(Recv::Param(Box::new(self.context_of(w, f, steps + 1)?), i)),
+            How::ElementOf(xs) => {
+                Some(Recv::Element(Box::new(self.expr_recv(w, xs, steps + 1)?)))
+            }
         }
     }
 
@@ -172,6 +187,16 @@ impl<'t> Locals<'t> {
             "as_expression" => {
                 let t = e.named_child(1)?;
                 type_recv(w, t)
+            }
+            "subscript_expression" => {
+                let index = inner("index")?;
+                if index.kind() == "string" {
+                    let key = super::imports::unquote(w.text(index));
+                    let obj = self.expr_recv(w, inner("object")?, steps + 1)?;
+                    return Some(Recv::Field(Box::new(obj), key));
+                }
+                let obj = self.expr_recv(w, inner("object")?, steps + 1)?;
+                Some(Recv::Element(Box::new(obj)))
             }
             "await_expression"
             | "non_null_expression"
