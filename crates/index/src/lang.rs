@@ -48,6 +48,11 @@ pub trait Language: Send + Sync + 'static {
             .rsplit_once('.')
             .is_some_and(|(_, ext)| self.extensions().contains(&ext))
     }
+    /// What a file is there for (`is_test`: its layout calls it a test):
+    /// by default [`default_role`], its directories' names.
+    fn file_role(&self, path: &str, is_test: bool) -> FileRole {
+        default_role(path, is_test)
+    }
     /// File names nearly every package of the language holds (`lib.rs`,
     /// `mod.rs`; `__init__.py`): a path ending in one names no file
     /// without its directory.
@@ -282,4 +287,37 @@ pub unsafe fn unbound<'x>(file: &(FileContext, FileExtract)) -> (&'x FileContext
 /// top): `crates/x/Cargo.toml` → `crates/x`.
 pub fn manifest_dir(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// What a file is there for: the code a change belongs in, or what
+/// exercises, measures, shows, documents or builds that code (search
+/// ranks those below the code unless a query is about them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileRole {
+    Code,
+    Test,
+    Bench,
+    Example,
+    Docs,
+    Build,
+}
+
+/// A file's role told by its directories, as most languages lay them out:
+/// under `bench/`, `benches/`, `benchmark/` or `benchmarks/` a benchmark;
+/// else a test when its layout says so; else under `example/`,
+/// `examples/` an example, under `doc/`, `docs/` documentation; else
+/// code.
+pub fn default_role(path: &str, is_test: bool) -> FileRole {
+    let under = |names: &[&str]| path.split('/').rev().skip(1).any(|d| names.contains(&d));
+    if under(&["bench", "benches", "benchmark", "benchmarks"]) {
+        FileRole::Bench
+    } else if is_test {
+        FileRole::Test
+    } else if under(&["example", "examples"]) {
+        FileRole::Example
+    } else if under(&["doc", "docs"]) {
+        FileRole::Docs
+    } else {
+        FileRole::Code
+    }
 }

@@ -111,6 +111,15 @@ impl Language for Python {
         }
     }
 
+    /// A project's `setup.py` and `noxfile.py` build; the rest by their
+    /// directories.
+    fn file_role(&self, path: &str, is_test: bool) -> lang::FileRole {
+        match path.rsplit('/').next() {
+            Some("setup.py" | "noxfile.py") => lang::FileRole::Build,
+            _ => lang::default_role(path, is_test),
+        }
+    }
+
     fn manifests(&self) -> &'static [&'static str] {
         &["pyproject.toml", "setup.cfg", "setup.py"]
     }

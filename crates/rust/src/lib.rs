@@ -76,6 +76,15 @@ impl Language for Rust {
         &["target"]
     }
 
+    /// A package's build script (`build.rs`) builds; the rest by their
+    /// directories (`benches/`, `examples/`, `tests/` are Cargo's).
+    fn file_role(&self, path: &str, is_test: bool) -> lang::FileRole {
+        match path.rsplit('/').next() {
+            Some("build.rs") => lang::FileRole::Build,
+            _ => lang::default_role(path, is_test),
+        }
+    }
+
     fn manifests(&self) -> &'static [&'static str] {
         &["Cargo.toml"]
     }

@@ -1,13 +1,18 @@
 //! The prior for where a change belongs: in the code, before its tests,
-//! benchmarks, documentation and examples — unless the query names the
-//! benchmarks.
+//! benchmarks, examples, documentation and build scripts — unless the
+//! query names the benchmarks.
 //!
 //! A report is fixed in the code its tests exercise and its examples
 //! show, so files of those kinds rank at [`TEST_FACTOR`] of their score.
-//! Reports say "test" and "for example" as a matter of course, so those
-//! words lift nothing; a query that speaks of benchmarks (`benches: …`,
-//! "the serve bench opens files") is about the benchmark files, and
-//! files under a benchmark directory keep their whole score for it.
+//! What a file is there for is its language's to tell
+//! ([`Language::file_role`]: Cargo's `build.rs`, a `vite.config.ts`, a
+//! story, a `benches/` directory). Reports say "test" and "for example"
+//! as a matter of course, so those words lift nothing; a query that
+//! speaks of benchmarks (`benches: …`, "the serve bench opens files") is
+//! about the benchmark files, and they keep their whole score for it.
+
+use graphctx_index::lang::{default_role, FileRole, Language};
+use graphctx_index::languages;
 
 use crate::features::Role;
 use crate::query::Reading;
@@ -16,8 +21,6 @@ use crate::query::Reading;
 /// change belongs; it still ranks, lower.
 pub(super) const TEST_FACTOR: f64 = 0.5;
 
-/// Directories whose files are benchmarks.
-const BENCH_DIRS: &[&str] = &["bench", "benches", "benchmark", "benchmarks"];
 /// Query words (their stems) that speak of benchmarks.
 const BENCH_WORDS: &[&str] = &["bench", "benchmark"];
 
@@ -49,28 +52,17 @@ impl Prior {
     /// What the file is for this query: benchmarks a query about them asks
     /// for count as code.
     pub(super) fn role(&self, path: &str, is_test: bool) -> Role {
-        if self.benches && is_under(path, BENCH_DIRS) {
-            Role::Code
-        } else if is_test {
-            Role::Test
-        } else if is_docs_or_examples(path) {
-            Role::DocsOrExample
-        } else {
-            Role::Code
+        let role = languages::of_file(path).map_or_else(
+            || default_role(path, is_test),
+            |l: &dyn Language| l.file_role(path, is_test),
+        );
+        match role {
+            FileRole::Code => Role::Code,
+            FileRole::Bench if self.benches => Role::Code,
+            FileRole::Bench | FileRole::Test => Role::Test,
+            FileRole::Example | FileRole::Docs | FileRole::Build => Role::DocsOrExample,
         }
     }
-}
-
-/// Whether a directory of `path` (at any depth) has one of these names.
-fn is_under(path: &str, names: &[&str]) -> bool {
-    let mut dirs = path.split('/').rev().skip(1);
-    dirs.any(|d| names.contains(&d))
-}
-
-/// Whether a path lies under a directory of documentation or examples
-/// (`doc/`, `docs/`, `examples/`, `example/` at any depth).
-fn is_docs_or_examples(path: &str) -> bool {
-    is_under(path, &["doc", "docs", "example", "examples"])
 }
 
 #[cfg(test)]
@@ -80,6 +72,8 @@ mod tests {
 
     #[test]
     fn documentation_and_examples_are_told_by_their_directories() {
+        let plain = Prior::of(&query::read("the parser drops a trailing comment"));
+        let is_docs_or_examples = |p: &str| plain.role(p, false) == Role::DocsOrExample;
         for path in [
             "doc/conf.py",
             "doc/usage/extensions/example_google.py",

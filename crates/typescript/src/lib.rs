@@ -145,6 +145,21 @@ impl Language for TypeScript {
         &["package.json", "tsconfig.json", "jsconfig.json"]
     }
 
+    /// A tool's configuration (`vite.config.ts`, `jest.config.js`) builds;
+    /// a story (`button.stories.tsx`) shows a component; the rest by
+    /// their directories.
+    fn file_role(&self, path: &str, is_test: bool) -> lang::FileRole {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let stem = layout::module_of(name);
+        if stem.ends_with(".config") || stem.contains(".config.") {
+            lang::FileRole::Build
+        } else if stem.ends_with(".stories") || stem.ends_with(".story") {
+            lang::FileRole::Example
+        } else {
+            lang::default_role(path, is_test)
+        }
+    }
+
     /// Also the configurations a `tsconfig.json` extends or refers to
     /// (`tsconfig.base.json`, `tsconfig.app.json`).
     fn is_manifest(&self, name: &str) -> bool {
@@ -305,5 +320,19 @@ mod tests {
         );
         assert_eq!(strip_twin("#x"), "#x");
         assert_eq!(strip_twin("A.#x#3"), "A.#x");
+    }
+
+    #[test]
+    fn configurations_build_stories_show_and_directories_tell_the_rest() {
+        use lang::FileRole::*;
+        let ts = TypeScript;
+        assert_eq!(ts.file_role("vite.config.ts", false), Build);
+        assert_eq!(ts.file_role("packages/a/tsdown.config.mts", false), Build);
+        assert_eq!(ts.file_role("src/button.stories.tsx", false), Example);
+        assert_eq!(ts.file_role("benchmarks/handle.ts", false), Bench);
+        assert_eq!(ts.file_role("src/a.test.ts", true), Test);
+        assert_eq!(ts.file_role("docs/guide/app.ts", false), Docs);
+        assert_eq!(ts.file_role("examples/app/index.js", false), Example);
+        assert_eq!(ts.file_role("src/config.ts", false), Code);
     }
 }
