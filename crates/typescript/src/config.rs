@@ -257,28 +257,18 @@ fn strict_json(text: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// `dir` joined with a relative path, `.` and `..` read, without a
+/// trailing `/`; `None` above the tree's top.
+fn normalize(dir: &str, rel: &str) -> Option<String> {
+    super::table::normalize(dir, rel).map(|p| p.trim_end_matches('/').to_string())
+}
+
 fn join(dir: &str, rest: &str) -> String {
     if dir.is_empty() {
         rest.to_string()
     } else {
         format!("{dir}/{rest}")
     }
-}
-
-/// `dir` joined with a relative path, `.` and `..` read; `None` above the
-/// tree's top.
-fn normalize(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 #[cfg(test)]

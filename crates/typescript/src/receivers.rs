@@ -91,92 +91,166 @@ impl<'a> Params<'a> {
     }
 }
 
-/// The class or interface a receiver's value is an instance of, with its
-/// file.
-pub(crate) fn recv_class<'a>(
-    table: &Table<'a>,
-    file: usize,
-    from: &'a Entity,
-    self_type: Option<&str>,
-    recv: &Recv,
-    depth: u32,
-) -> Option<(usize, &'a Entity)> {
-    if depth > MAX_DEPTH {
-        return None;
-    }
-    if let Recv::Type(t) = recv {
-        if t == "this" {
-            return table.entity(self_type?);
-        }
-    }
-    types_of(table, file, from, self_type, recv, depth)
-        .iter()
-        .find_map(|w| class_of(table, w, depth + 1))
+/// Where a receiver is read: the table, the file and entity reading it
+/// (the scope its types are named in), and the class `this` is there.
+#[derive(Clone, Copy)]
+pub(crate) struct Site<'t, 'a> {
+    pub table: &'t Table<'a>,
+    pub file: usize,
+    pub from: &'a Entity,
+    pub self_type: Option<&'t str>,
 }
 
-/// The types a receiver's value may have, most likely first.
-fn types_of<'a>(
-    table: &Table<'a>,
-    file: usize,
-    from: &'a Entity,
-    self_type: Option<&str>,
-    recv: &Recv,
-    depth: u32,
-) -> Vec<Written<'a>> {
-    if depth > MAX_DEPTH {
-        return Vec::new();
+impl<'a> Site<'_, 'a> {
+    /// The class or interface a receiver's value is an instance of, with its
+    /// file.
+    pub(crate) fn recv_class(&self, recv: &Recv, depth: u32) -> Option<(usize, &'a Entity)> {
+        let Site {
+            table, self_type, ..
+        } = *self;
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let Recv::Type(t) = recv {
+            if t == "this" {
+                return table.entity(self_type?);
+            }
+        }
+        self.types_of(recv, depth)
+            .iter()
+            .find_map(|w| class_of(table, w, depth + 1))
     }
-    let mut out = match recv {
-        Recv::Type(t) => vec![Written {
-            file,
-            scope: from,
-            text: t.clone(),
-        }],
-        Recv::Field(base, name) => {
-            let Some(m) = member_of(table, file, from, self_type, base, name, depth) else {
-                return Vec::new();
-            };
-            value_type(table, m).into_iter().collect()
+
+    /// The types a receiver's value may have, most likely first.
+    fn types_of(&self, recv: &Recv, depth: u32) -> Vec<Written<'a>> {
+        let Site {
+            table, file, from, ..
+        } = *self;
+        if depth > MAX_DEPTH {
+            return Vec::new();
         }
-        Recv::Method(base, name) => {
-            if let Some(r) = array_method(table, file, from, self_type, base, name, depth) {
-                return vec![r];
+        let mut out = match recv {
+            Recv::Type(t) => vec![Written {
+                file,
+                scope: from,
+                text: t.clone(),
+            }],
+            Recv::Field(base, name) => {
+                let Some(m) = self.member_of(base, name, depth) else {
+                    return Vec::new();
+                };
+                value_type(table, m).into_iter().collect()
             }
-            let Some(m) = member_of(table, file, from, self_type, base, name, depth) else {
-                return Vec::new();
-            };
-            returns_of(table, m, depth)
-        }
-        Recv::Call(path) => match value_at(table, file, from, path) {
-            Some(e) => returns_of(table, e, depth),
-            None => Vec::new(),
-        },
-        Recv::Value(path) => match value_at(table, file, from, path) {
-            Some(e) => value_type(table, e).into_iter().collect(),
-            None => Vec::new(),
-        },
-        Recv::Arg(callee, n) => {
-            if let Some(cb) = array_callback(table, file, from, self_type, callee, *n, depth) {
-                return vec![cb];
+            Recv::Method(base, name) => {
+                if let Some(r) = self.array_method(base, name, depth) {
+                    return vec![r];
+                }
+                let Some(m) = self.member_of(base, name, depth) else {
+                    return Vec::new();
+                };
+                returns_of(table, m, depth)
             }
-            callable(table, file, from, self_type, callee, depth)
+            Recv::Call(path) => match self.value_at(path) {
+                Some(e) => returns_of(table, e, depth),
+                None => Vec::new(),
+            },
+            Recv::Value(path) => match self.value_at(path) {
+                Some(e) => value_type(table, e).into_iter().collect(),
+                None => Vec::new(),
+            },
+            Recv::Arg(callee, n) => {
+                if let Some(cb) = self.array_callback(callee, *n, depth) {
+                    return vec![cb];
+                }
+                self.callable(callee, depth)
+                    .iter()
+                    .filter_map(|p| p.at(*n as usize))
+                    .collect()
+            }
+            Recv::Param(f, n) => self
+                .types_of(f, depth + 1)
                 .iter()
+                .flat_map(|w| fn_params(table, w, depth + 1))
                 .filter_map(|p| p.at(*n as usize))
-                .collect()
+                .collect(),
+            Recv::Element(inner) => self
+                .types_of(inner, depth + 1)
+                .iter()
+                .filter_map(|w| element_of(w))
+                .collect(),
+            Recv::Try(_) => Vec::new(),
+        };
+        out.truncate(MAX_CANDIDATES);
+        out
+    }
+
+    /// What calling array method `name` on a receiver returns, when the
+    /// receiver is an array.
+    fn array_method(&self, base: &Recv, name: &str, depth: u32) -> Option<Written<'a>> {
+        let same = ARRAY_SAME.contains(&name);
+        if !same && !ARRAY_ONE.contains(&name) {
+            return None;
         }
-        Recv::Param(f, n) => types_of(table, file, from, self_type, f, depth + 1)
+        self.types_of(base, depth + 1)
             .iter()
-            .flat_map(|w| fn_params(table, w, depth + 1))
-            .filter_map(|p| p.at(*n as usize))
-            .collect(),
-        Recv::Element(inner) => types_of(table, file, from, self_type, inner, depth + 1)
+            .find_map(|w| element_of(w).map(|e| if same { w.clone() } else { e }))
+    }
+
+    /// The type an array method's callback is expected to have (`xs.map((x)
+    /// => …)`: called with an element, and `sort`'s with two).
+    fn array_callback(&self, callee: &Recv, n: u32, depth: u32) -> Option<Written<'a>> {
+        let Recv::Field(base, name) = callee else {
+            return None;
+        };
+        if n != 0 || !ARRAY_CALLBACKS.contains(&name.as_str()) {
+            return None;
+        }
+        let e = self
+            .types_of(base, depth + 1)
             .iter()
-            .filter_map(|w| element_of(w))
-            .collect(),
-        Recv::Try(_) => Vec::new(),
-    };
-    out.truncate(MAX_CANDIDATES);
-    out
+            .find_map(|w| element_of(w))?;
+        Some(Written {
+            text: format!("(a: {t}, b: {t}) => unknown", t = e.text),
+            ..e
+        })
+    }
+
+    /// The member `name` of the class a receiver is.
+    fn member_of(&self, base: &Recv, name: &str, depth: u32) -> Option<&'a Entity> {
+        let Site { table, .. } = *self;
+        let (bf, bc) = self.recv_class(base, depth + 1)?;
+        member(table, bf, bc, name, true, 0)
+    }
+
+    /// The entity a value path names (`app`, `ns.create`, `Hono.get`).
+    fn value_at(&self, path: &[String]) -> Option<&'a Entity> {
+        let Site {
+            table, file, from, ..
+        } = *self;
+        let segs: Vec<&str> = path.iter().map(String::as_str).collect();
+        match walk(table, file, from, &segs, false) {
+            (Some(Target::Entity(e)), _, true) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The parameter lists of the function a callee value is.
+    fn callable(&self, callee: &Recv, depth: u32) -> Vec<Params<'a>> {
+        let Site { table, .. } = *self;
+        let entity = match callee {
+            Recv::Value(path) => self.value_at(path),
+            Recv::Field(base, name) => self.member_of(base, name, depth),
+            _ => None,
+        };
+        match entity {
+            Some(e) => entity_params(table, e, depth),
+            None => self
+                .types_of(callee, depth + 1)
+                .iter()
+                .flat_map(|w| fn_params(table, w, depth + 1))
+                .collect(),
+        }
+    }
 }
 
 /// An array's element type as written (`T[]`, `Array<T>`,
@@ -221,80 +295,6 @@ const ARRAY_CALLBACKS: &[&str] = &[
     "toSorted",
 ];
 
-/// What calling array method `name` on a receiver returns, when the
-/// receiver is an array.
-fn array_method<'a>(
-    table: &Table<'a>,
-    file: usize,
-    from: &'a Entity,
-    self_type: Option<&str>,
-    base: &Recv,
-    name: &str,
-    depth: u32,
-) -> Option<Written<'a>> {
-    let same = ARRAY_SAME.contains(&name);
-    if !same && !ARRAY_ONE.contains(&name) {
-        return None;
-    }
-    types_of(table, file, from, self_type, base, depth + 1)
-        .iter()
-        .find_map(|w| element_of(w).map(|e| if same { w.clone() } else { e }))
-}
-
-/// The type an array method's callback is expected to have (`xs.map((x)
-/// => …)`: called with an element, and `sort`'s with two).
-fn array_callback<'a>(
-    table: &Table<'a>,
-    file: usize,
-    from: &'a Entity,
-    self_type: Option<&str>,
-    callee: &Recv,
-    n: u32,
-    depth: u32,
-) -> Option<Written<'a>> {
-    let Recv::Field(base, name) = callee else {
-        return None;
-    };
-    if n != 0 || !ARRAY_CALLBACKS.contains(&name.as_str()) {
-        return None;
-    }
-    let e = types_of(table, file, from, self_type, base, depth + 1)
-        .iter()
-        .find_map(|w| element_of(w))?;
-    Some(Written {
-        text: format!("(a: {t}, b: {t}) => unknown", t = e.text),
-        ..e
-    })
-}
-
-/// The member `name` of the class a receiver is.
-fn member_of<'a>(
-    table: &Table<'a>,
-    file: usize,
-    from: &'a Entity,
-    self_type: Option<&str>,
-    base: &Recv,
-    name: &str,
-    depth: u32,
-) -> Option<&'a Entity> {
-    let (bf, bc) = recv_class(table, file, from, self_type, base, depth + 1)?;
-    member(table, bf, bc, name, true, 0)
-}
-
-/// The entity a value path names (`app`, `ns.create`, `Hono.get`).
-fn value_at<'a>(
-    table: &Table<'a>,
-    file: usize,
-    from: &'a Entity,
-    path: &[String],
-) -> Option<&'a Entity> {
-    let segs: Vec<&str> = path.iter().map(String::as_str).collect();
-    match walk(table, file, from, &segs, false) {
-        (Some(Target::Entity(e)), _, true) => Some(e),
-        _ => None,
-    }
-}
-
 /// The declared type of a value: a field's, a binding's, an accessor's.
 pub(crate) fn value_type<'a>(table: &Table<'a>, e: &'a Entity) -> Option<Written<'a>> {
     let text = match e.kind {
@@ -323,29 +323,6 @@ fn returns_of<'a>(table: &Table<'a>, e: &'a Entity, depth: u32) -> Vec<Written<'
             Some(p.written(&r))
         })
         .collect()
-}
-
-/// The parameter lists of the function a callee value is.
-fn callable<'a>(
-    table: &Table<'a>,
-    file: usize,
-    from: &'a Entity,
-    self_type: Option<&str>,
-    callee: &Recv,
-    depth: u32,
-) -> Vec<Params<'a>> {
-    let entity = match callee {
-        Recv::Value(path) => value_at(table, file, from, path),
-        Recv::Field(base, name) => member_of(table, file, from, self_type, base, name, depth),
-        _ => None,
-    };
-    match entity {
-        Some(e) => entity_params(table, e, depth),
-        None => types_of(table, file, from, self_type, callee, depth + 1)
-            .iter()
-            .flat_map(|w| fn_params(table, w, depth + 1))
-            .collect(),
-    }
 }
 
 /// The parameter lists of an entity called: a function's or method's

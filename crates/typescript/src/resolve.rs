@@ -22,7 +22,7 @@
 
 use std::collections::BTreeMap;
 
-use super::receivers::{class_of, recv_class, value_type};
+use super::receivers::{class_of, value_type, Site};
 use super::table::{Table, Target};
 use crate::index::links::{FileLinks, LinksBuilder, RefsApart};
 use crate::model::rel::name as rel;
@@ -257,7 +257,15 @@ fn resolve_ref<'a, 'r>(
         let Some(name) = segs.first() else { return };
         let class = *classes
             .entry((&r.from, r.self_type.as_deref(), recv))
-            .or_insert_with(|| recv_class(table, file, from, r.self_type.as_deref(), recv, 0));
+            .or_insert_with(|| {
+                let site = Site {
+                    table,
+                    file,
+                    from,
+                    self_type: r.self_type.as_deref(),
+                };
+                site.recv_class(recv, 0)
+            });
         if let Some(dst) = class.and_then(|(cf, c)| member(table, cf, c, name, true, 0)) {
             edge(links, from, r.kind, dst, true);
         }

@@ -342,7 +342,9 @@ fn package_parts(spec: &str) -> Option<(&str, &str)> {
     })
 }
 
-fn normalize(dir: &str, spec: &str) -> Option<String> {
+/// `dir` joined with a relative specifier, `.` and `..` read (a trailing
+/// `/` kept); `None` above the tree's top.
+pub(crate) fn normalize(dir: &str, spec: &str) -> Option<String> {
     let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
     for seg in spec.split('/') {
         match seg {
