@@ -78,6 +78,21 @@ pub(crate) fn configs(manifests: &BTreeMap<String, String>) -> BTreeMap<String, 
 
 /// A configuration's options, with what it extends read first.
 fn read(path: &str, manifests: &BTreeMap<String, String>, depth: u32) -> Options {
+    read_once(path, manifests, depth, &mut Vec::new())
+}
+
+/// [`read`], each configuration of the chain read once (a cycle, or one
+/// extended twice, is read at its first mention).
+fn read_once(
+    path: &str,
+    manifests: &BTreeMap<String, String>,
+    depth: u32,
+    seen: &mut Vec<String>,
+) -> Options {
+    if seen.iter().any(|s| s == path) {
+        return Options::default();
+    }
+    seen.push(path.to_string());
     let Some(json) = manifests.get(path).and_then(|t| parse(t)) else {
         return Options::default();
     };
@@ -99,7 +114,7 @@ fn read(path: &str, manifests: &BTreeMap<String, String>, depth: u32) -> Options
             if !target.ends_with(".json") {
                 target.push_str(".json");
             }
-            let base = read(&target, manifests, depth + 1);
+            let base = read_once(&target, manifests, depth + 1, seen);
             if base.base_url.is_some() {
                 opts.base_url = base.base_url;
             }
@@ -187,9 +202,17 @@ fn reference_path(dir: &str, r: &str) -> String {
 }
 
 /// The directories a configuration's `include` names, to their first
-/// wildcard (`src/**/*` → `src`); without one, its own directory.
+/// wildcard (`src/**/*` → `src`); without one, the files it lists
+/// (`files`), else its own directory.
 fn includes(dir: &str, json: &Value) -> Vec<String> {
     let Some(Value::Array(inc)) = json.get("include") else {
+        if let Some(Value::Array(files)) = json.get("files") {
+            return files
+                .iter()
+                .filter_map(Value::as_str)
+                .filter_map(|f| normalize(dir, &format!("./{}", f.trim_start_matches("./"))))
+                .collect();
+        }
         return vec![dir.to_string()];
     };
     inc.iter()
@@ -205,13 +228,26 @@ fn includes(dir: &str, json: &Value) -> Vec<String> {
         .collect()
 }
 
-/// A configuration's JSON: comments and trailing commas allowed.
+/// A configuration's JSON: comments, trailing commas and a byte-order
+/// mark allowed.
 fn parse(text: &str) -> Option<Value> {
-    serde_json::from_str(&strict_json(text)).ok()
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    serde_json::from_str(&without_trailing_commas(&without_comments(text))).ok()
 }
 
-/// JSON with comments (`//`, `/* */`) and trailing commas as plain JSON.
-fn strict_json(text: &str) -> String {
+/// `text` without comments (`//`, `/* */`) outside strings.
+fn without_comments(text: &str) -> String {
+    strip(text, false)
+}
+
+/// `text` without commas before a closing `}` or `]` outside strings.
+fn without_trailing_commas(text: &str) -> String {
+    strip(text, true)
+}
+
+/// One pass over JSON text, strings kept whole: comments dropped, or
+/// (`commas`) trailing commas dropped.
+fn strip(text: &str, commas: bool) -> String {
     let b = text.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -230,13 +266,13 @@ fn strict_json(text: &str) -> String {
                 out.extend_from_slice(&b[start..i]);
                 continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
+            b'/' if !commas && b.get(i + 1) == Some(&b'/') => {
                 while i < b.len() && b[i] != b'\n' {
                     i += 1;
                 }
                 continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
+            b'/' if !commas && b.get(i + 1) == Some(&b'*') => {
                 i += 2;
                 while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
                     i += 1;
@@ -244,7 +280,7 @@ fn strict_json(text: &str) -> String {
                 i += 2;
                 continue;
             }
-            b',' => {
+            b',' if commas => {
                 let next = b[i + 1..].iter().find(|c| !c.is_ascii_whitespace());
                 if !matches!(next, Some(b'}') | Some(b']')) {
                     out.push(b',');
@@ -346,5 +382,32 @@ mod tests {
             c["tools"][0].aliases,
             vec![("*".to_string(), vec!["tools/*".to_string()])]
         );
+    }
+
+    #[test]
+    fn comments_before_a_closing_bracket_a_mark_and_cycles_are_read_through() {
+        let m = manifests(&[
+            (
+                "tsconfig.json",
+                "\u{feff}{ \"extends\": [\"./tsconfig.json\", \"./tsconfig.json\"], \"compilerOptions\": { \"paths\": { \"@/*\": [\"./src/*\"], // app\n } } }",
+            ),
+            (
+                "tools/tsconfig.json",
+                r#"{ "files": [], "references": [{ "path": "./tsconfig.node.json" }, { "path": "./tsconfig.app.json" }] }"#,
+            ),
+            ("tools/tsconfig.node.json", r#"{ "files": ["vite.config.ts"] }"#),
+            (
+                "tools/tsconfig.app.json",
+                r#"{ "include": ["src"], "compilerOptions": { "paths": { "~/*": ["./src/*"] } } }"#,
+            ),
+        ]);
+        let c = configs(&m);
+        assert_eq!(
+            c[""][0].aliases,
+            vec![("@/*".to_string(), vec!["src/*".to_string()])]
+        );
+        let tools = &c["tools"];
+        assert_eq!(tools[0].includes, vec!["tools/vite.config.ts".to_string()]);
+        assert_eq!(tools[1].includes, vec!["tools/src".to_string()]);
     }
 }

@@ -1001,26 +1001,30 @@ fn decorators(src: &str, n: Node<'_>) -> Vec<String> {
     out
 }
 
-/// The `@jsxImportSource` pragma of a file: in a comment before its
-/// first statement.
+/// The `@jsxImportSource` pragma of a file: in one of the comments that
+/// open it, before its first statement.
 fn jsx_pragma(src: &str) -> Option<String> {
-    let head = src.get(..src.len().min(4096)).unwrap_or(src);
-    let at = head.find("@jsxImportSource")?;
-    let before = &head[..at];
-    let in_comment = before
-        .rfind("/*")
-        .is_some_and(|o| before[o..].find("*/").is_none())
-        || before
-            .rfind("//")
-            .is_some_and(|o| !before[o..].contains('\n'));
-    if !in_comment {
-        return None;
+    let mut rest = src.trim_start_matches('\u{feff}');
+    loop {
+        rest = rest.trim_start();
+        let comment = if let Some(line) = rest.strip_prefix("//") {
+            let end = line.find('\n').unwrap_or(line.len());
+            rest = &line[end..];
+            &line[..end]
+        } else if let Some(block) = rest.strip_prefix("/*") {
+            let end = block.find("*/")?;
+            rest = &block[end + 2..];
+            &block[..end]
+        } else {
+            return None;
+        };
+        if let Some(at) = comment.find("@jsxImportSource") {
+            let source = comment[at + "@jsxImportSource".len()..]
+                .split_whitespace()
+                .next()?;
+            return (!source.is_empty()).then(|| source.to_string());
+        }
     }
-    let source = head[at + "@jsxImportSource".len()..]
-        .split_whitespace()
-        .next()?
-        .trim_end_matches("*/");
-    (!source.is_empty()).then(|| source.to_string())
 }
 
 /// The class a `new` expression makes, as written (`new ns.Store()` →

@@ -133,7 +133,7 @@ impl Layout {
                     s.includes.is_empty()
                         || s.includes
                             .iter()
-                            .any(|i| i.is_empty() || rel.starts_with(&format!("{i}/")))
+                            .any(|i| i.is_empty() || rel == i || rel.starts_with(&format!("{i}/")))
                 };
                 return scoped
                     .iter()

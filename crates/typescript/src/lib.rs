@@ -161,9 +161,11 @@ impl Language for TypeScript {
     }
 
     /// Also the configurations a `tsconfig.json` extends or refers to
-    /// (`tsconfig.base.json`, `tsconfig.app.json`).
+    /// (`tsconfig.base.json`, `tsconfig-base.json`, `jsconfig.base.json`).
     fn is_manifest(&self, name: &str) -> bool {
-        self.manifests().contains(&name) || name.starts_with("tsconfig.") && name.ends_with(".json")
+        self.manifests().contains(&name)
+            || (name.starts_with("tsconfig") || name.starts_with("jsconfig"))
+                && name.ends_with(".json")
     }
 
     fn layout(

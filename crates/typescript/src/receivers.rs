@@ -167,12 +167,28 @@ impl<'a> Site<'_, 'a> {
                     .filter_map(|p| p.at(*n as usize))
                     .collect()
             }
-            Recv::Param(f, n) => self
-                .types_of(f, depth + 1)
-                .iter()
-                .flat_map(|w| fn_params(table, w, depth + 1))
-                .filter_map(|p| p.at(*n as usize))
-                .collect(),
+            Recv::Param(f, n) => {
+                // A function named (a component's props): its own
+                // parameters when they are typed, else its declared type's.
+                let own: Vec<Written<'a>> = match **f {
+                    Recv::Value(_) => self
+                        .callable(f, depth)
+                        .iter()
+                        .filter_map(|p| p.at(*n as usize))
+                        .filter(|w| !w.text.is_empty())
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                if own.is_empty() {
+                    self.types_of(f, depth + 1)
+                        .iter()
+                        .flat_map(|w| fn_params(table, w, depth + 1))
+                        .filter_map(|p| p.at(*n as usize))
+                        .collect()
+                } else {
+                    own
+                }
+            }
             Recv::Element(inner) => self
                 .types_of(inner, depth + 1)
                 .iter()
@@ -346,6 +362,7 @@ fn entity_params<'a>(table: &Table<'a>, e: &'a Entity, depth: u32) -> Vec<Params
                 .signature
                 .parameters
                 .iter()
+                .filter(|p| p.name != "this")
                 .map(|p| (p.ty.clone(), p.name.starts_with("...")))
                 .collect(),
             returns: e.signature.return_type.as_deref().map(str::to_string),
@@ -578,7 +595,7 @@ fn shape_of(text: &str) -> Option<Shape> {
         .map(|r| r.trim().to_string());
     let params = split_top(inside, ',')
         .iter()
-        .filter(|p| !p.trim().is_empty())
+        .filter(|p| !p.trim().is_empty() && !is_this_param(p))
         .map(|p| {
             let p = p.trim();
             let rest = p.starts_with("...");
@@ -592,6 +609,13 @@ fn shape_of(text: &str) -> Option<Shape> {
         params,
         returns,
     })
+}
+
+/// A `this:` parameter, which no argument is passed for.
+fn is_this_param(p: &str) -> bool {
+    p.trim()
+        .strip_prefix("this")
+        .is_some_and(|r| r.trim_start().starts_with(':'))
 }
 
 /// The element type of a rest parameter's array type: `T[]`,

@@ -116,23 +116,28 @@ fn bindings<'t>(
         "required_parameter" | "optional_parameter" => {
             add_pattern(w, n.child_by_field_name("pattern"), out);
             add_pattern(w, n.child_by_field_name("name"), out);
-            if let Some(name) = n
-                .child_by_field_name("pattern")
-                .filter(|p| p.kind() == "identifier")
-            {
-                out.bind(w, name, n, parameter_of(w, n));
+            match n.child_by_field_name("pattern") {
+                Some(name) if name.kind() == "identifier" => {
+                    out.bind(w, name, n, parameter_of(w, n))
+                }
+                Some(p) => out.bind_unknown(w, p, n, parameter_of(w, n).map(|(f, _)| f)),
+                None => {}
             }
         }
         "variable_declarator" => {
             add_pattern(w, n.child_by_field_name("name"), out);
-            if let Some(name) = n
-                .child_by_field_name("name")
-                .filter(|p| p.kind() == "identifier")
-            {
-                out.bind(w, name, n, None);
+            match n.child_by_field_name("name") {
+                Some(name) if name.kind() == "identifier" => out.bind(w, name, n, None),
+                Some(p) => out.bind_unknown(w, p, n, None),
+                None => {}
             }
         }
-        "catch_clause" => add_pattern(w, n.child_by_field_name("parameter"), out),
+        "catch_clause" => {
+            add_pattern(w, n.child_by_field_name("parameter"), out);
+            if let Some(p) = n.child_by_field_name("parameter") {
+                out.bind_unknown(w, p, n, Some(n));
+            }
+        }
         "for_in_statement" => {
             add_pattern(w, n.child_by_field_name("left"), out);
             let of = n

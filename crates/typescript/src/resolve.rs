@@ -26,7 +26,7 @@ use super::receivers::{class_of, value_type, Site};
 use super::table::{Table, Target};
 use crate::index::links::{FileLinks, LinksBuilder, RefsApart};
 use crate::model::rel::name as rel;
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::model::{Entity, EntityKind, FileContext, FileExtract, RawRef, Recv, RefKind};
 
@@ -119,7 +119,29 @@ pub(crate) fn member<'a>(
     own: bool,
     depth: u32,
 ) -> Option<&'a Entity> {
-    if depth > 8 {
+    member_in(
+        table,
+        file,
+        class,
+        name,
+        own,
+        depth,
+        &mut HashSet::default(),
+    )
+}
+
+/// [`member`], each class or interface looked in once (diamonds and
+/// cycles of bases).
+fn member_in<'a>(
+    table: &Table<'a>,
+    file: usize,
+    class: &'a Entity,
+    name: &str,
+    own: bool,
+    depth: u32,
+    seen: &mut HashSet<&'a str>,
+) -> Option<&'a Entity> {
+    if depth > 8 || !seen.insert(&class.key) {
         return None;
     }
     if own {
@@ -135,7 +157,7 @@ pub(crate) fn member<'a>(
             continue;
         };
         if matches!(b.kind, EntityKind::Class | EntityKind::Trait) {
-            if let Some(e) = member(table, class_file, b, name, true, depth + 1) {
+            if let Some(e) = member_in(table, class_file, b, name, true, depth + 1, seen) {
                 return Some(e);
             }
         }

@@ -37,6 +37,9 @@ enum How<'t> {
     Param(Node<'t>, u32),
     /// An element of what the expression iterates (`for (const a of xs)`).
     ElementOf(Node<'t>),
+    /// Nothing its text tells (a `function`'s untyped parameter, a
+    /// destructured name): it hides a binding of its name around it.
+    Unknown,
 }
 
 #[derive(Clone, Copy)]
@@ -78,23 +81,58 @@ impl<'t> Locals<'t> {
         let how = if let Some(t) = decl.child_by_field_name("type") {
             How::Typed(t)
         } else if let Some((func, index)) = param {
-            if !matches!(
-                func.kind(),
-                "arrow_function" | "function_expression" | "generator_function"
-            ) {
-                return;
+            match func.kind() {
+                "arrow_function" | "function_expression" | "generator_function" => {
+                    How::Param(func, index)
+                }
+                _ => How::Unknown,
             }
-            How::Param(func, index)
         } else if let Some(v) = decl.child_by_field_name("value") {
             How::Init(v)
         } else {
-            return;
+            How::Unknown
         };
         let scope = scope_of(decl, param.map(|(f, _)| f));
         self.bound
             .entry(text)
             .or_default()
             .push(Binding { scope, how });
+    }
+
+    /// Binding every name of a pattern (`{ a, b: [c] }`) declared by
+    /// `decl`, or by a parameter of `func`, with no type known.
+    pub fn bind_unknown(
+        &mut self,
+        w: &Walker<'_>,
+        pattern: Node<'t>,
+        decl: Node<'t>,
+        func: Option<Node<'t>>,
+    ) {
+        if matches!(
+            pattern.kind(),
+            "identifier" | "shorthand_property_identifier_pattern"
+        ) {
+            let text = w.text(pattern).to_string();
+            self.names.insert(text.clone());
+            let scope = scope_of(decl, func);
+            self.bound.entry(text).or_default().push(Binding {
+                scope,
+                how: How::Unknown,
+            });
+            return;
+        }
+        let mut cur = pattern.walk();
+        let kids: Vec<Node<'t>> = pattern.named_children(&mut cur).collect();
+        for k in kids {
+            let inner = match k.kind() {
+                "pair_pattern" => k.child_by_field_name("value"),
+                "object_assignment_pattern" | "assignment_pattern" => k.child_by_field_name("left"),
+                _ => Some(k),
+            };
+            if let Some(inner) = inner {
+                self.bind_unknown(w, inner, decl, func);
+            }
+        }
     }
 
     /// Binding `name` to the elements `for (const name of xs)` iterates.
@@ -126,6 +164,7 @@ impl<'t> Locals<'t> {
             How::ElementOf(xs) => {
                 Some(Recv::Element(Box::new(self.expr_recv(w, xs, steps + 1)?)))
             }
+            How::Unknown => None,
         }
     }
 

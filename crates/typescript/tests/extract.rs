@@ -448,3 +448,36 @@ export const mw = (): MiddlewareHandler => async (c, next) => {
         [Recv::Param(Box::new(ty("MiddlewareHandler")), 0)]
     );
 }
+
+#[test]
+fn an_untyped_binding_hides_a_typed_one_and_a_pragma_is_read_from_comments_only() {
+    let src = r#"
+function setup() {
+  const app = new Express()
+  function mount(app) {
+    app.use(1)
+  }
+  app.listen()
+}
+const s = "/* @jsxImportSource preact */"
+"#;
+    let ex = extract("src/server.ts", src);
+    let through = |name: &str| -> Vec<Option<Recv>> {
+        ex.refs
+            .iter()
+            .filter(|x| x.path == [name])
+            .map(|x| x.receiver.clone())
+            .collect()
+    };
+    assert_eq!(through("use"), Vec::<Option<Recv>>::new());
+    assert_eq!(through("listen"), [Some(Recv::Type("Express".into()))]);
+    let tsx = extract(
+        "src/page.tsx",
+        "const s = \"/* @jsxImportSource preact */\"\nexport const P = () => <div />\n",
+    );
+    let div = tsx.refs.iter().find(|r| r.path == ["div"]).unwrap();
+    assert_eq!(
+        div.receiver,
+        Some(Recv::Type("JSX.IntrinsicElements".into()))
+    );
+}
