@@ -7,6 +7,8 @@
 //! | `const { a, b: c } = require('s')` | `import { a, b as c } from 's'` |
 //! | `require('s')` | `import 's'` |
 //! | `module.exports = x` | `export default x` |
+//! | `module.exports = require('s')` | `export * from 's'` and its `default` |
+//! | `exports = module.exports = x` | as `module.exports = x` |
 //! | `module.exports = { a, b: c, d() {} }` | `export { a, c as b }`, and `export function d` |
 //! | `module.exports = function f() {}`, `= class A {}` | a function or class exported as `default` |
 //! | `exports.a = …`, `module.exports.a = …` | `export function a` when `…` is a function, else `export const a` |
@@ -94,12 +96,22 @@ pub(crate) fn statement(w: &mut Walker<'_>, n: Node<'_>, module: usize) -> bool 
     if e.kind() != "assignment_expression" {
         return false;
     }
-    let (Some(left), Some(right)) = (
+    let (Some(mut left), Some(mut right)) = (
         e.child_by_field_name("left"),
         e.child_by_field_name("right"),
     ) else {
         return false;
     };
+    // `exports = module.exports = x`: the `module.exports` of the chain.
+    while export_target(w, left).is_none() && right.kind() == "assignment_expression" {
+        match (
+            right.child_by_field_name("left"),
+            right.child_by_field_name("right"),
+        ) {
+            (Some(l), Some(r)) => (left, right) = (l, r),
+            _ => break,
+        }
+    }
     match export_target(w, left) {
         Some(Target::Whole) => whole(w, n, right, module),
         // A declaration of the module's top level, public: exported.
@@ -135,6 +147,19 @@ fn export_target(w: &Walker<'_>, left: Node<'_>) -> Option<Target> {
 
 /// `module.exports = …`.
 fn whole(w: &mut Walker<'_>, n: Node<'_>, value: Node<'_>, module: usize) {
+    // `module.exports = require('./lib/x')`: all of it, its value too.
+    if let Some(spec) = required(w, value) {
+        push_use(w, vec![spec.clone()], None, true, true, n);
+        push_use(
+            w,
+            vec![spec, "default".into()],
+            Some("default".into()),
+            false,
+            true,
+            n,
+        );
+        return;
+    }
     match value.kind() {
         "identifier" => {
             let name = w.text(value).to_string();

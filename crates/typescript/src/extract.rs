@@ -547,9 +547,11 @@ impl<'s> Walker<'s> {
                 let name = self.text(name).to_string();
                 let i = self.new_entity(parent, EntityKind::TypeAlias, &name, outer, vis);
                 let s = &mut self.entities[i].signature;
+                // Read again by resolution (a handler alias's function
+                // type): whole, not capped as display text is.
                 s.ty = d
                     .child_by_field_name("value")
-                    .map(|v| one_line(self.src.get(v.byte_range()).unwrap_or("")).into());
+                    .map(|v| whole_line(self.src.get(v.byte_range()).unwrap_or("")).into());
                 s.generics = generics(self.src, d);
                 s.text = one_line(self.src.get(outer.byte_range()).unwrap_or(""));
                 refs::unit(self, d, i, None);
@@ -948,7 +950,9 @@ pub(crate) fn function_signature(w: &Walker<'_>, f: Node<'_>, outer: Node<'_>) -
                 name: name.clone(),
                 ty: p
                     .child_by_field_name("type")
-                    .map(|t| type_text(w.text(t)))
+                    .map(|t| {
+                        whole_line(w.text(t).trim_start().trim_start_matches(['?', ':']).trim())
+                    })
                     .unwrap_or_default(),
                 pattern: ParamPattern::Owned,
                 default: p.child_by_field_name("value").map(|v| one_line(w.text(v))),

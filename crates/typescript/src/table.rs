@@ -39,8 +39,9 @@ pub enum Target<'a> {
 pub struct Table<'a> {
     files: Vec<&'a FileExtract>,
     contexts: Vec<&'a FileContext>,
-    /// The tree's packages by name: their directories.
-    packages: HashMap<&'a str, &'a str>,
+    /// The tree's packages by name: their directories (`None`: a name two
+    /// share).
+    packages: HashMap<&'a str, Option<&'a str>>,
     by_path: HashMap<&'a str, usize>,
     by_key: HashMap<&'a str, (usize, &'a Entity)>,
     /// Per parent key: its children by name, in source order.
@@ -71,9 +72,14 @@ impl<'a> Table<'a> {
         for (i, (ctx, ex)) in files.iter().enumerate() {
             t.files.push(ex);
             t.contexts.push(ctx);
-            t.packages
+            // A name two packages of the tree share names neither.
+            let unit = t
+                .packages
                 .entry(ctx.package.as_str())
-                .or_insert(ctx.unit.as_str());
+                .or_insert(Some(ctx.unit.as_str()));
+            if *unit != Some(ctx.unit.as_str()) {
+                *unit = None;
+            }
             t.by_path.insert(ex.path.as_str(), i);
             for e in &ex.entities {
                 t.by_key.insert(&e.key, (i, e));
@@ -152,7 +158,7 @@ impl<'a> Table<'a> {
             }
         }
         let (name, sub) = package_parts(spec)?;
-        let dir = *self.packages.get(name)?;
+        let dir = (*self.packages.get(name)?)?;
         let join = |a: &str, b: &str| match (a.is_empty(), b.is_empty()) {
             (true, _) => b.to_string(),
             (_, true) => a.to_string(),
