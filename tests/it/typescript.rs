@@ -290,3 +290,36 @@ fn incremental_typescript_index_equals_a_rebuild() {
         }
     }
 }
+
+/// A configuration that is not JSON even with comments is reported in the
+/// summary with its reason; the tree is indexed all the same.
+#[test]
+fn an_unreadable_configuration_is_reported_and_the_rest_indexed() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("typescript"), dir.path());
+    std::fs::write(dir.path().join("tsconfig.json"), "{ \"compilerOptions\": ").unwrap();
+    std::fs::write(dir.path().join("package.json"), "not json").unwrap();
+    let (store, summary) = index_fresh(dir.path());
+    let reason = |path: &str| {
+        summary
+            .skipped
+            .iter()
+            .find(|n| n.path == path)
+            .map(|n| n.reason.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        reason("tsconfig.json").contains("not JSON"),
+        "{:?}",
+        summary.skipped
+    );
+    assert!(
+        reason("package.json").contains("not JSON"),
+        "{:?}",
+        summary.skipped
+    );
+    let edges = edge_set(&store);
+    assert!(edges.contains(&format!("{S} -imports-> {M}")));
+    // Without its paths, `@app/models` names nothing.
+    assert!(!edges.contains(&format!("{A} -imports-> {M}")));
+}

@@ -213,6 +213,11 @@ pub trait Layout: Send + Sync {
     fn digest(&self) -> String;
     /// The context a file's path suggests.
     fn guess(&self, rel: &str) -> FileContext;
+    /// The manifests it could not read, and why (path, reason): the
+    /// layout goes on without them, and the summary reports them.
+    fn unread(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// The context of every file in `files`: reached from a root through
     /// declarations (`decls_of` gives a file's), else guessed.
     fn contexts<'m>(

@@ -189,7 +189,7 @@ impl std::fmt::Debug for Layouts {
 impl Layouts {
     /// The layout of each language from the manifests it reads
     /// (`manifests[i]` for the registry's `i`th language: a manifest's
-    /// directory → its text) and the paths of the files it claims.
+    /// path → its text) and the paths of the files it claims.
     pub fn new(manifests: &[BTreeMap<String, String>], files: &[BTreeSet<String>]) -> Layouts {
         let empty = (BTreeMap::new(), BTreeSet::new());
         let parts = languages::all()
@@ -202,6 +202,14 @@ impl Layouts {
             })
             .collect();
         Layouts { parts }
+    }
+
+    /// The manifests a layout could not read, and why, by path.
+    pub fn unread(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> =
+            self.parts.iter().flat_map(|(_, l)| l.unread()).collect();
+        out.sort();
+        out
     }
 
     /// What a file's stored hash and stat row are computed under: each

@@ -231,8 +231,29 @@ fn includes(dir: &str, json: &Value) -> Vec<String> {
 /// A configuration's JSON: comments, trailing commas and a byte-order
 /// mark allowed.
 fn parse(text: &str) -> Option<Value> {
+    parsed(text).ok()
+}
+
+fn parsed(text: &str) -> Result<Value, serde_json::Error> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    serde_json::from_str(&without_trailing_commas(&without_comments(text))).ok()
+    serde_json::from_str(&without_trailing_commas(&without_comments(text)))
+}
+
+/// The configurations among `manifests` that cannot be read, and why.
+pub(crate) fn unread(manifests: &BTreeMap<String, String>) -> Vec<(String, String)> {
+    manifests
+        .iter()
+        .filter(|(path, _)| split_path(path).1 != "package.json")
+        .filter_map(|(path, text)| {
+            let e = parsed(text).err()?;
+            Some((
+                path.clone(),
+                format!(
+                    "not JSON even with comments and trailing commas ({e}): its paths are not read"
+                ),
+            ))
+        })
+        .collect()
 }
 
 /// `text` without comments (`//`, `/* */`) outside strings.

@@ -35,6 +35,8 @@ pub struct Layout {
     /// Per directory with a `tsconfig.json` (else `jsconfig.json`): the
     /// path aliases of the configuration its files build with.
     configs: BTreeMap<String, Vec<Scoped>>,
+    /// The manifests that could not be read, and why.
+    unread: Vec<(String, String)>,
 }
 
 impl Layout {
@@ -45,10 +47,17 @@ impl Layout {
             dir: String::new(),
             name: String::new(),
         }];
+        let mut unread = super::config::unread(manifests);
         for (path, text) in manifests {
             let (dir, file) = split_path(path);
             if file != "package.json" {
                 continue;
+            }
+            if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
+                unread.push((
+                    path.clone(),
+                    format!("not JSON ({e}): the package is named after its directory"),
+                ));
             }
             let name = package_name(text).unwrap_or_else(|| last_segment(dir).to_string());
             match roots.iter_mut().find(|r| r.dir == dir) {
@@ -73,6 +82,7 @@ impl Layout {
         Layout {
             roots,
             configs: super::config::configs(manifests),
+            unread,
         }
     }
 
@@ -160,6 +170,10 @@ impl crate::index::lang::Layout for Layout {
 
     fn guess(&self, rel: &str) -> FileContext {
         self.context(rel)
+    }
+
+    fn unread(&self) -> Vec<(String, String)> {
+        self.unread.clone()
     }
 
     fn contexts<'m>(
@@ -268,6 +282,8 @@ mod tests {
         .into_iter()
         .collect();
         let l = Layout::new(&manifests, &BTreeSet::new());
+        let unread: Vec<&str> = l.unread.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(unread, ["tools/package.json"]);
         let c = l.context("src/utils/http-status.ts");
         assert_eq!(c.module_path, ["src", "utils", "http-status"]);
         assert_eq!((c.unit.as_str(), c.package.as_str()), ("", "hono"));

@@ -310,7 +310,7 @@ impl<'a> Run<'a> {
         for (file, outcome) in walked.files.iter().zip(outcomes) {
             self.collect_one(file, outcome)?;
         }
-        for issue in &walked.issues {
+        for issue in walked.issues.iter().chain(&walked.unread) {
             self.summary.skipped.push(FileNote {
                 path: issue.path.clone(),
                 reason: issue.reason.clone(),

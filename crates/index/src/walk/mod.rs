@@ -47,6 +47,9 @@ pub struct WalkResult {
     /// Sorted by path.
     pub files: Vec<SourceFile>,
     pub issues: Vec<WalkIssue>,
+    /// The manifests a layout could not read, and why (the layout goes on
+    /// without them; a walk with these is kept as any other).
+    pub unread: Vec<WalkIssue>,
     /// The packages and their targets, per language.
     pub layout: Layouts,
 }
@@ -173,9 +176,15 @@ fn assemble(sources: Vec<Source>, manifests: &Manifests, issues: Vec<WalkIssue>)
         })
         .collect();
     files.sort_by(|a, b| a.ctx.path.cmp(&b.ctx.path));
+    let unread = layout
+        .unread()
+        .into_iter()
+        .map(|(path, reason)| WalkIssue { path, reason })
+        .collect();
     WalkResult {
         files,
         issues,
+        unread,
         layout,
     }
 }
