@@ -131,6 +131,23 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
         "references",
         format!("{HD}:Ctx.cart"),
     );
+    // A destructuring's keys are members of its value, and its names
+    // reach on through their types.
+    has(
+        format!("{HD}:destructured"),
+        "references",
+        format!("{HD}:Ctx.cart"),
+    );
+    has(
+        format!("{HD}:destructured"),
+        "references",
+        format!("{HD}:Ctx.path"),
+    );
+    has(
+        format!("{HD}:destructured"),
+        "references",
+        format!("{M}:Cart.items"),
+    );
     // A module's `const app = new Router()` reaches its members, and the
     // keys of an object passed where a type is expected are its members.
     has(HD.into(), "calls", format!("{HD}:Router.get"));

@@ -116,20 +116,14 @@ fn bindings<'t>(
         "required_parameter" | "optional_parameter" => {
             add_pattern(w, n.child_by_field_name("pattern"), out);
             add_pattern(w, n.child_by_field_name("name"), out);
-            match n.child_by_field_name("pattern") {
-                Some(name) if name.kind() == "identifier" => {
-                    out.bind(w, name, n, parameter_of(w, n))
-                }
-                Some(p) => out.bind_unknown(w, p, n, parameter_of(w, n).map(|(f, _)| f)),
-                None => {}
+            if let Some(p) = n.child_by_field_name("pattern") {
+                out.bind(w, p, n, parameter_of(w, n));
             }
         }
         "variable_declarator" => {
             add_pattern(w, n.child_by_field_name("name"), out);
-            match n.child_by_field_name("name") {
-                Some(name) if name.kind() == "identifier" => out.bind(w, name, n, None),
-                Some(p) => out.bind_unknown(w, p, n, None),
-                None => {}
+            if let Some(p) = n.child_by_field_name("name") {
+                out.bind(w, p, n, None);
             }
         }
         "catch_clause" => {
@@ -495,6 +489,72 @@ fn heritage<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, t: Node<'t>, depth: u32) {
     }
 }
 
+/// The keys of a destructuring (`const { a, b: { c } } = x`, `({ req })
+/// => …`) declared by `decl`: references to the members of what its value
+/// is.
+fn destructured_keys<'t>(
+    w: &mut Walker<'_>,
+    cx: &Cx<'_, 't>,
+    pattern: Node<'t>,
+    decl: Node<'t>,
+    param: Option<(Node<'t>, u32)>,
+) {
+    if pattern.kind() != "object_pattern" {
+        return;
+    }
+    if let Some(recv) = cx.locals.declared_recv(w, decl, param) {
+        pattern_keys(w, cx, pattern, recv, 0);
+    }
+}
+
+fn pattern_keys<'t>(
+    w: &mut Walker<'_>,
+    cx: &Cx<'_, 't>,
+    pattern: Node<'t>,
+    recv: Recv,
+    depth: u32,
+) {
+    if depth > 8 {
+        return;
+    }
+    let mut cur = pattern.walk();
+    let kids: Vec<Node<'t>> = pattern.named_children(&mut cur).collect();
+    for k in kids {
+        let (key, nested) = match k.kind() {
+            "shorthand_property_identifier_pattern" => (Some(w.text(k).to_string()), None),
+            "object_assignment_pattern" => (
+                k.child_by_field_name("left").map(|l| w.text(l).to_string()),
+                None,
+            ),
+            "pair_pattern" => (
+                k.child_by_field_name("key")
+                    .and_then(|x| property_name(w, x)),
+                k.child_by_field_name("value")
+                    .filter(|v| v.kind() == "object_pattern"),
+            ),
+            _ => (None, None),
+        };
+        let Some(key) = key else { continue };
+        through_receiver(
+            w,
+            cx,
+            recv.clone(),
+            std::slice::from_ref(&key),
+            RefKind::Value,
+            k,
+        );
+        if let Some(inner) = nested {
+            pattern_keys(
+                w,
+                cx,
+                inner,
+                Recv::Field(Box::new(recv.clone()), key),
+                depth + 1,
+            );
+        }
+    }
+}
+
 /// The default values inside a binding pattern.
 fn pattern_defaults<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, p: Node<'t>, depth: u32) {
     if depth > MAX_DEPTH {
@@ -596,6 +656,7 @@ fn refs_in<'t>(w: &mut Walker<'_>, n: Node<'t>, cx: &Cx<'_, 't>, depth: u32) {
         }
         "variable_declarator" => {
             if let Some(p) = field("name") {
+                destructured_keys(w, cx, p, n, None);
                 pattern_defaults(w, cx, p, depth);
             }
             walk_fields(w, cx, n, &["type", "value"], depth);
@@ -606,6 +667,9 @@ fn refs_in<'t>(w: &mut Walker<'_>, n: Node<'t>, cx: &Cx<'_, 't>, depth: u32) {
                 .filter_map(|f| field(f))
                 .map(|p| p.id())
                 .collect();
+            if let Some(p) = field("pattern") {
+                destructured_keys(w, cx, p, n, parameter_of(w, n));
+            }
             for f in ["pattern", "name"] {
                 if let Some(p) = field(f) {
                     pattern_defaults(w, cx, p, depth);

@@ -42,11 +42,14 @@ enum How<'t> {
     Unknown,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Binding<'t> {
     /// The byte range the binding is seen in.
     scope: (usize, usize),
     how: How<'t>,
+    /// The keys a destructuring takes from that value (`const { a: { b } }
+    /// = x` binds `b` as `x.a.b`).
+    keys: Vec<String>,
 }
 
 /// The names a unit binds, and how each binding is typed.
@@ -66,19 +69,10 @@ impl<'t> Locals<'t> {
         self.names.insert(name);
     }
 
-    /// Binding `name` (the node that names it) by declaration `decl`: a
-    /// `variable_declarator`, or a parameter of function `func` at
-    /// position `index`.
-    pub fn bind(
-        &mut self,
-        w: &Walker<'_>,
-        name: Node<'t>,
-        decl: Node<'t>,
-        param: Option<(Node<'t>, u32)>,
-    ) {
-        let text = w.text(name).to_string();
-        self.names.insert(text.clone());
-        let how = if let Some(t) = decl.child_by_field_name("type") {
+    /// How declaration `decl` gives its value: a `variable_declarator`, or
+    /// a parameter of function `func` at position `index`.
+    fn how_of(decl: Node<'t>, param: Option<(Node<'t>, u32)>) -> How<'t> {
+        if let Some(t) = decl.child_by_field_name("type") {
             How::Typed(t)
         } else if let Some((func, index)) = param {
             match func.kind() {
@@ -91,16 +85,25 @@ impl<'t> Locals<'t> {
             How::Init(v)
         } else {
             How::Unknown
-        };
-        let scope = scope_of(decl, param.map(|(f, _)| f));
-        self.bound
-            .entry(text)
-            .or_default()
-            .push(Binding { scope, how });
+        }
     }
 
-    /// Binding every name of a pattern (`{ a, b: [c] }`) declared by
-    /// `decl`, or by a parameter of `func`, with no type known.
+    /// Binding the names of `pattern` (an identifier, or a destructuring
+    /// `{ a, b: { c } }`) by declaration `decl`, or by a parameter of
+    /// function `func` at position `index`.
+    pub fn bind(
+        &mut self,
+        w: &Walker<'_>,
+        pattern: Node<'t>,
+        decl: Node<'t>,
+        param: Option<(Node<'t>, u32)>,
+    ) {
+        let how = Self::how_of(decl, param);
+        let scope = scope_of(decl, param.map(|(f, _)| f));
+        self.bind_pattern(w, pattern, scope, how, Vec::new());
+    }
+
+    /// Every name of a pattern with no type known (a `catch` variable).
     pub fn bind_unknown(
         &mut self,
         w: &Walker<'_>,
@@ -108,31 +111,82 @@ impl<'t> Locals<'t> {
         decl: Node<'t>,
         func: Option<Node<'t>>,
     ) {
-        if matches!(
-            pattern.kind(),
-            "identifier" | "shorthand_property_identifier_pattern"
-        ) {
-            let text = w.text(pattern).to_string();
-            self.names.insert(text.clone());
-            let scope = scope_of(decl, func);
-            self.bound.entry(text).or_default().push(Binding {
-                scope,
-                how: How::Unknown,
-            });
-            return;
-        }
-        let mut cur = pattern.walk();
-        let kids: Vec<Node<'t>> = pattern.named_children(&mut cur).collect();
-        for k in kids {
-            let inner = match k.kind() {
-                "pair_pattern" => k.child_by_field_name("value"),
-                "object_assignment_pattern" | "assignment_pattern" => k.child_by_field_name("left"),
-                _ => Some(k),
-            };
-            if let Some(inner) = inner {
-                self.bind_unknown(w, inner, decl, func);
+        let scope = scope_of(decl, func);
+        self.bind_pattern(w, pattern, scope, How::Unknown, Vec::new());
+    }
+
+    fn bind_pattern(
+        &mut self,
+        w: &Walker<'_>,
+        pattern: Node<'t>,
+        scope: (usize, usize),
+        how: How<'t>,
+        keys: Vec<String>,
+    ) {
+        match pattern.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => {
+                let text = w.text(pattern).to_string();
+                self.names.insert(text.clone());
+                self.bound
+                    .entry(text)
+                    .or_default()
+                    .push(Binding { scope, how, keys });
+            }
+            "object_pattern" => {
+                let mut cur = pattern.walk();
+                let kids: Vec<Node<'t>> = pattern.named_children(&mut cur).collect();
+                for k in kids {
+                    let (key, inner) = match k.kind() {
+                        "shorthand_property_identifier_pattern" => {
+                            (Some(w.text(k).to_string()), Some(k))
+                        }
+                        "pair_pattern" => (
+                            k.child_by_field_name("key")
+                                .and_then(|x| property_name(w, x)),
+                            k.child_by_field_name("value"),
+                        ),
+                        "object_assignment_pattern" => {
+                            let left = k.child_by_field_name("left");
+                            (left.map(|l| w.text(l).to_string()), left)
+                        }
+                        _ => (None, Some(k)),
+                    };
+                    let Some(inner) = inner else { continue };
+                    match key {
+                        Some(key) => {
+                            let mut keys = keys.clone();
+                            keys.push(key);
+                            self.bind_pattern(w, inner, scope, how, keys);
+                        }
+                        None => self.bind_pattern(w, inner, scope, How::Unknown, Vec::new()),
+                    }
+                }
+            }
+            "assignment_pattern" => {
+                if let Some(l) = pattern.child_by_field_name("left") {
+                    self.bind_pattern(w, l, scope, how, keys);
+                }
+            }
+            _ => {
+                // An array pattern's, a rest pattern's names: no type told.
+                let mut cur = pattern.walk();
+                let kids: Vec<Node<'t>> = pattern.named_children(&mut cur).collect();
+                for k in kids {
+                    self.bind_pattern(w, k, scope, How::Unknown, Vec::new());
+                }
             }
         }
+    }
+
+    /// The receiver the value declaration `decl` gives is: what its
+    /// destructuring keys are members of.
+    pub fn declared_recv(
+        &self,
+        w: &Walker<'_>,
+        decl: Node<'t>,
+        param: Option<(Node<'t>, u32)>,
+    ) -> Option<Recv> {
+        self.how_recv(w, Self::how_of(decl, param), 0)
     }
 
     /// Binding `name` to the elements `for (const name of xs)` iterates.
@@ -142,6 +196,7 @@ impl<'t> Locals<'t> {
         self.bound.entry(text).or_default().push(Binding {
             scope: (scope.start_byte(), scope.end_byte()),
             how: How::ElementOf(of),
+            keys: Vec::new(),
         });
     }
 
@@ -157,7 +212,15 @@ impl<'t> Locals<'t> {
             .iter()
             .filter(|b| b.scope.0 <= at && at < b.scope.1)
             .min_by_key(|b| b.scope.1 - b.scope.0)?;
-        match b.how {
+        let mut recv = self.how_recv(w, b.how, steps)?;
+        for k in &b.keys {
+            recv = Recv::Field(Box::new(recv), k.clone());
+        }
+        Some(recv)
+    }
+
+    fn how_recv(&self, w: &Walker<'_>, how: How<'t>, steps: u32) -> Option<Recv> {
+        match how {
             How::Typed(t) => written_type(w, t),
             How::Init(v) => self.expr_recv(w, v, steps + 1),
             How::Param(f, i) => Some(Recv::Param(Box::new(self.context_of(w, f, steps + 1)?), i)),

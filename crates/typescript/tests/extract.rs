@@ -194,11 +194,15 @@ export function run<T>(input: T, { a, b: [c] }: Opts = defaults) {
 "#;
     let ex = extract("src/run.ts", src);
     let r = refs(&ex);
+    // The destructured keys `a` and `b` are members of `Opts`, read
+    // through it; the names they bind are locals.
     assert_eq!(
         r,
         [
             "run Call Thing",
             "run Call helper",
+            "run Field a",
+            "run Field b",
             "run Type Opts",
             "run Value defaults",
             "run Value items",
