@@ -394,16 +394,20 @@ fn fn_params<'a>(table: &Table<'a>, w: &Written<'a>, depth: u32) -> Vec<Params<'
     let text = unparenthesized(w.text.trim());
     let alts = split_top(text, '|');
     if alts.len() > 1 {
-        return alts
-            .iter()
-            .flat_map(|a| {
-                let w = Written {
-                    text: a.to_string(),
-                    ..w.clone()
-                };
-                fn_params(table, &w, depth + 1)
-            })
-            .collect();
+        // The first few alternatives' lists: a union of a union's aliases
+        // stays bounded.
+        let mut out = Vec::new();
+        for a in alts.iter().take(MAX_CANDIDATES) {
+            let w = Written {
+                text: a.to_string(),
+                ..w.clone()
+            };
+            out.extend(fn_params(table, &w, depth + 1));
+            if out.len() >= MAX_CANDIDATES {
+                break;
+            }
+        }
+        return out;
     }
     if let Some(p) = signature_params(w.file, w.scope, text) {
         return vec![p];
