@@ -761,10 +761,9 @@ impl<'s> Walker<'s> {
                 if name == "constructor" {
                     self.parameter_properties(m, class);
                 }
-                // A signature without a body is read by its class or
-                // interface, as a field is.
-                let reader = if signature_only { class } else { i };
-                refs::unit(self, m, reader, Some(class));
+                // A method signature (an interface's, a class's overload)
+                // reads its own parameter and return types.
+                refs::unit(self, m, i, Some(class));
             }
             "public_field_definition" | "property_signature" => {
                 let Some(name) = name_of(self, m) else {

@@ -3,8 +3,9 @@
 //! A reference is read in a unit — a function, method, accessor, a
 //! `const`'s declarator, a class's or interface's heading, a top-level
 //! statement — and belongs to the entity that unit stands for (a field's
-//! type and initializer are its class's, a property or method
-//! signature's its interface's or class's: they have no body). Every name the unit binds (parameters, `const`/`let`/
+//! type and initializer are its class's, a property signature's its
+//! interface's: they have no body; a method signature reads its own
+//! types). Every name the unit binds (parameters, `const`/`let`/
 //! `var`, destructuring, `catch`, loop variables, nested functions and
 //! classes, type parameters, mapped and `infer` types) is local to it
 //! throughout: its uses are no references. A member read or call on a

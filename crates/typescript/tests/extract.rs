@@ -162,7 +162,7 @@ fn references_are_non_local_names_in_bodies_and_types() {
         "Square.constructor Value this.x",
         "Square.size Value this.side",
         "Square.move Type Point",
-        "Point Type Point",
+        "Point.move Type Point",
         "Geometry.scale Value unit",
         "Geometry.scale Type Point",
     ] {
