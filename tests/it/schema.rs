@@ -17,11 +17,7 @@ fn a_version_one_database_is_migrated_and_keeps_its_rows() {
         )
         .unwrap();
     }
-    let store = Store::open(&location).unwrap();
-    assert_eq!(
-        schema::current_version(&store).unwrap(),
-        schema::latest_version()
-    );
+    let store = crate::common::open_migrated(&location);
     // The row survived, and the index of version 2 answers for it.
     let rows = store
         .read(
@@ -115,11 +111,7 @@ fn older_index(scripts: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, Stor
             store.write(script, Params::new()).unwrap();
         }
     }
-    let store = Store::open(&location).unwrap();
-    assert_eq!(
-        schema::current_version(&store).unwrap(),
-        schema::latest_version()
-    );
+    let store = crate::common::open_migrated(&location);
     (dir, root, store)
 }
 

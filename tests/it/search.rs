@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use graphctx::search::{search, Hit, Options, SearchError};
-use graphctx::store::{schema, Location, Params, Store};
+use graphctx::store::{Location, Params, Store};
 use serde_json::Value;
 
 use crate::common;
@@ -318,11 +318,7 @@ fn an_index_from_before_schema_12_gets_its_text_index_on_the_next_run() {
             )
             .unwrap();
     }
-    let store = Store::open(&location).unwrap();
-    assert_eq!(
-        schema::current_version(&store).unwrap(),
-        schema::latest_version()
-    );
+    let store = common::open_migrated(&location);
     assert!(ranked(&store, "scale a rectangle", 5).is_empty());
     common::index(&store, dir.path());
     assert_eq!(
@@ -909,11 +905,7 @@ fn an_index_from_before_schema_24_reads_its_history_text_on_the_next_run() {
             )
             .unwrap();
     }
-    let store = Store::open(&location).unwrap();
-    assert_eq!(
-        schema::current_version(&store).unwrap(),
-        schema::latest_version()
-    );
+    let store = common::open_migrated(&location);
     let query = "reconnect backoff is flaky";
     assert!(ranked(&store, query, 5)
         .iter()

@@ -235,7 +235,7 @@ impl<'a> Site<'_, 'a> {
     fn member_of(&self, base: &Recv, name: &str, depth: u32) -> Option<&'a Entity> {
         let Site { table, .. } = *self;
         let (bf, bc) = self.recv_class(base, depth + 1)?;
-        member(table, bf, bc, name, true, 0)
+        member(table, bf, bc, name, true)
     }
 
     /// The entity a value path names (`app`, `ns.create`, `Hono.get`).

@@ -117,17 +117,8 @@ pub(crate) fn member<'a>(
     class: &'a Entity,
     name: &str,
     own: bool,
-    depth: u32,
 ) -> Option<&'a Entity> {
-    member_in(
-        table,
-        file,
-        class,
-        name,
-        own,
-        depth,
-        &mut HashSet::default(),
-    )
+    member_in(table, file, class, name, own, 0, &mut HashSet::default())
 }
 
 /// [`member`], each class or interface looked in once (diamonds and
@@ -229,7 +220,7 @@ pub(crate) fn walk<'a>(
                 // of `const app = new Hono()`).
                 _ if !want_type => value_type(table, e)
                     .and_then(|w| class_of(table, &w, 0))
-                    .and_then(|(cf, c)| member(table, cf, c, seg, true, 0))
+                    .and_then(|(cf, c)| member(table, cf, c, seg, true))
                     .map(Target::Entity),
                 _ => None,
             },
@@ -288,7 +279,7 @@ fn resolve_ref<'a, 'r>(
                 };
                 site.recv_class(recv, 0)
             });
-        if let Some(dst) = class.and_then(|(cf, c)| member(table, cf, c, name, true, 0)) {
+        if let Some(dst) = class.and_then(|(cf, c)| member(table, cf, c, name, true)) {
             edge(links, from, r.kind, dst, true);
         }
         return;
@@ -300,7 +291,7 @@ fn resolve_ref<'a, 'r>(
     if matches!(segs.first(), Some(&"this") | Some(&"super")) {
         let class = r.self_type.as_deref().and_then(|k| table.entity(k));
         let name = segs.get(1).copied().unwrap_or("");
-        let found = class.and_then(|(cf, c)| member(table, cf, c, name, segs[0] == "this", 0));
+        let found = class.and_then(|(cf, c)| member(table, cf, c, name, segs[0] == "this"));
         match found {
             Some(dst) => edge(links, from, r.kind, dst, true),
             None => links.unresolved(src, relname(r.kind, None), text(), r.line),

@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 
 use graphctx::index::{index_repository, IndexOptions, IndexSummary};
 use graphctx::store::value::display;
-use graphctx::store::Store;
+use graphctx::store::{schema, Location, Store};
 
 /// Whether a test client is missing and may be skipped: only outside CI,
 /// and only when GRAPHCTX_SKIP_CLIENT_TESTS is set. Otherwise a missing
@@ -119,6 +119,17 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &dst).unwrap();
         }
     }
+}
+
+/// The store at `location` opened as graphctx opens it, migrated: its
+/// schema is the latest.
+pub fn open_migrated(location: &Location) -> Store {
+    let store = Store::open(location).unwrap();
+    assert_eq!(
+        schema::current_version(&store).unwrap(),
+        schema::latest_version()
+    );
+    store
 }
 
 pub fn index(store: &Store, root: &Path) -> IndexSummary {
