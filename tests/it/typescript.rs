@@ -187,6 +187,59 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
         .any(|e| e.starts_with(&format!("{V}:View -references-> {M}:Item"))));
     let test_module = entities.iter().find(|e| &*e.key == T).unwrap();
     assert!(test_module.is_test);
+    // `describe`/`it`/`test` blocks are test entities named by their
+    // titles, nested as written; the calls inside a block are its `tests`
+    // edges (the module keeps its calls). A callback-less `it.todo` is no
+    // block, and `t.test` is a subtest only inside a block.
+    let mut tests: Vec<(String, String)> = entities
+        .iter()
+        .filter(|e| e.kind == "test")
+        .map(|e| (e.key.to_string(), e.name.clone()))
+        .collect();
+    tests.sort();
+    let mut expected: Vec<(String, String)> = [
+        ("store", "store"),
+        ("store.buys", "buys"),
+        ("store.when empty", "when empty"),
+        (
+            "store.when empty.totals %i carts at zero",
+            "totals %i carts at zero",
+        ),
+        ("store.when empty.opens twice", "opens twice"),
+        ("a store by name", "a store by name"),
+        ("a store by name.opens", "opens"),
+    ]
+    .iter()
+    .map(|(k, n)| (format!("{T}:{k}"), n.to_string()))
+    .collect();
+    expected.sort();
+    assert_eq!(tests, expected);
+    assert!(entities
+        .iter()
+        .filter(|e| e.kind == "test")
+        .all(|e| e.is_test));
+    has(format!("{T}:store.buys"), "tests", format!("{S}:openStore"));
+    has(format!("{T}:store.buys"), "tests", format!("{S}:Store.buy"));
+    has(format!("{T}:store.buys"), "tests", format!("{M}:Cart.add"));
+    has(
+        format!("{T}:store.when empty.totals %i carts at zero"),
+        "tests",
+        format!("{M}:Cart"),
+    );
+    has(
+        format!("{T}:store.when empty.opens twice"),
+        "tests",
+        format!("{S}:openStore"),
+    );
+    has(
+        format!("{T}:a store by name.opens"),
+        "tests",
+        format!("{S}:openStore"),
+    );
+    // Only a block's own calls: `opens twice` makes no `Cart`.
+    assert!(!edges.contains(&format!(
+        "{T}:store.when empty.opens twice -tests-> {M}:Cart"
+    )));
 }
 
 /// Edit a copy of the fixture step by step; after each step, an

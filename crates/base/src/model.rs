@@ -40,10 +40,14 @@ pub enum EntityKind {
     Attribute,
     /// A Python method decorated `@property` (or `@cached_property`).
     Property,
+    /// A test case or suite written as a call rather than a definition
+    /// (`describe('…', () => …)`, `it('…', …)` in a TypeScript or
+    /// JavaScript test file), named by its title.
+    Test,
 }
 
 impl EntityKind {
-    pub const ALL: [EntityKind; 16] = [
+    pub const ALL: [EntityKind; 17] = [
         EntityKind::Function,
         EntityKind::Method,
         EntityKind::Struct,
@@ -60,6 +64,7 @@ impl EntityKind {
         EntityKind::Variable,
         EntityKind::Attribute,
         EntityKind::Property,
+        EntityKind::Test,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -80,6 +85,7 @@ impl EntityKind {
             EntityKind::Variable => "variable",
             EntityKind::Attribute => "attribute",
             EntityKind::Property => "property",
+            EntityKind::Test => "test",
         }
     }
 

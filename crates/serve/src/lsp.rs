@@ -116,7 +116,7 @@ fn err_of(e: ServeError) -> Error {
 /// The LSP symbol kind of a stored entity kind (`EntityKind::as_str`).
 fn symbol_kind(kind: &str) -> SymbolKind {
     match kind {
-        "function" | "macro" => SymbolKind::FUNCTION,
+        "function" | "macro" | "test" => SymbolKind::FUNCTION,
         "method" => SymbolKind::METHOD,
         "struct" | "union" => SymbolKind::STRUCT,
         "enum" => SymbolKind::ENUM,

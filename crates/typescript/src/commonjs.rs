@@ -22,6 +22,7 @@ use tree_sitter::Node;
 use super::extract::{function_signature, Walker};
 use super::imports::{local_export, push_use, unquote};
 use super::refs;
+use super::syntax::Fields;
 use crate::model::{EntityKind, Visibility};
 
 /// The specifier of `require('s')`, when `n` is that call.
@@ -29,21 +30,18 @@ fn required(w: &Walker<'_>, n: Node<'_>) -> Option<String> {
     if n.kind() != "call_expression" {
         return None;
     }
-    let f = n.child_by_field_name("function")?;
+    let f = n.field("function")?;
     if f.kind() != "identifier" || w.text(f) != "require" {
         return None;
     }
-    let arg = n.child_by_field_name("arguments")?.named_child(0)?;
+    let arg = n.field("arguments")?.named_child(0)?;
     (arg.kind() == "string").then(|| unquote(w.text(arg)))
 }
 
 /// A top-level `const`/`let`/`var` declarator bound to `require(…)`: its
 /// imports. `false` when it is no such declarator.
 pub(crate) fn require_binding(w: &mut Walker<'_>, v: Node<'_>) -> bool {
-    let (Some(name), Some(value)) = (
-        v.child_by_field_name("name"),
-        v.child_by_field_name("value"),
-    ) else {
+    let (Some(name), Some(value)) = (v.field("name"), v.field("value")) else {
         return false;
     };
     let Some(spec) = required(w, value) else {
@@ -61,9 +59,7 @@ pub(crate) fn require_binding(w: &mut Walker<'_>, v: Node<'_>) -> bool {
                 let (key, alias) = match p.kind() {
                     "shorthand_property_identifier_pattern" => (p, p),
                     "pair_pattern" => {
-                        let (Some(k), Some(a)) =
-                            (p.child_by_field_name("key"), p.child_by_field_name("value"))
-                        else {
+                        let (Some(k), Some(a)) = (p.field("key"), p.field("value")) else {
                             continue;
                         };
                         if a.kind() != "identifier" {
@@ -96,18 +92,12 @@ pub(crate) fn statement(w: &mut Walker<'_>, n: Node<'_>, module: usize) -> bool 
     if e.kind() != "assignment_expression" {
         return false;
     }
-    let (Some(mut left), Some(mut right)) = (
-        e.child_by_field_name("left"),
-        e.child_by_field_name("right"),
-    ) else {
+    let (Some(mut left), Some(mut right)) = (e.field("left"), e.field("right")) else {
         return false;
     };
     // `exports = module.exports = x`: the `module.exports` of the chain.
     while export_target(w, left).is_none() && right.kind() == "assignment_expression" {
-        match (
-            right.child_by_field_name("left"),
-            right.child_by_field_name("right"),
-        ) {
+        match (right.field("left"), right.field("right")) {
             (Some(l), Some(r)) => (left, right) = (l, r),
             _ => break,
         }
@@ -136,11 +126,8 @@ fn export_target(w: &Walker<'_>, left: Node<'_>) -> Option<Target> {
     if text == "module.exports" {
         return Some(Target::Whole);
     }
-    let prop = left.child_by_field_name("property")?;
-    let obj: String = w
-        .text(left.child_by_field_name("object")?)
-        .split_whitespace()
-        .collect();
+    let prop = left.field("property")?;
+    let obj: String = w.text(left.field("object")?).split_whitespace().collect();
     (matches!(obj.as_str(), "exports" | "module.exports") && prop.kind() == "property_identifier")
         .then(|| Target::Named(w.text(prop).to_string()))
 }
@@ -175,9 +162,7 @@ fn whole(w: &mut Walker<'_>, n: Node<'_>, value: Node<'_>, module: usize) {
                         local_export(w, &name, None, m);
                     }
                     "pair" => {
-                        let (Some(k), Some(v)) =
-                            (m.child_by_field_name("key"), m.child_by_field_name("value"))
-                        else {
+                        let (Some(k), Some(v)) = (m.field("key"), m.field("value")) else {
                             continue;
                         };
                         let key = unquote(w.text(k));
@@ -191,7 +176,7 @@ fn whole(w: &mut Walker<'_>, n: Node<'_>, value: Node<'_>, module: usize) {
                         }
                     }
                     "method_definition" => {
-                        let Some(k) = m.child_by_field_name("name") else {
+                        let Some(k) = m.field("name") else {
                             continue;
                         };
                         let key = unquote(w.text(k));
@@ -203,7 +188,7 @@ fn whole(w: &mut Walker<'_>, n: Node<'_>, value: Node<'_>, module: usize) {
         }
         "function_expression" | "generator_function" | "arrow_function" | "class" => {
             let name = value
-                .child_by_field_name("name")
+                .field("name")
                 .map_or("default".to_string(), |x| w.text(x).to_string());
             declare(w, n, value, module, &name);
             local_export(w, &name, Some("default"), n);

@@ -29,6 +29,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tree_sitter::{Node, Parser, Tree};
 
 use super::refs;
+use super::syntax::Fields;
 use crate::index::keys::KeyAllocator;
 use crate::model::{
     Entity, EntityKind, FileContext, FileExtract, Param, ParamPattern, ParseStatus, RawRef, Recv,
@@ -242,6 +243,9 @@ pub(crate) struct Walker<'s> {
     /// at the top of the file): its `jsx-runtime` exports the `JSX`
     /// namespace intrinsic elements are members of.
     pub jsx_source: Option<String>,
+    /// The innermost test block ([`super::test_blocks`]) the walk is in:
+    /// the calls made there are its calls too.
+    pub test_block: Option<usize>,
 }
 
 impl<'s> Walker<'s> {
@@ -259,6 +263,7 @@ impl<'s> Walker<'s> {
             seen_refs: HashSet::default(),
             type_params: Vec::new(),
             jsx_source: jsx_pragma(src),
+            test_block: None,
         }
     }
 
@@ -343,6 +348,11 @@ impl<'s> Walker<'s> {
         receiver: Option<Recv>,
         line: u32,
     ) {
+        if let Some(test) = self.test_block.filter(|&t| t != from) {
+            if matches!(kind, RefKind::Call | RefKind::MethodCall) {
+                self.push_recv_ref(test, kind, path.clone(), self_type, receiver.clone(), line);
+            }
+        }
         let self_type = self_type.map(|c| self.entities[c].key.to_string());
         if !self.seen_refs.insert((
             from,
@@ -443,7 +453,7 @@ impl<'s> Walker<'s> {
 
     fn export(&mut self, n: Node<'_>, parent: usize, depth: u32) {
         let default = has_token(n, "default");
-        if let Some(d) = n.child_by_field_name("declaration") {
+        if let Some(d) = n.field("declaration") {
             let before = self.entities.len();
             self.declare(d, n, parent, true, depth);
             if default && parent == 0 {
@@ -454,13 +464,13 @@ impl<'s> Walker<'s> {
             }
             return;
         }
-        if n.child_by_field_name("source").is_some() || has_child(n, "export_clause") {
+        if n.field("source").is_some() || has_child(n, "export_clause") {
             if parent == 0 {
                 super::imports::export(self, n);
             }
             return;
         }
-        if let Some(v) = n.child_by_field_name("value") {
+        if let Some(v) = n.field("value") {
             if default && parent == 0 && v.kind() == "identifier" {
                 let name = self.text(v).to_string();
                 super::imports::local_export(self, &name, Some("default"), n);
@@ -469,7 +479,7 @@ impl<'s> Walker<'s> {
             if default && matches!(v.kind(), "function_expression" | "class" | "arrow_function") {
                 // An anonymous default export is named `default`.
                 let name = v
-                    .child_by_field_name("name")
+                    .field("name")
                     .map_or("default".to_string(), |x| self.text(x).to_string());
                 let kind = if v.kind() == "class" {
                     EntityKind::Class
@@ -511,7 +521,7 @@ impl<'s> Walker<'s> {
                 }
             }
             "function_declaration" | "generator_function_declaration" | "function_signature" => {
-                let Some(name) = d.child_by_field_name("name") else {
+                let Some(name) = d.field("name") else {
                     return;
                 };
                 let name = self.text(name).to_string();
@@ -525,7 +535,7 @@ impl<'s> Walker<'s> {
                 refs::unit(self, d, i, None);
             }
             "class_declaration" | "abstract_class_declaration" => {
-                let Some(name) = d.child_by_field_name("name") else {
+                let Some(name) = d.field("name") else {
                     return;
                 };
                 let name = self.text(name).to_string();
@@ -533,7 +543,7 @@ impl<'s> Walker<'s> {
                 self.class_body(d, outer, i, depth);
             }
             "interface_declaration" => {
-                let Some(name) = d.child_by_field_name("name") else {
+                let Some(name) = d.field("name") else {
                     return;
                 };
                 let name = self.text(name).to_string();
@@ -541,7 +551,7 @@ impl<'s> Walker<'s> {
                 self.interface(d, outer, i);
             }
             "type_alias_declaration" => {
-                let Some(name) = d.child_by_field_name("name") else {
+                let Some(name) = d.field("name") else {
                     return;
                 };
                 let name = self.text(name).to_string();
@@ -550,24 +560,24 @@ impl<'s> Walker<'s> {
                 // Read again by resolution (a handler alias's function
                 // type): whole, not capped as display text is.
                 s.ty = d
-                    .child_by_field_name("value")
+                    .field("value")
                     .map(|v| whole_line(self.src.get(v.byte_range()).unwrap_or("")).into());
                 s.generics = generics(self.src, d);
                 s.text = one_line(self.src.get(outer.byte_range()).unwrap_or(""));
                 refs::unit(self, d, i, None);
             }
             "enum_declaration" => {
-                let Some(name) = d.child_by_field_name("name") else {
+                let Some(name) = d.field("name") else {
                     return;
                 };
                 let name = self.text(name).to_string();
                 let i = self.new_entity(parent, EntityKind::Enum, &name, outer, vis);
                 let mut fields = Vec::new();
-                if let Some(body) = d.child_by_field_name("body") {
+                if let Some(body) = d.field("body") {
                     let mut cur = body.walk();
                     for m in body.named_children(&mut cur) {
                         let n = match m.kind() {
-                            "enum_assignment" => m.child_by_field_name("name"),
+                            "enum_assignment" => m.field("name"),
                             "property_identifier" | "string" => Some(m),
                             _ => None,
                         };
@@ -581,14 +591,14 @@ impl<'s> Walker<'s> {
                     }
                 }
                 self.entities[i].signature.fields = fields.into();
-                self.entities[i].signature.text = head(self, outer, d.child_by_field_name("body"));
+                self.entities[i].signature.text = head(self, outer, d.field("body"));
                 refs::unit(self, d, i, None);
             }
             "lexical_declaration" | "variable_declaration" => {
                 self.bindings(d, outer, parent, vis);
             }
             "internal_module" | "module" => {
-                let Some(name) = d.child_by_field_name("name") else {
+                let Some(name) = d.field("name") else {
                     return;
                 };
                 if name.kind() == "string" {
@@ -598,8 +608,8 @@ impl<'s> Walker<'s> {
                 }
                 let name = self.text(name).to_string();
                 let i = self.new_entity(parent, EntityKind::Module, &name, outer, vis);
-                self.entities[i].signature.text = head(self, outer, d.child_by_field_name("body"));
-                if let Some(body) = d.child_by_field_name("body") {
+                self.entities[i].signature.text = head(self, outer, d.field("body"));
+                if let Some(body) = d.field("body") {
                     self.body(body, i, depth + 1);
                 }
             }
@@ -634,7 +644,7 @@ impl<'s> Walker<'s> {
     /// `const`/`let`/`var` at module or namespace level: an entity per
     /// bound name.
     fn bindings(&mut self, d: Node<'_>, outer: Node<'_>, parent: usize, vis: Visibility) {
-        let kind = match d.child_by_field_name("kind").map(|k| self.text(k)) {
+        let kind = match d.field("kind").map(|k| self.text(k)) {
             Some("const") => EntityKind::Const,
             _ if d.kind() == "lexical_declaration" => EntityKind::Variable,
             _ => EntityKind::Variable,
@@ -646,7 +656,7 @@ impl<'s> Walker<'s> {
             .collect();
         let single = declarators.len() == 1;
         for v in declarators {
-            let Some(name) = v.child_by_field_name("name") else {
+            let Some(name) = v.field("name") else {
                 continue;
             };
             if parent == 0 && super::commonjs::require_binding(self, v) {
@@ -667,7 +677,7 @@ impl<'s> Walker<'s> {
             }
             let name = self.text(name).to_string();
             let i = self.new_entity(parent, kind, &name, span, vis);
-            let value = v.child_by_field_name("value");
+            let value = v.field("value");
             let func = value.filter(|x| {
                 matches!(
                     x.kind(),
@@ -683,7 +693,7 @@ impl<'s> Walker<'s> {
             };
             // Its type: as declared, else the class a `new` makes.
             sig.ty = v
-                .child_by_field_name("type")
+                .field("type")
                 .map(|t| type_text(self.text(t)).into())
                 .or_else(|| constructed(self, value?).map(Into::into));
             sig.is_const = kind == EntityKind::Const;
@@ -697,7 +707,7 @@ impl<'s> Walker<'s> {
 
     /// A class's heritage, decorators and members.
     pub(crate) fn class_body(&mut self, d: Node<'_>, outer: Node<'_>, class: usize, depth: u32) {
-        let body = d.child_by_field_name("body");
+        let body = d.field("body");
         let mut bases = Vec::new();
         let mut cur = d.walk();
         for c in d.named_children(&mut cur) {
@@ -734,8 +744,7 @@ impl<'s> Walker<'s> {
 
     /// One member of a class body.
     fn member(&mut self, m: Node<'_>, class: usize, _depth: u32) {
-        let name_of =
-            |w: &Self, m: Node<'_>| m.child_by_field_name("name").map(|n| w.text(n).to_string());
+        let name_of = |w: &Self, m: Node<'_>| m.field("name").map(|n| w.text(n).to_string());
         match m.kind() {
             "method_definition" | "method_signature" | "abstract_method_signature" => {
                 let Some(name) = name_of(self, m) else {
@@ -773,10 +782,10 @@ impl<'s> Walker<'s> {
                 let i = self.new_entity(class, EntityKind::Attribute, &name, m, vis);
                 let text = first_line(self, m);
                 let ty = m
-                    .child_by_field_name("type")
+                    .field("type")
                     .map(|t| type_text(self.text(t)))
                     // `#cart = new Cart()`: the class it is made of.
-                    .or_else(|| constructed(self, m.child_by_field_name("value")?));
+                    .or_else(|| constructed(self, m.field("value")?));
                 let s = &mut self.entities[i].signature;
                 s.ty = ty.map(Into::into);
                 s.text = text;
@@ -791,7 +800,7 @@ impl<'s> Walker<'s> {
 
     /// `constructor(private x: T)`: the class's attribute `x`.
     fn parameter_properties(&mut self, m: Node<'_>, class: usize) {
-        let Some(params) = m.child_by_field_name("parameters") else {
+        let Some(params) = m.field("parameters") else {
             return;
         };
         let mut cur = params.walk();
@@ -802,10 +811,7 @@ impl<'s> Walker<'s> {
             if !property {
                 continue;
             }
-            let Some(pat) = p
-                .child_by_field_name("pattern")
-                .or_else(|| p.child_by_field_name("name"))
-            else {
+            let Some(pat) = p.field("pattern").or_else(|| p.field("name")) else {
                 continue;
             };
             if pat.kind() != "identifier" {
@@ -816,7 +822,7 @@ impl<'s> Walker<'s> {
             let i = self.new_entity(class, EntityKind::Attribute, &name, p, vis);
             let s = &mut self.entities[i].signature;
             s.ty = p
-                .child_by_field_name("type")
+                .field("type")
                 .map(|t| type_text(self.src.get(t.byte_range()).unwrap_or("")).into());
             s.text = one_line(self.src.get(p.byte_range()).unwrap_or(""));
         }
@@ -826,7 +832,7 @@ impl<'s> Walker<'s> {
     /// attributes (their types read for it), method signatures its
     /// methods.
     fn interface(&mut self, d: Node<'_>, outer: Node<'_>, i: usize) {
-        let body = d.child_by_field_name("body");
+        let body = d.field("body");
         let mut bases = Vec::new();
         let mut cur = d.walk();
         for c in d.named_children(&mut cur) {
@@ -867,10 +873,10 @@ impl<'s> Walker<'s> {
     /// returns the ones before.
     fn enter_type_params(&mut self, d: Node<'_>) -> Vec<String> {
         let before = self.type_params.clone();
-        if let Some(tp) = d.child_by_field_name("type_parameters") {
+        if let Some(tp) = d.field("type_parameters") {
             let mut cur = tp.walk();
             for c in tp.named_children(&mut cur) {
-                if let Some(n) = c.child_by_field_name("name") {
+                if let Some(n) = c.field("name") {
                     self.type_params.push(self.text(n).to_string());
                 }
             }
@@ -935,29 +941,27 @@ fn member_visibility(w: &Walker<'_>, m: Node<'_>, name: &str) -> Visibility {
 /// `outer` up to the body.
 pub(crate) fn function_signature(w: &Walker<'_>, f: Node<'_>, outer: Node<'_>) -> Signature {
     let mut params = Vec::new();
-    if let Some(ps) = f.child_by_field_name("parameters") {
+    if let Some(ps) = f.field("parameters") {
         let mut cur = ps.walk();
         for p in ps.named_children(&mut cur) {
             if !matches!(p.kind(), "required_parameter" | "optional_parameter") {
                 continue;
             }
-            let pattern = p
-                .child_by_field_name("pattern")
-                .or_else(|| p.child_by_field_name("name"));
+            let pattern = p.field("pattern").or_else(|| p.field("name"));
             let name = pattern.map(|x| w.text(x).to_string()).unwrap_or_default();
             params.push(Param {
                 name: name.clone(),
                 ty: p
-                    .child_by_field_name("type")
+                    .field("type")
                     .map(|t| {
                         whole_line(w.text(t).trim_start().trim_start_matches(['?', ':']).trim())
                     })
                     .unwrap_or_default(),
                 pattern: ParamPattern::Owned,
-                default: p.child_by_field_name("value").map(|v| one_line(w.text(v))),
+                default: p.field("value").map(|v| one_line(w.text(v))),
             });
         }
-    } else if let Some(p) = f.child_by_field_name("parameter") {
+    } else if let Some(p) = f.field("parameter") {
         params.push(Param {
             name: w.text(p).to_string(),
             ty: String::new(),
@@ -967,19 +971,17 @@ pub(crate) fn function_signature(w: &Walker<'_>, f: Node<'_>, outer: Node<'_>) -
     }
     Signature {
         parameters: params.into(),
-        return_type: f
-            .child_by_field_name("return_type")
-            .map(|t| type_text(w.text(t)).into()),
+        return_type: f.field("return_type").map(|t| type_text(w.text(t)).into()),
         generics: generics(w.src, f),
         is_async: has_token(f, "async"),
-        text: head(w, outer, f.child_by_field_name("body")),
+        text: head(w, outer, f.field("body")),
         ..Default::default()
     }
 }
 
 /// `<T extends X, U>` → `["T extends X", "U"]`.
 fn generics(src: &str, d: Node<'_>) -> Box<[String]> {
-    let Some(tp) = d.child_by_field_name("type_parameters") else {
+    let Some(tp) = d.field("type_parameters") else {
         return Box::default();
     };
     let mut cur = tp.walk();
@@ -1039,7 +1041,7 @@ fn constructed(w: &Walker<'_>, v: Node<'_>) -> Option<String> {
         v
     };
     let c = (v.kind() == "new_expression")
-        .then(|| v.child_by_field_name("constructor"))
+        .then(|| v.field("constructor"))
         .flatten()?;
     matches!(c.kind(), "identifier" | "member_expression").then(|| one_line(w.text(c)))
 }

@@ -21,6 +21,7 @@
 use tree_sitter::Node;
 
 use super::extract::Walker;
+use super::syntax::Fields;
 use crate::model::UseDecl;
 
 /// A string literal's contents.
@@ -57,7 +58,7 @@ pub(crate) fn import(w: &mut Walker<'_>, n: Node<'_>, _parent: usize) {
         .iter()
         .find(|c| c.kind() == "import_require_clause")
     {
-        let (Some(id), Some(src)) = (req.named_child(0), req.child_by_field_name("source")) else {
+        let (Some(id), Some(src)) = (req.named_child(0), req.field("source")) else {
             return;
         };
         let alias = w.text(id).to_string();
@@ -65,7 +66,7 @@ pub(crate) fn import(w: &mut Walker<'_>, n: Node<'_>, _parent: usize) {
         push_use(w, vec![spec], Some(alias), false, false, n);
         return;
     }
-    let Some(src) = n.child_by_field_name("source") else {
+    let Some(src) = n.field("source") else {
         return;
     };
     let spec = unquote(w.text(src));
@@ -99,12 +100,12 @@ pub(crate) fn import(w: &mut Walker<'_>, n: Node<'_>, _parent: usize) {
                     if s.kind() != "import_specifier" {
                         continue;
                     }
-                    let Some(name) = s.child_by_field_name("name") else {
+                    let Some(name) = s.field("name") else {
                         continue;
                     };
                     let name = unquote(w.text(name));
                     let alias = s
-                        .child_by_field_name("alias")
+                        .field("alias")
                         .map_or_else(|| name.clone(), |a| w.text(a).to_string());
                     push_use(w, vec![spec.clone(), name], Some(alias), false, false, n);
                 }
@@ -117,7 +118,7 @@ pub(crate) fn import(w: &mut Walker<'_>, n: Node<'_>, _parent: usize) {
 /// `export { … } from 's'`, `export * from 's'`, `export * as ns from
 /// 's'`, `export { … }`.
 pub(crate) fn export(w: &mut Walker<'_>, n: Node<'_>) {
-    let spec = n.child_by_field_name("source").map(|s| unquote(w.text(s)));
+    let spec = n.field("source").map(|s| unquote(w.text(s)));
     let mut cur = n.walk();
     let children: Vec<Node<'_>> = n.named_children(&mut cur).collect();
     let clause = children.iter().find(|c| c.kind() == "export_clause");
@@ -128,12 +129,12 @@ pub(crate) fn export(w: &mut Walker<'_>, n: Node<'_>) {
                 if s.kind() != "export_specifier" {
                     continue;
                 }
-                let Some(name) = s.child_by_field_name("name") else {
+                let Some(name) = s.field("name") else {
                     continue;
                 };
                 let name = unquote(w.text(name));
                 let alias = s
-                    .child_by_field_name("alias")
+                    .field("alias")
                     .map_or_else(|| name.clone(), |a| unquote(w.text(a)));
                 let first = spec.clone().unwrap_or_default();
                 push_use(w, vec![first, name], Some(alias), false, true, n);

@@ -41,7 +41,9 @@ mod names;
 mod receivers;
 pub mod refs;
 pub mod resolve;
+mod syntax;
 pub mod table;
+mod test_blocks;
 mod texts;
 mod typing;
 

@@ -25,6 +25,7 @@
 use tree_sitter::Node;
 
 use super::extract::{Walker, MAX_DEPTH};
+use super::syntax::Fields;
 use super::typing::{property_name, Locals};
 use crate::model::{Recv, RefKind};
 
@@ -79,12 +80,12 @@ pub(crate) fn pattern_names(w: &Walker<'_>, p: Node<'_>, out: &mut Vec<String>) 
             }
         }
         "pair_pattern" => {
-            if let Some(v) = p.child_by_field_name("value") {
+            if let Some(v) = p.field("value") {
                 pattern_names(w, v, out);
             }
         }
         "object_assignment_pattern" | "assignment_pattern" => {
-            if let Some(l) = p.child_by_field_name("left") {
+            if let Some(l) = p.field("left") {
                 pattern_names(w, l, out);
             }
         }
@@ -115,41 +116,34 @@ fn bindings<'t>(
     }
     match n.kind() {
         "required_parameter" | "optional_parameter" => {
-            add_pattern(w, n.child_by_field_name("pattern"), out);
-            add_pattern(w, n.child_by_field_name("name"), out);
-            if let Some(p) = n.child_by_field_name("pattern") {
+            add_pattern(w, n.field("pattern"), out);
+            add_pattern(w, n.field("name"), out);
+            if let Some(p) = n.field("pattern") {
                 out.bind(w, p, n, parameter_of(w, n));
             }
         }
         "variable_declarator" => {
-            add_pattern(w, n.child_by_field_name("name"), out);
-            if let Some(p) = n.child_by_field_name("name") {
+            add_pattern(w, n.field("name"), out);
+            if let Some(p) = n.field("name") {
                 out.bind(w, p, n, None);
             }
         }
         "catch_clause" => {
-            add_pattern(w, n.child_by_field_name("parameter"), out);
-            if let Some(p) = n.child_by_field_name("parameter") {
+            add_pattern(w, n.field("parameter"), out);
+            if let Some(p) = n.field("parameter") {
                 out.bind_unknown(w, p, n, Some(n));
             }
         }
         "for_in_statement" => {
-            add_pattern(w, n.child_by_field_name("left"), out);
-            let of = n
-                .child_by_field_name("operator")
-                .is_some_and(|o| w.text(o) == "of");
-            let left = n
-                .child_by_field_name("left")
-                .filter(|l| l.kind() == "identifier");
-            if let (true, Some(left), Some(right)) = (of, left, n.child_by_field_name("right")) {
+            add_pattern(w, n.field("left"), out);
+            let of = n.field("operator").is_some_and(|o| w.text(o) == "of");
+            let left = n.field("left").filter(|l| l.kind() == "identifier");
+            if let (true, Some(left), Some(right)) = (of, left, n.field("right")) {
                 out.bind_element(w, left, right, n);
             }
         }
         "arrow_function" => {
-            if let Some(p) = n
-                .child_by_field_name("parameter")
-                .filter(|p| p.kind() == "identifier")
-            {
+            if let Some(p) = n.field("parameter").filter(|p| p.kind() == "identifier") {
                 out.bind(w, p, p, Some((n, 0)));
             }
         }
@@ -165,7 +159,7 @@ fn bindings<'t>(
         | "enum_declaration"
         | "type_parameter"
         | "mapped_type_clause" => {
-            if let Some(name) = n.child_by_field_name("name") {
+            if let Some(name) = n.field("name") {
                 if matches!(name.kind(), "identifier" | "type_identifier") {
                     out.insert(w.text(name).to_string());
                 }
@@ -193,10 +187,7 @@ fn parameter_of<'t>(w: &Walker<'_>, p: Node<'t>) -> Option<(Node<'t>, u32)> {
     let index = list
         .named_children(&mut cur)
         .filter(|c| matches!(c.kind(), "required_parameter" | "optional_parameter"))
-        .filter(|c| {
-            c.child_by_field_name("pattern")
-                .is_none_or(|x| w.text(x) != "this")
-        })
+        .filter(|c| c.field("pattern").is_none_or(|x| w.text(x) != "this"))
         .position(|c| c.id() == p.id())?;
     Some((func, u32::try_from(index).ok()?))
 }
@@ -256,14 +247,14 @@ fn chain(w: &Walker<'_>, n: Node<'_>, depth: u32) -> Option<Vec<String>> {
         "this" => Some(vec!["this".into()]),
         "super" => Some(vec!["super".into()]),
         "member_expression" => {
-            let prop = n.child_by_field_name("property")?;
+            let prop = n.field("property")?;
             if !matches!(
                 prop.kind(),
                 "property_identifier" | "private_property_identifier"
             ) {
                 return None;
             }
-            let mut c = chain(w, n.child_by_field_name("object")?, depth + 1)?;
+            let mut c = chain(w, n.field("object")?, depth + 1)?;
             c.push(w.text(prop).to_string());
             Some(c)
         }
@@ -279,8 +270,8 @@ fn chain(w: &Walker<'_>, n: Node<'_>, depth: u32) -> Option<Vec<String>> {
 /// `this`, or any expression: `f().x`, `new A().m()`).
 fn member<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>, kind: RefKind, depth: u32) {
     let Some(mut segs) = chain(w, n, 0) else {
-        let object = n.child_by_field_name("object");
-        let prop = n.child_by_field_name("property").filter(|p| {
+        let object = n.field("object");
+        let prop = n.field("property").filter(|p| {
             matches!(
                 p.kind(),
                 "property_identifier" | "private_property_identifier"
@@ -359,9 +350,7 @@ fn object_keys<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>) {
         .named_children(&mut cur)
         .filter_map(|c| match c.kind() {
             "pair" | "method_definition" => {
-                let key = c
-                    .child_by_field_name("key")
-                    .or_else(|| c.child_by_field_name("name"))?;
+                let key = c.field("key").or_else(|| c.field("name"))?;
                 property_name(w, key)
             }
             "shorthand_property_identifier" => Some(w.text(c).to_string()),
@@ -379,7 +368,7 @@ fn object_keys<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>) {
 /// `JSX.IntrinsicElements` ([`JSX_ELEMENTS`]), and its attributes that
 /// member's.
 fn jsx_element<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>, depth: u32) {
-    let name = n.child_by_field_name("name");
+    let name = n.field("name");
     let mut props = None;
     if let Some(t) = name {
         match t.kind() {
@@ -479,10 +468,10 @@ fn heritage<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, t: Node<'t>, depth: u32) {
             }
         }
         "generic_type" => {
-            if let Some(name) = t.child_by_field_name("name") {
+            if let Some(name) = t.field("name") {
                 heritage(w, cx, name, depth + 1);
             }
-            if let Some(args) = t.child_by_field_name("type_arguments") {
+            if let Some(args) = t.field("type_arguments") {
                 refs_in(w, args, cx, depth + 1);
             }
         }
@@ -523,15 +512,10 @@ fn pattern_keys<'t>(
     for k in kids {
         let (key, nested) = match k.kind() {
             "shorthand_property_identifier_pattern" => (Some(w.text(k).to_string()), None),
-            "object_assignment_pattern" => (
-                k.child_by_field_name("left").map(|l| w.text(l).to_string()),
-                None,
-            ),
+            "object_assignment_pattern" => (k.field("left").map(|l| w.text(l).to_string()), None),
             "pair_pattern" => (
-                k.child_by_field_name("key")
-                    .and_then(|x| property_name(w, x)),
-                k.child_by_field_name("value")
-                    .filter(|v| v.kind() == "object_pattern"),
+                k.field("key").and_then(|x| property_name(w, x)),
+                k.field("value").filter(|v| v.kind() == "object_pattern"),
             ),
             _ => (None, None),
         };
@@ -570,12 +554,12 @@ fn pattern_defaults<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, p: Node<'t>, depth:
             }
         }
         "pair_pattern" => {
-            if let Some(v) = p.child_by_field_name("value") {
+            if let Some(v) = p.field("value") {
                 pattern_defaults(w, cx, v, depth + 1);
             }
         }
         "object_assignment_pattern" | "assignment_pattern" => {
-            if let Some(r) = p.child_by_field_name("right") {
+            if let Some(r) = p.field("right") {
                 refs_in(w, r, cx, depth + 1);
             }
         }
@@ -587,7 +571,7 @@ fn refs_in<'t>(w: &mut Walker<'_>, n: Node<'t>, cx: &Cx<'_, 't>, depth: u32) {
     if depth > MAX_DEPTH || Some(n.id()) == cx.skip {
         return;
     }
-    let field = |f: &str| n.child_by_field_name(f);
+    let field = |f: &str| n.field(f);
     match n.kind() {
         "identifier" | "shorthand_property_identifier" => name_ref(w, cx, RefKind::Value, n),
         "type_identifier" => name_ref(w, cx, RefKind::Type, n),
@@ -612,7 +596,15 @@ fn refs_in<'t>(w: &mut Walker<'_>, n: Node<'t>, cx: &Cx<'_, 't>, depth: u32) {
                     callee(w, cx, f, depth);
                 }
             }
+            let block = w
+                .ctx
+                .is_test_file
+                .then(|| super::test_blocks::block(w, n, cx.from))
+                .flatten();
+            let around = w.test_block;
+            w.test_block = block.or(around);
             walk_fields(w, cx, n, &["arguments", "type_arguments"], depth);
+            w.test_block = around;
         }
         "new_expression" => {
             if let Some(f) = field("constructor") {
@@ -721,12 +713,24 @@ fn refs_in<'t>(w: &mut Walker<'_>, n: Node<'t>, cx: &Cx<'_, 't>, depth: u32) {
     }
 }
 
+/// The children in `fields`, field by field, each field's in source
+/// order: one pass over the children.
 fn walk_fields<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>, fields: &[&str], depth: u32) {
-    for f in fields {
-        let mut cur = n.walk();
-        let kids: Vec<Node<'_>> = n.children_by_field_name(f, &mut cur).collect();
-        for c in kids {
-            refs_in(w, c, cx, depth + 1);
+    let mut cur = n.walk();
+    let mut kids: Vec<(usize, Node<'t>)> = Vec::new();
+    if cur.goto_first_child() {
+        loop {
+            let field = cur.field_name();
+            if let Some(i) = field.and_then(|f| fields.iter().position(|x| *x == f)) {
+                kids.push((i, cur.node()));
+            }
+            if !cur.goto_next_sibling() {
+                break;
+            }
         }
+    }
+    kids.sort_by_key(|(i, _)| *i);
+    for (_, c) in kids {
+        refs_in(w, c, cx, depth + 1);
     }
 }

@@ -12,7 +12,8 @@
 //! or interface, `references` for other reads; a chain that stops at a
 //! member it cannot find is a `references` edge to the last entity it
 //! reached, and every entity passed through gets one too. A test's calls
-//! into code that is not a test are also `tests` edges.
+//! into code that is not a test are also `tests` edges; a test block
+//! (`it('…', …)`) gets only those, its module having the rest.
 //!
 //! Every import and re-export is an `imports` edge from the file's
 //! module to the module its specifier names, and one to the original
@@ -241,7 +242,7 @@ pub(crate) fn walk<'a>(
 /// The class each receiver of a file is, by the entity it is read from
 /// (whose scope its types are named in): the many members read from one
 /// receiver (`c.json`, `c.req`, `c.header` of one callback) find it once.
-type Classes<'a, 'r> = HashMap<(&'r str, Option<&'r str>, &'r Recv), Option<(usize, &'a Entity)>>;
+type Classes<'a, 'r> = HashMap<(&'a str, Option<&'r str>, &'r Recv), Option<(usize, &'a Entity)>>;
 
 fn resolve_ref<'a, 'r>(
     table: &Table<'a>,
@@ -253,7 +254,20 @@ fn resolve_ref<'a, 'r>(
     let Some((_, from)) = table.entity(&r.from) else {
         return;
     };
+    // A test block's calls are its module's too (see `test_blocks`): it
+    // reads its names as the module does, and adds only the `tests` edges
+    // of what it reaches.
+    let block = from.kind == EntityKind::Test;
+    let reader = match block {
+        true => table.module_entity(file).unwrap_or(from),
+        false => from,
+    };
     let src: &'a str = &from.key;
+    let unresolved = |links: &mut LinksBuilder<'a>, rel: &'static str, text: String| {
+        if !block {
+            links.unresolved(src, rel, text, r.line);
+        }
+    };
     let segs: Vec<&str> = r.path.iter().map(String::as_str).collect();
     if segs.first() == Some(&"import()") {
         let spec = segs.get(1).copied().unwrap_or("");
@@ -261,20 +275,21 @@ fn resolve_ref<'a, 'r>(
             .module_file(file, spec)
             .and_then(|m| table.module_entity(m))
         {
-            Some(m) => links.edge(src, rel::IMPORTS, &m.key),
-            None => links.unresolved(src, rel::IMPORTS, spec.to_string(), r.line),
+            Some(m) if !block => links.edge(src, rel::IMPORTS, &m.key),
+            Some(_) => {}
+            None => unresolved(links, rel::IMPORTS, spec.to_string()),
         }
         return;
     }
     if let Some(recv) = &r.receiver {
         let Some(name) = segs.first() else { return };
         let class = *classes
-            .entry((&r.from, r.self_type.as_deref(), recv))
+            .entry((&reader.key, r.self_type.as_deref(), recv))
             .or_insert_with(|| {
                 let site = Site {
                     table,
                     file,
-                    from,
+                    from: reader,
                     self_type: r.self_type.as_deref(),
                 };
                 site.recv_class(recv, 0)
@@ -294,14 +309,14 @@ fn resolve_ref<'a, 'r>(
         let found = class.and_then(|(cf, c)| member(table, cf, c, name, segs[0] == "this"));
         match found {
             Some(dst) => edge(links, from, r.kind, dst, true),
-            None => links.unresolved(src, relname(r.kind, None), text(), r.line),
+            None => unresolved(links, relname(r.kind, None), text()),
         }
         return;
     }
     let want_type = matches!(r.kind, RefKind::Type | RefKind::Implements);
-    let (found, through, whole) = walk(table, file, from, &segs, want_type);
+    let (found, through, whole) = walk(table, file, reader, &segs, want_type);
     for e in &through {
-        if e.key != from.key && e.kind != EntityKind::Module {
+        if !block && e.key != from.key && e.kind != EntityKind::Module {
             links.edge(src, rel::REFERENCES, &e.key);
         }
     }
@@ -318,7 +333,7 @@ fn resolve_ref<'a, 'r>(
             if segs.len() == 1 && is_global(segs[0]) {
                 return;
             }
-            links.unresolved(src, relname(r.kind, None), text(), r.line);
+            unresolved(links, relname(r.kind, None), text());
         }
     }
 }
@@ -340,6 +355,12 @@ fn edge<'a>(
     } else {
         rel::REFERENCES
     };
+    if from.kind == EntityKind::Test {
+        if relname == rel::CALLS && !dst.is_test {
+            links.edge(&from.key, rel::TESTS, &dst.key);
+        }
+        return;
+    }
     links.edge(&from.key, relname, &dst.key);
     if relname == rel::CALLS && from.is_test && !dst.is_test {
         links.edge(&from.key, rel::TESTS, &dst.key);

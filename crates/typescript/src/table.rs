@@ -83,6 +83,10 @@ impl<'a> Table<'a> {
             t.by_path.insert(ex.path.as_str(), i);
             for e in &ex.entities {
                 t.by_key.insert(&e.key, (i, e));
+                // A test block is named by its title, which no code names.
+                if e.kind == EntityKind::Test {
+                    continue;
+                }
                 if let Some(p) = &e.parent {
                     t.children
                         .entry(p)

@@ -7,6 +7,9 @@
 
 use tree_sitter::Node;
 
+/// Deepest the walk goes.
+const MAX_DEPTH: u32 = 400;
+
 use crate::index::body_text::BodyTexts;
 use crate::model::Entity;
 
@@ -28,36 +31,42 @@ pub(super) fn body_texts(root: Node<'_>, src: &str, entities: &[Entity]) -> Vec<
     texts.into_pairs()
 }
 
-/// Every literal and comment but docs as `(line, text)`, in source order.
+/// Every literal and comment but docs as `(line, text)`, in source order:
+/// one cursor's walk, not descending into literals or past [`MAX_DEPTH`].
 fn items<'s>(root: Node<'_>, src: &'s str) -> Vec<(u32, &'s str)> {
+    let lang = root.language();
+    let id = |kind: &str| lang.id_for_node_kind(kind, true);
+    let (comment, string, template) = (id("comment"), id("string"), id("template_string"));
     let mut out = Vec::new();
-    let mut stack: Vec<(Node<'_>, u32)> = vec![(root, 0)];
-    while let Some((n, depth)) = stack.pop() {
+    let mut cur = root.walk();
+    let mut depth = 0u32;
+    loop {
+        let n = cur.node();
+        let kind = n.kind_id();
         let line = n.start_position().row as u32 + 1;
-        match n.kind() {
-            "comment" => {
-                let t = text(n, src);
-                if !(t.starts_with("/**") && documents(n)) {
-                    out.push((line, t));
-                }
+        let leaf = if kind == comment {
+            let t = text(n, src);
+            if !(t.starts_with("/**") && documents(n)) {
+                out.push((line, t));
             }
-            "string" | "template_string" => out.push((line, text(n, src))),
-            _ if depth < 400 => {
-                let first = stack.len();
-                let mut cur = n.walk();
-                for c in n.children(&mut cur) {
-                    if c.child_count() == 0 && c.kind() != "comment" {
-                        continue;
-                    }
-                    stack.push((c, depth + 1));
-                }
-                stack[first..].reverse();
+            true
+        } else if kind == string || kind == template {
+            out.push((line, text(n, src)));
+            true
+        } else {
+            depth >= MAX_DEPTH
+        };
+        if !leaf && cur.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        while !cur.goto_next_sibling() {
+            if depth == 0 || !cur.goto_parent() {
+                return out;
             }
-            _ => {}
+            depth -= 1;
         }
     }
-    out.sort_by_key(|(line, _)| *line);
-    out
 }
 
 /// Whether a comment sits right before a declaration (is its doc).

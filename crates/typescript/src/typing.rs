@@ -21,6 +21,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tree_sitter::Node;
 
 use super::extract::Walker;
+use super::syntax::Fields;
 use crate::model::Recv;
 
 /// Deepest a receiver is followed through bindings and contexts.
@@ -72,7 +73,7 @@ impl<'t> Locals<'t> {
     /// How declaration `decl` gives its value: a `variable_declarator`, or
     /// a parameter of function `func` at position `index`.
     fn how_of(decl: Node<'t>, param: Option<(Node<'t>, u32)>) -> How<'t> {
-        if let Some(t) = decl.child_by_field_name("type") {
+        if let Some(t) = decl.field("type") {
             How::Typed(t)
         } else if let Some((func, index)) = param {
             match func.kind() {
@@ -81,7 +82,7 @@ impl<'t> Locals<'t> {
                 }
                 _ => How::Unknown,
             }
-        } else if let Some(v) = decl.child_by_field_name("value") {
+        } else if let Some(v) = decl.field("value") {
             How::Init(v)
         } else {
             How::Unknown
@@ -141,12 +142,11 @@ impl<'t> Locals<'t> {
                             (Some(w.text(k).to_string()), Some(k))
                         }
                         "pair_pattern" => (
-                            k.child_by_field_name("key")
-                                .and_then(|x| property_name(w, x)),
-                            k.child_by_field_name("value"),
+                            k.field("key").and_then(|x| property_name(w, x)),
+                            k.field("value"),
                         ),
                         "object_assignment_pattern" => {
-                            let left = k.child_by_field_name("left");
+                            let left = k.field("left");
                             (left.map(|l| w.text(l).to_string()), left)
                         }
                         _ => (None, Some(k)),
@@ -163,7 +163,7 @@ impl<'t> Locals<'t> {
                 }
             }
             "assignment_pattern" => {
-                if let Some(l) = pattern.child_by_field_name("left") {
+                if let Some(l) = pattern.field("left") {
                     self.bind_pattern(w, l, scope, how, keys);
                 }
             }
@@ -236,7 +236,7 @@ impl<'t> Locals<'t> {
         if steps > MAX_STEPS {
             return None;
         }
-        let inner = |f: &str| e.child_by_field_name(f);
+        let inner = |f: &str| e.field(f);
         match e.kind() {
             "identifier" => {
                 let name = w.text(e);
@@ -262,10 +262,8 @@ impl<'t> Locals<'t> {
                 let f = inner("function")?;
                 match f.kind() {
                     "member_expression" => {
-                        let prop = f
-                            .child_by_field_name("property")
-                            .filter(|p| is_property(p.kind()))?;
-                        let obj = self.expr_recv(w, f.child_by_field_name("object")?, steps + 1)?;
+                        let prop = f.field("property").filter(|p| is_property(p.kind()))?;
+                        let obj = self.expr_recv(w, f.field("object")?, steps + 1)?;
                         let name = w.text(prop).to_string();
                         Some(match obj {
                             Recv::Value(mut path) => {
@@ -321,11 +319,9 @@ impl<'t> Locals<'t> {
                 let call = p.parent()?;
                 let index = position_in(p, e)?;
                 let callee = match call.kind() {
-                    "call_expression" => {
-                        self.callee_recv(w, call.child_by_field_name("function")?, steps)?
-                    }
+                    "call_expression" => self.callee_recv(w, call.field("function")?, steps)?,
                     "new_expression" => {
-                        let c = call.child_by_field_name("constructor")?;
+                        let c = call.field("constructor")?;
                         match self.expr_recv(w, c, steps + 1)? {
                             v @ Recv::Value(_) => v,
                             _ => return None,
@@ -346,23 +342,16 @@ impl<'t> Locals<'t> {
                 let f = enclosing_function(p)?;
                 self.returns_of(w, f)
             }
-            "arrow_function"
-                if p.child_by_field_name("body")
-                    .is_some_and(|b| b.id() == e.id()) =>
-            {
+            "arrow_function" if p.field("body").is_some_and(|b| b.id() == e.id()) => {
                 self.returns_of(w, p)
             }
             "variable_declarator" | "public_field_definition"
-                if p.child_by_field_name("value")
-                    .is_some_and(|v| v.id() == e.id()) =>
+                if p.field("value").is_some_and(|v| v.id() == e.id()) =>
             {
-                written_type(w, p.child_by_field_name("type")?)
+                written_type(w, p.field("type")?)
             }
-            "pair"
-                if p.child_by_field_name("value")
-                    .is_some_and(|v| v.id() == e.id()) =>
-            {
-                let key = p.child_by_field_name("key")?;
+            "pair" if p.field("value").is_some_and(|v| v.id() == e.id()) => {
+                let key = p.field("key")?;
                 let key = property_name(w, key)?;
                 let object = p.parent()?;
                 Some(Recv::Field(
@@ -376,7 +365,7 @@ impl<'t> Locals<'t> {
 
     /// The type function `f` is declared to return.
     fn returns_of(&self, w: &Walker<'_>, f: Node<'t>) -> Option<Recv> {
-        written_type(w, f.child_by_field_name("return_type")?)
+        written_type(w, f.field("return_type")?)
     }
 
     /// The function a call calls, as a receiver: a path's value, or a

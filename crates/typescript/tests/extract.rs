@@ -435,10 +435,16 @@ export const mw = (): MiddlewareHandler => async (c, next) => {
 }
 "#;
     let ex = extract("src/app.test.ts", src);
+    // Not counting a test block's, which are its module's calls again.
+    let block = |key: &str| {
+        ex.entities
+            .iter()
+            .any(|e| &*e.key == key && e.kind == EntityKind::Test)
+    };
     let through = |name: &str| -> Vec<Recv> {
         ex.refs
             .iter()
-            .filter(|x| x.path == [name])
+            .filter(|x| x.path == [name] && !block(&x.from))
             .filter_map(|x| x.receiver.clone())
             .collect()
     };
