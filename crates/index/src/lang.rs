@@ -305,6 +305,9 @@ pub enum FileRole {
     Example,
     Docs,
     Build,
+    /// Type declarations with no behaviour of their own (TypeScript's
+    /// `.d.ts`): a report about what code does is fixed in the code.
+    Declarations,
 }
 
 /// A file's role told by its directories, as most languages lay them out:

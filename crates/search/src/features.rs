@@ -105,6 +105,8 @@ pub enum Role {
     Test,
     /// Under a `doc`, `docs`, `example` or `examples` directory.
     DocsOrExample,
+    /// Type declarations (a `.d.ts`) the query does not speak of.
+    Declarations,
 }
 
 /// Every listed file's features. `entity_score` is each file's score from

@@ -10,12 +10,18 @@
 //! as a matter of course, so those words lift nothing; a query that
 //! speaks of benchmarks (`benches: …`, "the serve bench opens files") is
 //! about the benchmark files, and they keep their whole score for it.
+//! Type declarations (TypeScript's `.d.ts`) rank with documentation: a
+//! report about what code does is fixed where it is done, unless the
+//! report speaks of types.
+
+use std::sync::LazyLock;
 
 use graphctx_index::lang::{default_role, FileRole, Language};
 use graphctx_index::languages;
 
 use crate::features::Role;
 use crate::query::Reading;
+use crate::support::words::query_words;
 
 /// Test, benchmark, documentation and example code is rarely where a
 /// change belongs; it still ranks, lower.
@@ -24,19 +30,34 @@ pub(super) const TEST_FACTOR: f64 = 0.5;
 /// Query words (their stems) that speak of benchmarks.
 const BENCH_WORDS: &[&str] = &["bench", "benchmark"];
 
+/// Query words (their stems) that speak of types and their declarations.
+static TYPE_STEMS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    query_words("type typing typescript declaration definition dts")
+        .into_iter()
+        .map(|t| t.stem)
+        .collect()
+});
+
 /// The prior of one query.
 pub(super) struct Prior {
     /// The query speaks of benchmarks.
     benches: bool,
+    /// The query speaks of types.
+    types: bool,
 }
 
 impl Prior {
     pub(super) fn of(reading: &Reading) -> Prior {
-        Prior {
-            benches: reading
+        let speaks_of = |stems: &[&str]| {
+            reading
                 .terms
                 .iter()
-                .any(|t| BENCH_WORDS.contains(&t.term.stem.as_str())),
+                .any(|t| stems.contains(&t.term.stem.as_str()))
+        };
+        let types: Vec<&str> = TYPE_STEMS.iter().map(String::as_str).collect();
+        Prior {
+            benches: speaks_of(BENCH_WORDS),
+            types: speaks_of(&types),
         }
     }
 
@@ -45,22 +66,28 @@ impl Prior {
     pub(super) fn factor(&self, path: &str, is_test: bool) -> f64 {
         match self.role(path, is_test) {
             Role::Code => 1.0,
-            Role::Test | Role::DocsOrExample => TEST_FACTOR,
+            Role::Test | Role::DocsOrExample | Role::Declarations => TEST_FACTOR,
         }
     }
 
     /// What the file is for this query: benchmarks a query about them asks
     /// for count as code.
     pub(super) fn role(&self, path: &str, is_test: bool) -> Role {
-        let role = languages::of_file(path).map_or_else(
+        self.of_role(languages::of_file(path).map_or_else(
             || default_role(path, is_test),
             |l: &dyn Language| l.file_role(path, is_test),
-        );
+        ))
+    }
+
+    /// What a file of a role its language tells is for this query.
+    fn of_role(&self, role: FileRole) -> Role {
         match role {
             FileRole::Code => Role::Code,
             FileRole::Bench if self.benches => Role::Code,
             FileRole::Bench | FileRole::Test => Role::Test,
             FileRole::Example | FileRole::Docs | FileRole::Build => Role::DocsOrExample,
+            FileRole::Declarations if self.types => Role::Code,
+            FileRole::Declarations => Role::Declarations,
         }
     }
 }
@@ -93,6 +120,24 @@ mod tests {
         ] {
             assert!(!is_docs_or_examples(path), "{path}");
         }
+    }
+
+    #[test]
+    fn declarations_rank_with_docs_unless_the_query_speaks_of_types() {
+        let plain = Prior::of(&query::read(
+            "dayjs.week() returns 1 at the turn of the year",
+        ));
+        let types = Prior::of(&query::read(
+            "The Typings of defineModel's modifiers are incompatible",
+        ));
+        let named = Prior::of(&query::read("index.d.ts lacks the TypeScript type of week"));
+        for prior in [&plain, &types, &named] {
+            assert_eq!(prior.of_role(FileRole::Code), Role::Code);
+            assert_eq!(prior.of_role(FileRole::Docs), Role::DocsOrExample);
+        }
+        assert_eq!(plain.of_role(FileRole::Declarations), Role::Declarations);
+        assert_eq!(types.of_role(FileRole::Declarations), Role::Code);
+        assert_eq!(named.of_role(FileRole::Declarations), Role::Code);
     }
 
     #[test]

@@ -111,7 +111,8 @@ impl Weights {
         match role {
             Role::Code => 1.0,
             Role::Test => self.test,
-            Role::DocsOrExample => self.docs_or_example,
+            // Not fitted: no language of the fitting histories has them.
+            Role::DocsOrExample | Role::Declarations => self.docs_or_example,
         }
     }
 }

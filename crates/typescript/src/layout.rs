@@ -222,17 +222,24 @@ pub fn module_of(path: &str) -> &str {
         .unwrap_or(path)
 }
 
+/// Whether a file declares types only: `x.d.ts`, `x.d.mts`, `x.d.cts`.
+pub fn is_declaration(path: &str) -> bool {
+    SUFFIXES[..3].iter().any(|s| path.ends_with(s))
+}
+
 /// Directories whose files are tests or their scaffolding, as jest,
 /// vitest, mocha, `node:test` and Playwright projects lay them out.
 pub const TEST_DIRS: [&str; 5] = ["test", "tests", "__tests__", "__mocks__", "e2e"];
 
-/// Whether a path is test code: `*.test.*`, `*.spec.*`, or under one of
-/// the [`TEST_DIRS`].
+/// Whether a path is test code: `*.test.*`, `*.spec.*` (type tests
+/// `*.test-d.*` too), or under one of the [`TEST_DIRS`].
 pub fn is_test_path(rel: &str) -> bool {
     let mut parts = rel.split('/').peekable();
     while let Some(p) = parts.next() {
         if parts.peek().is_none() {
-            return p.contains(".test.") || p.contains(".spec.");
+            return [".test.", ".spec.", ".test-d.", ".spec-d."]
+                .iter()
+                .any(|t| p.contains(t));
         }
         if TEST_DIRS.contains(&p) {
             return true;
@@ -297,6 +304,7 @@ mod tests {
         assert!(l.context("src/a.test.ts").is_test_file);
         assert!(l.context("src/__tests__/a.tsx").is_test_file);
         assert!(l.context("src/b.spec.js").is_test_file);
+        assert!(l.context("packages/dts-test/setup.test-d.ts").is_test_file);
         assert!(l.context("test/main.ts").is_test_file);
         assert!(l.context("packages/ui/tests/button.tsx").is_test_file);
         assert!(l.context("src/__mocks__/fs.js").is_test_file);

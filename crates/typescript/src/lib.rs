@@ -148,8 +148,8 @@ impl Language for TypeScript {
     }
 
     /// A tool's configuration (`vite.config.ts`, `jest.config.js`) builds;
-    /// a story (`button.stories.tsx`) shows a component; the rest by
-    /// their directories.
+    /// a story (`button.stories.tsx`) shows a component; a `.d.ts`
+    /// declares types; the rest by their directories.
     fn file_role(&self, path: &str, is_test: bool) -> lang::FileRole {
         let name = path.rsplit('/').next().unwrap_or(path);
         let stem = layout::module_of(name);
@@ -157,6 +157,8 @@ impl Language for TypeScript {
             lang::FileRole::Build
         } else if stem.ends_with(".stories") || stem.ends_with(".story") {
             lang::FileRole::Example
+        } else if !is_test && layout::is_declaration(name) {
+            lang::FileRole::Declarations
         } else {
             lang::default_role(path, is_test)
         }
@@ -338,5 +340,8 @@ mod tests {
         assert_eq!(ts.file_role("docs/guide/app.ts", false), Docs);
         assert_eq!(ts.file_role("examples/app/index.js", false), Example);
         assert_eq!(ts.file_role("src/config.ts", false), Code);
+        assert_eq!(ts.file_role("types/index.d.ts", false), Declarations);
+        assert_eq!(ts.file_role("src/globals.d.mts", false), Declarations);
+        assert_eq!(ts.file_role("test/env.d.ts", true), Test);
     }
 }
