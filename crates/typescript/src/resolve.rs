@@ -77,9 +77,12 @@ fn resolve_one<'a>(table: &Table<'a>, ex: &'a FileExtract, held: &[RawRef]) -> F
         let spec = u.path.first().map(String::as_str).unwrap_or("");
         let name = u.path.get(1);
         if spec.is_empty() {
-            // `export { a }`: the module reads its own `a`.
+            // `export { a }`: the module reads its own `a`; not so a
+            // declaration exported where it is written (`export default
+            // function a`), whose range holds its export.
             if let Some(Target::Entity(dst)) = name.and_then(|n| table.lookup(file, n, false)) {
-                if dst.key != src.key {
+                let written_here = (dst.start_line..=dst.end_line).contains(&u.line);
+                if dst.key != src.key && !written_here {
                     links.edge(&src.key, rel::IMPORTS, &dst.key);
                 }
             }

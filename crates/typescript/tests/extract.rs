@@ -371,6 +371,43 @@ fn edges(files: &[(&str, &str)]) -> Vec<String> {
 }
 
 #[test]
+fn a_default_export_is_read_where_it_is_a_name_not_where_it_is_declared() {
+    let e = edges(&[
+        (
+            "src/delay.ts",
+            "export default async function delay(ms: number) {}
+",
+        ),
+        (
+            "src/retry.ts",
+            "function retry() {}
+export default retry
+",
+        ),
+        (
+            "src/use.ts",
+            "import delay from './delay'
+import retry from './retry'
+export function go() { delay(1); retry() }
+",
+        ),
+    ]);
+    for want in [
+        "src/retry imports src/retry:retry",
+        "src/use imports src/delay:delay",
+        "src/use imports src/retry:retry",
+        "src/use:go calls src/delay:delay",
+        "src/use:go calls src/retry:retry",
+    ] {
+        assert!(e.contains(&want.to_string()), "{want} not in {e:#?}");
+    }
+    assert!(
+        !e.contains(&"src/delay imports src/delay:delay".to_string()),
+        "{e:#?}"
+    );
+}
+
+#[test]
 fn imports_resolve_through_barrels_aliases_and_js_specifiers() {
     let e = edges(&[
         ("src/core/hono.ts", "export class Hono { route() {} }\nexport type Env = {}\n"),
