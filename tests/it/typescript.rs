@@ -154,6 +154,9 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
     has(HD.into(), "calls", format!("{HD}:Router.use"));
     has(HD.into(), "references", format!("{HD}:Options.strict"));
     has(HD.into(), "references", format!("{HD}:Options.base"));
+    // A binding's value asserted to a type (`impl as unknown as Make`)
+    // has that type: its call's object keys are its parameter's members.
+    has(HD.into(), "references", format!("{HD}:MakeOptions.prefix"));
     // An intrinsic JSX element is a member of the `JSX.IntrinsicElements`
     // of the file's `@jsxImportSource`, and its attributes that member's.
     has(

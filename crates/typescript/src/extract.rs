@@ -691,7 +691,8 @@ impl<'s> Walker<'s> {
                     ..Default::default()
                 },
             };
-            // Its type: as declared, else the class a `new` makes.
+            // Its type: as declared, else the class a `new` makes or the
+            // type an `as` asserts.
             sig.ty = v
                 .field("type")
                 .map(|t| type_text(self.text(t)).into())
@@ -1032,18 +1033,24 @@ fn jsx_pragma(src: &str) -> Option<String> {
     }
 }
 
-/// The class a `new` expression makes, as written (`new ns.Store()` →
-/// `ns.Store`); what an `await` waits for counts.
+/// The type a value is made with, as written: the class a `new`
+/// expression makes (`new ns.Store()` → `ns.Store`), or the type an `as`
+/// asserts (`impl as unknown as Persist` → `Persist`; not `as const`);
+/// what an `await` waits for counts.
 fn constructed(w: &Walker<'_>, v: Node<'_>) -> Option<String> {
     let v = if v.kind() == "await_expression" {
         v.named_child(0)?
     } else {
         v
     };
-    let c = (v.kind() == "new_expression")
-        .then(|| v.field("constructor"))
-        .flatten()?;
-    matches!(c.kind(), "identifier" | "member_expression").then(|| one_line(w.text(c)))
+    match v.kind() {
+        "new_expression" => {
+            let c = v.field("constructor")?;
+            matches!(c.kind(), "identifier" | "member_expression").then(|| one_line(w.text(c)))
+        }
+        "as_expression" if v.named_child_count() == 2 => Some(type_text(w.text(v.named_child(1)?))),
+        _ => None,
+    }
 }
 
 /// Whitespace runs as one space, uncapped (up to a bound no declaration
