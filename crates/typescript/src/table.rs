@@ -23,6 +23,8 @@
 //! original definition through any chain of re-exports and imports;
 //! each chain is walked once per module and name, so cycles end.
 
+use std::sync::OnceLock;
+
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::model::{Entity, EntityKind, FileContext, FileExtract, UseDecl};
@@ -47,9 +49,34 @@ pub struct Table<'a> {
     /// Per parent key: its children by name, in source order.
     children: HashMap<&'a str, HashMap<&'a str, Vec<&'a Entity>>>,
     /// Per file: the names its imports bind.
-    imports: Vec<HashMap<&'a str, &'a UseDecl>>,
+    imports: Vec<HashMap<&'a str, Spec<'a>>>,
     /// Per file: its export clauses and re-exports.
-    exports: Vec<Vec<&'a UseDecl>>,
+    exports: Vec<Vec<Spec<'a>>>,
+}
+
+/// An import or export with the file its specifier names, found the
+/// first time a lookup passes through it (every reference to an imported
+/// name does; finding a file tries a dozen paths).
+struct Spec<'a> {
+    decl: &'a UseDecl,
+    file: OnceLock<Option<usize>>,
+}
+
+impl<'a> Spec<'a> {
+    fn new(decl: &'a UseDecl) -> Spec<'a> {
+        Spec {
+            decl,
+            file: OnceLock::new(),
+        }
+    }
+
+    /// The file its specifier names, written in `from`.
+    fn file(&self, table: &Table<'a>, from: usize) -> Option<usize> {
+        *self.file.get_or_init(|| {
+            let spec = self.decl.path.first().map_or("", String::as_str);
+            table.module_file(from, spec)
+        })
+    }
 }
 
 /// The extensions a specifier without one is tried with, sources first.
@@ -100,9 +127,9 @@ impl<'a> Table<'a> {
             let mut exports = Vec::new();
             for u in &ex.uses {
                 if u.is_pub {
-                    exports.push(u);
+                    exports.push(Spec::new(u));
                 } else if let Some(a) = &u.alias {
-                    imports.insert(a.as_str(), u);
+                    imports.insert(a.as_str(), Spec::new(u));
                 }
             }
             t.imports.push(imports);
@@ -232,9 +259,12 @@ impl<'a> Table<'a> {
         if let Some(e) = pick(self.children(&m.key, name), want_type, false) {
             return Some(Target::Entity(e));
         }
-        let u = self.imports.get(file)?.get(name)?;
-        let spec = u.path.first()?;
-        let target = self.module_file(file, spec)?;
+        let import = self.imports.get(file)?.get(name)?;
+        let u = import.decl;
+        if u.path.is_empty() {
+            return None;
+        }
+        let target = import.file(self, file)?;
         match u.path.get(1) {
             None => Some(Target::Module(target)),
             Some(n) => self.export_in(target, n, want_type, seen),
@@ -257,7 +287,8 @@ impl<'a> Table<'a> {
             return None;
         }
         seen.push((file, name.to_string()));
-        for u in self.exports.get(file)? {
+        for export in self.exports.get(file)? {
+            let u = export.decl;
             if u.glob {
                 continue;
             }
@@ -267,10 +298,10 @@ impl<'a> Table<'a> {
             }
             let spec = u.path.first().map(String::as_str).unwrap_or("");
             let found = match u.path.get(1) {
-                None => self.module_file(file, spec).map(Target::Module),
+                None => export.file(self, file).map(Target::Module),
                 Some(n) if spec.is_empty() => self.lookup_in(file, n, want_type, seen),
-                Some(n) => self
-                    .module_file(file, spec)
+                Some(n) => export
+                    .file(self, file)
                     .and_then(|m| self.export_in(m, n, want_type, seen)),
             };
             if found.is_some() {
@@ -284,12 +315,11 @@ impl<'a> Table<'a> {
         if name == "default" {
             return None;
         }
-        for u in self.exports.get(file)? {
-            if !u.glob {
+        for export in self.exports.get(file)? {
+            if !export.decl.glob || export.decl.path.is_empty() {
                 continue;
             }
-            let Some(spec) = u.path.first() else { continue };
-            if let Some(m) = self.module_file(file, spec) {
+            if let Some(m) = export.file(self, file) {
                 if let Some(t) = self.export_in(m, name, want_type, seen) {
                     return Some(t);
                 }
