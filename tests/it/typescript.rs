@@ -295,6 +295,35 @@ fn incremental_typescript_index_equals_a_rebuild() {
                 })
             }),
         ),
+        // A new export no file names: the files that mention its name.
+        (
+            true,
+            Box::new(|| {
+                edit("src/models.ts", &|s| {
+                    s + "\nexport function unusedHelper(): Money {\n  return 0\n}\n"
+                })
+            }),
+        ),
+        // A member's declared type changes: what reads `label` through a
+        // receiver is resolved again, not every file.
+        (
+            true,
+            Box::new(|| {
+                edit("src/models.ts", &|s| {
+                    s.replace("  label(): string\n}", "  label(): Money\n}")
+                })
+            }),
+        ),
+        // A type that members are declared with: `Money` reaches `price`,
+        // `total`, and what reads them.
+        (
+            true,
+            Box::new(|| {
+                edit("src/models.ts", &|s| {
+                    s.replace("export type Money = number", "export type Money = bigint")
+                })
+            }),
+        ),
         // The configuration loses its paths: `@app/models` names nothing.
         (
             false,

@@ -64,7 +64,7 @@ use crate::model::{Entity, FileContext, FileExtract, LanguageId, RawRef};
 pub const ID: LanguageId = LanguageId(2);
 
 /// Changes whenever the extractor or the stored extract changes.
-pub const EXTRACT_VERSION: &str = "graphctx-typescript-1";
+pub const EXTRACT_VERSION: &str = "graphctx-typescript-2";
 
 /// TypeScript and JavaScript.
 pub struct TypeScript;
@@ -232,8 +232,8 @@ impl Language for TypeScript {
         names::changed(before, after)
     }
 
-    fn spread_facts(&self, _extract: &FileExtract) -> SpreadFacts {
-        SpreadFacts::default()
+    fn spread_facts(&self, extract: &FileExtract) -> SpreadFacts {
+        names::spread_facts(extract)
     }
 
     fn resolve_files<'a>(

@@ -24,7 +24,7 @@ use std::rc::Rc;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::resolve::{member, walk};
-use super::table::{Table, Target};
+use super::table::{Table, Target, Want};
 use crate::model::{Entity, EntityKind, Recv};
 
 /// Deepest a receiver or a type is followed.
@@ -493,7 +493,7 @@ fn import_type<'a>(table: &Table<'a>, w: &Written<'a>) -> Option<&'a Entity> {
     let path = rest[close + 1..].strip_prefix('.')?;
     let mut segs = path.split('.').map(str::trim);
     let m = table.module_file(w.file, &spec)?;
-    let mut cur = match table.export(m, segs.next()?, true)? {
+    let mut cur = match table.export(m, segs.next()?, Want::Type)? {
         Target::Entity(e) => e,
         Target::Module(_) => return None,
     };

@@ -24,7 +24,7 @@
 use std::collections::BTreeMap;
 
 use super::receivers::{class_of, value_type, Site};
-use super::table::{Table, Target};
+use super::table::{Table, Target, Want};
 use crate::index::links::{FileLinks, LinksBuilder, RefsApart};
 use crate::model::rel::name as rel;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -80,7 +80,9 @@ fn resolve_one<'a>(table: &Table<'a>, ex: &'a FileExtract, held: &[RawRef]) -> F
             // `export { a }`: the module reads its own `a`; not so a
             // declaration exported where it is written (`export default
             // function a`), whose range holds its export.
-            if let Some(Target::Entity(dst)) = name.and_then(|n| table.lookup(file, n, false)) {
+            if let Some(Target::Entity(dst)) =
+                name.and_then(|n| table.lookup(file, n, Want::Either))
+            {
                 let written_here = (dst.start_line..=dst.end_line).contains(&u.line);
                 if dst.key != src.key && !written_here {
                     links.edge(&src.key, rel::IMPORTS, &dst.key);
@@ -98,7 +100,7 @@ fn resolve_one<'a>(table: &Table<'a>, ex: &'a FileExtract, held: &[RawRef]) -> F
             }
         }
         let Some(name) = name else { continue };
-        match table.export(m, name, false) {
+        match table.export(m, name, Want::Either) {
             Some(Target::Entity(dst)) => links.edge(&src.key, rel::IMPORTS, &dst.key),
             Some(Target::Module(mm)) => {
                 if let Some(me) = table.module_entity(mm) {
@@ -192,7 +194,7 @@ pub(crate) fn walk<'a>(
         }
         scope = pe.parent.as_deref();
     }
-    let mut cur = match cur.or_else(|| table.lookup(file, first, last_type)) {
+    let mut cur = match cur.or_else(|| table.lookup(file, first, Want::of(last_type))) {
         Some(t) => t,
         None => return (None, Vec::new(), false),
     };
@@ -202,17 +204,15 @@ pub(crate) fn walk<'a>(
         let next = match cur {
             // A module whose `module.exports` is one value is read
             // through it (`const app = require('./app'); app.listen()`).
-            Target::Module(m) => {
-                table
-                    .export(m, seg, want)
-                    .or_else(|| match table.export(m, "default", false)? {
-                        Target::Entity(d) => table
-                            .children(&d.key, seg)
-                            .first()
-                            .map(|c| Target::Entity(c)),
-                        Target::Module(_) => None,
-                    })
-            }
+            Target::Module(m) => table.export(m, seg, Want::of(want)).or_else(|| {
+                match table.export(m, "default", Want::Value)? {
+                    Target::Entity(d) => table
+                        .children(&d.key, seg)
+                        .first()
+                        .map(|c| Target::Entity(c)),
+                    Target::Module(_) => None,
+                }
+            }),
             Target::Entity(e) => match e.kind {
                 EntityKind::Module | EntityKind::Class | EntityKind::Enum | EntityKind::Trait => {
                     table
@@ -327,7 +327,7 @@ fn resolve_ref<'a, 'r>(
         Some(Target::Entity(dst)) => edge(links, from, r.kind, dst, whole),
         // A module called or constructed: its one exported value.
         Some(Target::Module(m)) if whole && matches!(r.kind, RefKind::Call) => {
-            if let Some(Target::Entity(dst)) = table.export(m, "default", false) {
+            if let Some(Target::Entity(dst)) = table.export(m, "default", Want::Value) {
                 edge(links, from, r.kind, dst, true);
             }
         }

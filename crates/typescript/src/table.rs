@@ -37,6 +37,27 @@ pub enum Target<'a> {
     Module(usize),
 }
 
+/// The namespace a name is looked up in: TypeScript keeps types
+/// (interfaces, aliases) and values (functions, variables) apart; classes,
+/// enums and namespaces are both. An import binds whichever its name has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    Type,
+    Value,
+    Either,
+}
+
+impl Want {
+    /// A type position's or a value's.
+    pub fn of(want_type: bool) -> Want {
+        if want_type {
+            Want::Type
+        } else {
+            Want::Value
+        }
+    }
+}
+
 /// The table of all files' interfaces.
 pub struct Table<'a> {
     files: Vec<&'a FileExtract>,
@@ -244,19 +265,19 @@ impl<'a> Table<'a> {
 
     /// What `name` means at the top of `file`: its own declaration, else
     /// what its import of that name brings.
-    pub fn lookup(&self, file: usize, name: &str, want_type: bool) -> Option<Target<'a>> {
-        self.lookup_in(file, name, want_type, &mut Vec::new())
+    pub fn lookup(&self, file: usize, name: &str, want: Want) -> Option<Target<'a>> {
+        self.lookup_in(file, name, want, &mut Vec::new())
     }
 
     fn lookup_in(
         &self,
         file: usize,
         name: &str,
-        want_type: bool,
+        want: Want,
         seen: &mut Vec<(usize, String)>,
     ) -> Option<Target<'a>> {
         let m = self.module_entity(file)?;
-        if let Some(e) = pick(self.children(&m.key, name), want_type, false) {
+        if let Some(e) = pick(self.children(&m.key, name), want, false) {
             return Some(Target::Entity(e));
         }
         let import = self.imports.get(file)?.get(name)?;
@@ -267,20 +288,20 @@ impl<'a> Table<'a> {
         let target = import.file(self, file)?;
         match u.path.get(1) {
             None => Some(Target::Module(target)),
-            Some(n) => self.export_in(target, n, want_type, seen),
+            Some(n) => self.export_in(target, n, want, seen),
         }
     }
 
     /// What module `file` exports as `name`, followed to its definition.
-    pub fn export(&self, file: usize, name: &str, want_type: bool) -> Option<Target<'a>> {
-        self.export_in(file, name, want_type, &mut Vec::new())
+    pub fn export(&self, file: usize, name: &str, want: Want) -> Option<Target<'a>> {
+        self.export_in(file, name, want, &mut Vec::new())
     }
 
     fn export_in(
         &self,
         file: usize,
         name: &str,
-        want_type: bool,
+        want: Want,
         seen: &mut Vec<(usize, String)>,
     ) -> Option<Target<'a>> {
         if seen.iter().any(|(f, n)| *f == file && n == name) || seen.len() > 256 {
@@ -299,17 +320,17 @@ impl<'a> Table<'a> {
             let spec = u.path.first().map(String::as_str).unwrap_or("");
             let found = match u.path.get(1) {
                 None => export.file(self, file).map(Target::Module),
-                Some(n) if spec.is_empty() => self.lookup_in(file, n, want_type, seen),
+                Some(n) if spec.is_empty() => self.lookup_in(file, n, want, seen),
                 Some(n) => export
                     .file(self, file)
-                    .and_then(|m| self.export_in(m, n, want_type, seen)),
+                    .and_then(|m| self.export_in(m, n, want, seen)),
             };
             if found.is_some() {
                 return found;
             }
         }
         let m = self.module_entity(file)?;
-        if let Some(e) = pick(self.children(&m.key, name), want_type, true) {
+        if let Some(e) = pick(self.children(&m.key, name), want, true) {
             return Some(Target::Entity(e));
         }
         if name == "default" {
@@ -320,7 +341,7 @@ impl<'a> Table<'a> {
                 continue;
             }
             if let Some(m) = export.file(self, file) {
-                if let Some(t) = self.export_in(m, name, want_type, seen) {
+                if let Some(t) = self.export_in(m, name, want, seen) {
                     return Some(t);
                 }
             }
@@ -330,9 +351,11 @@ impl<'a> Table<'a> {
 }
 
 /// Of the entities of one name, the one a reference means: a type-like
-/// one for a type, else a value (declaration merging gives a name both);
-/// `exported` ones only when asked.
-fn pick<'a>(cands: &[&'a Entity], want_type: bool, exported: bool) -> Option<&'a Entity> {
+/// one for a type, a value for a value (declaration merging gives a name
+/// both; a type alias never stands for a value of its name, nor a function
+/// for a type), for an import the value if there is one; `exported` ones
+/// only when asked.
+fn pick<'a>(cands: &[&'a Entity], want: Want, exported: bool) -> Option<&'a Entity> {
     let ok = |e: &&&'a Entity| !exported || e.visibility == crate::model::Visibility::Public;
     let typed = |e: &Entity| {
         matches!(
@@ -345,12 +368,13 @@ fn pick<'a>(cands: &[&'a Entity], want_type: bool, exported: bool) -> Option<&'a
         )
     };
     let value = |e: &Entity| !matches!(e.kind, EntityKind::Trait | EntityKind::TypeAlias);
-    cands
-        .iter()
-        .filter(ok)
-        .find(|e| if want_type { typed(e) } else { value(e) })
-        .or_else(|| cands.iter().find(ok))
-        .copied()
+    let mut fit = cands.iter().filter(ok);
+    match want {
+        Want::Type => fit.find(|e| typed(e)),
+        Want::Value => fit.find(|e| value(e)),
+        Want::Either => fit.clone().find(|e| value(e)).or_else(|| fit.next()),
+    }
+    .copied()
 }
 
 /// `dir` joined with a relative specifier, `.` and `..` read; `None`

@@ -408,6 +408,43 @@ export function go() { delay(1); retry() }
 }
 
 #[test]
+fn types_and_values_are_looked_up_in_their_own_namespaces() {
+    let e = edges(&[
+        (
+            "src/errors.ts",
+            "type Error = NodeJS.ErrnoException\nexport function bigint() { return 1n }\nexport interface Shape { a: 1 }\n",
+        ),
+        (
+            "src/use.ts",
+            "import { bigint, Shape } from './errors'\ntype Error = { code: string }\nexport function fail(v: bigint): Error { throw new Error('x') }\nexport const s: Shape = { a: 1 }\n",
+        ),
+    ]);
+    // `new Error` is the global class, not the alias; `v: bigint` the
+    // primitive, not the function; an import binds a type as well.
+    assert!(
+        !e.contains(&"src/use:fail calls src/use:Error".to_string()),
+        "{e:#?}"
+    );
+    assert!(
+        e.contains(&"src/use:fail uses_type src/use:Error".to_string()),
+        "{e:#?}"
+    );
+    assert!(
+        !e.iter()
+            .any(|x| x.starts_with("src/use:fail") && x.ends_with("src/errors:bigint")),
+        "{e:#?}"
+    );
+    assert!(
+        e.contains(&"src/use imports src/errors:Shape".to_string()),
+        "{e:#?}"
+    );
+    assert!(
+        e.contains(&"src/use imports src/errors:bigint".to_string()),
+        "{e:#?}"
+    );
+}
+
+#[test]
 fn imports_resolve_through_barrels_aliases_and_js_specifiers() {
     let e = edges(&[
         ("src/core/hono.ts", "export class Hono { route() {} }\nexport type Env = {}\n"),
