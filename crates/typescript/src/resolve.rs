@@ -11,7 +11,8 @@
 //! for type positions, `implements` for heritage clauses naming a class
 //! or interface, `references` for other reads; a chain that stops at a
 //! member it cannot find is a `references` edge to the last entity it
-//! reached, and every entity passed through gets one too. A test's calls
+//! reached, and every entity passed through gets one too (the module of
+//! `ns.x` for a module bound whole, not a namespace). A test's calls
 //! into code that is not a test are also `tests` edges; a test block
 //! (`it('…', …)`) gets only those, its module having the rest.
 //!
@@ -231,8 +232,10 @@ pub(crate) fn walk<'a>(
         };
         match next {
             Some(n) => {
-                if let Target::Entity(e) = cur {
-                    through.push(e);
+                match cur {
+                    Target::Entity(e) => through.push(e),
+                    // `ns.x` of `import * as ns`: the module is read.
+                    Target::Module(m) => through.extend(table.module_entity(m)),
                 }
                 cur = n;
             }
@@ -319,7 +322,8 @@ fn resolve_ref<'a, 'r>(
     let want_type = matches!(r.kind, RefKind::Type | RefKind::Implements);
     let (found, through, whole) = walk(table, file, reader, &segs, want_type);
     for e in &through {
-        if !block && e.key != from.key && e.kind != EntityKind::Module {
+        let namespace = e.kind == EntityKind::Module && e.parent.is_some();
+        if !block && e.key != from.key && !namespace {
             links.edge(src, rel::REFERENCES, &e.key);
         }
     }
