@@ -302,8 +302,26 @@ impl<'t> Locals<'t> {
             | "non_null_expression"
             | "parenthesized_expression"
             | "satisfies_expression" => self.expr_recv(w, e.named_child(0)?, steps + 1),
+            // `a ?? b`, `a || b`: `a`'s type, else `b`'s; `c ? a : b` the
+            // same of its branches.
+            "binary_expression"
+                if e.field("operator")
+                    .is_some_and(|o| matches!(w.text(o), "??" | "||")) =>
+            {
+                self.either(w, inner("left")?, inner("right")?, steps)
+            }
+            "ternary_expression" => {
+                self.either(w, inner("consequence")?, inner("alternative")?, steps)
+            }
             _ => None,
         }
+    }
+
+    /// The type of one of two expressions a value is, the first's if it
+    /// tells.
+    fn either(&self, w: &Walker<'_>, a: Node<'t>, b: Node<'t>, steps: u32) -> Option<Recv> {
+        self.expr_recv(w, a, steps + 1)
+            .or_else(|| self.expr_recv(w, b, steps + 1))
     }
 
     /// The type an expression is expected to have where it stands, as a

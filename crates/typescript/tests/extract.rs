@@ -408,6 +408,21 @@ export function go() { delay(1); retry() }
 }
 
 #[test]
+fn a_value_of_either_of_two_expressions_has_the_first_type_that_tells() {
+    let src = "export function go(first?: Request) {\n  const r = first ?? new Request()\n  r.send()\n  const s = first ? undefined : new Socket()\n  s.open()\n}\n";
+    let ex = extract("src/go.ts", src);
+    let through = |name: &str| -> Vec<Recv> {
+        ex.refs
+            .iter()
+            .filter(|x| x.path == [name])
+            .filter_map(|x| x.receiver.clone())
+            .collect()
+    };
+    assert_eq!(through("send"), [Recv::Type("Request".into())]);
+    assert_eq!(through("open"), [Recv::Type("Socket".into())]);
+}
+
+#[test]
 fn types_and_values_are_looked_up_in_their_own_namespaces() {
     let e = edges(&[
         (
