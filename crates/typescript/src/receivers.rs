@@ -121,6 +121,27 @@ impl<'a> Site<'_, 'a> {
             .find_map(|w| class_of(table, w, depth + 1))
     }
 
+    /// The classes and interfaces a receiver's value is an instance of:
+    /// [`Site::recv_class`]'s, or each of a union's (`a: A | B`, or an alias
+    /// of one) that is one, as TypeScript reads a member of a union in
+    /// every alternative.
+    pub(crate) fn recv_classes(&self, recv: &Recv) -> Vec<(usize, &'a Entity)> {
+        if let Recv::Type(t) = recv {
+            if t == "this" {
+                return self
+                    .self_type
+                    .and_then(|k| self.table.entity(k))
+                    .into_iter()
+                    .collect();
+            }
+        }
+        self.types_of(recv, 0)
+            .iter()
+            .map(|w| classes_of(self.table, w, 1))
+            .find(|found| !found.is_empty())
+            .unwrap_or_default()
+    }
+
     /// The types a receiver's value may have, most likely first.
     fn types_of(&self, recv: &Recv, depth: u32) -> Vec<Written<'a>> {
         let Site {
@@ -441,6 +462,61 @@ fn fn_params<'a>(table: &Table<'a>, w: &Written<'a>, depth: u32) -> Vec<Params<'
             .iter()
             .filter_map(|s| signature_params(ef, e, s))
             .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The alternatives of a union a member is read in at most.
+const MAX_UNION: usize = 32;
+
+/// The classes and interfaces a type as written is: its class, or each
+/// alternative's of a union (through aliases), the first [`MAX_UNION`].
+fn classes_of<'a>(table: &Table<'a>, w: &Written<'a>, depth: u32) -> Vec<(usize, &'a Entity)> {
+    if depth > MAX_DEPTH {
+        return Vec::new();
+    }
+    let text = unparenthesized(w.text.trim());
+    let alts: Vec<&str> = split_top(text, '|')
+        .into_iter()
+        .map(str::trim)
+        .filter(|a| !a.is_empty() && !matches!(*a, "undefined" | "null" | "void"))
+        .collect();
+    if alts.len() > 1 {
+        let mut out: Vec<(usize, &'a Entity)> = Vec::new();
+        for a in alts.iter().take(MAX_UNION) {
+            let alt = Written {
+                text: a.to_string(),
+                ..w.clone()
+            };
+            for c in classes_of(table, &alt, depth + 1) {
+                if !out.iter().any(|(_, e)| e.key == c.1.key) {
+                    out.push(c);
+                }
+            }
+        }
+        return out;
+    }
+    if let Some(c) = class_of(table, w, depth + 1) {
+        return vec![c];
+    }
+    // An alias of a union.
+    let Some(name) = type_name(text) else {
+        return Vec::new();
+    };
+    let segs: Vec<&str> = name.split('.').map(str::trim).collect();
+    match walk(table, w.file, w.scope, &segs, true).0 {
+        Some(Target::Entity(e)) if e.kind == EntityKind::TypeAlias => {
+            let (Some((ef, _)), Some(ty)) = (table.entity(&e.key), e.signature.ty.as_deref())
+            else {
+                return Vec::new();
+            };
+            let aliased = Written {
+                file: ef,
+                scope: e,
+                text: ty.to_string(),
+            };
+            classes_of(table, &aliased, depth + 1)
+        }
         _ => Vec::new(),
     }
 }

@@ -248,7 +248,7 @@ pub(crate) fn walk<'a>(
 /// The class each receiver of a file is, by the entity it is read from
 /// (whose scope its types are named in): the many members read from one
 /// receiver (`c.json`, `c.req`, `c.header` of one callback) find it once.
-type Classes<'a, 'r> = HashMap<(&'a str, Option<&'r str>, &'r Recv), Option<(usize, &'a Entity)>>;
+type Classes<'a, 'r> = HashMap<(&'a str, Option<&'r str>, &'r Recv), Vec<(usize, &'a Entity)>>;
 
 fn resolve_ref<'a, 'r>(
     table: &Table<'a>,
@@ -289,7 +289,7 @@ fn resolve_ref<'a, 'r>(
     }
     if let Some(recv) = &r.receiver {
         let Some(name) = segs.first() else { return };
-        let class = *classes
+        let found = classes
             .entry((&reader.key, r.self_type.as_deref(), recv))
             .or_insert_with(|| {
                 let site = Site {
@@ -298,10 +298,12 @@ fn resolve_ref<'a, 'r>(
                     from: reader,
                     self_type: r.self_type.as_deref(),
                 };
-                site.recv_class(recv, 0)
+                site.recv_classes(recv)
             });
-        if let Some(dst) = class.and_then(|(cf, c)| member(table, cf, c, name, true)) {
-            edge(links, from, r.kind, dst, true);
+        for &(cf, c) in found.iter() {
+            if let Some(dst) = member(table, cf, c, name, true) {
+                edge(links, from, r.kind, dst, true);
+            }
         }
         return;
     }

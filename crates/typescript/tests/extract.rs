@@ -423,6 +423,22 @@ fn a_value_of_either_of_two_expressions_has_the_first_type_that_tells() {
 }
 
 #[test]
+fn a_member_of_a_union_is_read_in_each_alternative_that_has_it() {
+    let e = edges(&[(
+        "src/issues.ts",
+        "export interface TooBig { code: 'big'; max: number }\nexport interface TooSmall { code: 'small'; min: number }\nexport type Issue = TooBig | TooSmall\nexport function explain(issue: Issue) { return issue.code }\nexport function least(i: TooBig | TooSmall | undefined) { return i.min }\n",
+    )]);
+    for want in [
+        "src/issues:explain references src/issues:TooBig.code",
+        "src/issues:explain references src/issues:TooSmall.code",
+        "src/issues:least references src/issues:TooSmall.min",
+    ] {
+        assert!(e.contains(&want.to_string()), "{want} not in {e:#?}");
+    }
+    assert!(!e.iter().any(|x| x.ends_with("TooBig.min")), "{e:#?}");
+}
+
+#[test]
 fn types_and_values_are_looked_up_in_their_own_namespaces() {
     let e = edges(&[
         (
