@@ -534,6 +534,16 @@ pub(crate) fn class_of<'a>(
         let (ef, _) = table.entity(&e.key)?;
         return matches!(e.kind, EntityKind::Class | EntityKind::Trait).then_some((ef, e));
     }
+    // `T["k"]`: the declared type of `T`'s member `k`.
+    if let Some((base, key)) = indexed_access(&w.text) {
+        let base = Written {
+            text: base.to_string(),
+            ..w.clone()
+        };
+        let (cf, c) = class_of(table, &base, depth + 1)?;
+        let m = member(table, cf, c, key, true)?;
+        return class_of(table, &value_type(table, m)?, depth + 1);
+    }
     let name = type_name(&w.text)?;
     if let Some(stands) = type_parameter(table, w.scope, &name) {
         let w = Written {
@@ -733,6 +743,44 @@ pub(crate) fn type_name(t: &str) -> Option<String> {
     simple.then(|| name.to_string())
 }
 
+/// `T["k"]` (or `T['k']`) as `T` and `k`: an indexed access by a
+/// literal key, the last of a chain (`U["a"]["b"]` is `U["a"]` and `b`).
+fn indexed_access(t: &str) -> Option<(&str, &str)> {
+    let t = t.trim();
+    if !t.ends_with(']') {
+        return None;
+    }
+    let mut open = None;
+    let mut i = 0;
+    while i < t.len() {
+        match t.as_bytes()[i] {
+            b'[' | b'(' | b'<' | b'{' => {
+                let close = matching(t, i)?;
+                if t.as_bytes()[i] == b'[' && close == t.len() - 1 {
+                    open = Some(i);
+                }
+                i = close + 1;
+            }
+            b'\'' | b'"' | b'`' => {
+                let q = t.as_bytes()[i];
+                i += 1;
+                while i < t.len() && t.as_bytes()[i] != q {
+                    i += 1;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    let open = open?;
+    let base = t[..open].trim();
+    let key = t[open + 1..t.len() - 1].trim();
+    let quoted = key.len() >= 2
+        && matches!(key.as_bytes()[0], b'"' | b'\'')
+        && key.as_bytes()[key.len() - 1] == key.as_bytes()[0];
+    (quoted && !base.is_empty()).then(|| (base, &key[1..key.len() - 1]))
+}
+
 /// `(T)` → `T`, when the parentheses enclose it all.
 fn unparenthesized(t: &str) -> &str {
     let t = t.trim();
@@ -809,6 +857,23 @@ fn split_top(t: &str, sep: char) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn indexed_access_by_a_literal_key_is_split_at_its_last_index() {
+        assert_eq!(indexed_access("U[\"_zod\"]"), Some(("U", "_zod")));
+        assert_eq!(
+            indexed_access("U[\"_zod\"]['config']"),
+            Some(("U[\"_zod\"]", "config"))
+        );
+        assert_eq!(
+            indexed_access("Env<X>['Bindings']"),
+            Some(("Env<X>", "Bindings"))
+        );
+        assert_eq!(indexed_access("T[number]"), None);
+        assert_eq!(indexed_access("string[]"), None);
+        assert_eq!(indexed_access("[\"a\"]"), None);
+        assert_eq!(indexed_access("Record<string, ']'>"), None);
+    }
 
     #[test]
     fn type_names_see_through_promises_unions_and_arguments() {

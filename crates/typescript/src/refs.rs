@@ -639,6 +639,31 @@ fn refs_in<'t>(w: &mut Walker<'_>, n: Node<'t>, cx: &Cx<'_, 't>, depth: u32) {
         | "infer_type"
         | "import_statement"
         | "shorthand_property_identifier_pattern" => {}
+        // `T["k"]`: `T`'s member `k` is read.
+        "lookup_type" => {
+            let (Some(object), Some(index)) = (n.named_child(0), n.named_child(1)) else {
+                return;
+            };
+            let key = (index.kind() == "literal_type")
+                .then(|| index.named_child(0))
+                .flatten()
+                .filter(|k| k.kind() == "string")
+                .map(|k| super::imports::unquote(w.text(k)))
+                .filter(|k| !k.is_empty());
+            if let Some(key) = key {
+                let base = super::extract::one_line(w.text(object));
+                w.push_recv_ref(
+                    cx.from,
+                    RefKind::Field,
+                    vec![key],
+                    None,
+                    Some(Recv::Type(base)),
+                    line(n),
+                );
+            }
+            refs_in(w, object, cx, depth + 1);
+            refs_in(w, index, cx, depth + 1);
+        }
         "pair" => {
             if let Some(k) = field("key").filter(|k| k.kind() == "computed_property_name") {
                 refs_in(w, k, cx, depth + 1);

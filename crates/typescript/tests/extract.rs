@@ -439,6 +439,21 @@ fn a_member_of_a_union_is_read_in_each_alternative_that_has_it() {
 }
 
 #[test]
+fn an_indexed_access_type_reads_the_member_it_names() {
+    let e = edges(&[(
+        "src/env.ts",
+        "export interface Env { Bindings: Bindings; name: string }\nexport interface Bindings { KV: string }\nexport function kv(b: Env['Bindings']) { return b.KV }\nexport type Named = Env[\"name\"]\n",
+    )]);
+    for want in [
+        "src/env:kv references src/env:Env.Bindings",
+        "src/env:kv references src/env:Bindings.KV",
+        "src/env:Named references src/env:Env.name",
+    ] {
+        assert!(e.contains(&want.to_string()), "{want} not in {e:#?}");
+    }
+}
+
+#[test]
 fn types_and_values_are_looked_up_in_their_own_namespaces() {
     let e = edges(&[
         (
