@@ -176,6 +176,10 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
     has(A.into(), "imports", format!("{S}:openStore"));
     has(format!("{A}:fresh"), "calls", format!("{M}:Cart"));
     has(format!("{A}:shop"), "calls", format!("{S}:openStore"));
+    // A subpath the `package.json`'s `exports` maps (`shop/till` →
+    // `src/util.js`).
+    has(A.into(), "imports", U.into());
+    has(format!("{A}:bargain"), "calls", format!("{U}:cheapest"));
     // CommonJS: `require` imports, `exports.x =` declares and exports.
     has(L.into(), "imports", U.into());
     has(L.into(), "imports", format!("{U}:cheapest"));

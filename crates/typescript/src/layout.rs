@@ -20,11 +20,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::config::{Aliases, Scoped};
 use crate::model::{ChildDecl, FileContext};
 
-/// A package root: its directory (`""`: the tree's top) and its name.
+/// A package root: its directory (`""`: the tree's top), its name and
+/// its entry points as path aliases (`@acme/ui/button` → the file its
+/// `package.json` names for it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Root {
     dir: String,
     name: String,
+    entries: Aliases,
 }
 
 /// The package roots of a tree, and its build configurations.
@@ -46,6 +49,7 @@ impl Layout {
         let mut roots: Vec<Root> = vec![Root {
             dir: String::new(),
             name: String::new(),
+            entries: Vec::new(),
         }];
         let mut unread = super::config::unread(manifests);
         for (path, text) in manifests {
@@ -60,11 +64,16 @@ impl Layout {
                 ));
             }
             let name = package_name(text).unwrap_or_else(|| last_segment(dir).to_string());
+            let entries = package_entries(text, &name, dir);
             match roots.iter_mut().find(|r| r.dir == dir) {
-                Some(r) => r.name = name,
+                Some(r) => {
+                    r.name = name;
+                    r.entries = entries;
+                }
                 None => roots.push(Root {
                     dir: dir.to_string(),
                     name,
+                    entries,
                 }),
             }
         }
@@ -95,6 +104,7 @@ impl Layout {
             h.update(&[0]);
             h.update(r.name.as_bytes());
             h.update(&[1]);
+            h.update(format!("{:?}", r.entries).as_bytes());
         }
         for (dir, scoped) in &self.configs {
             h.update(dir.as_bytes());
@@ -112,9 +122,9 @@ impl Layout {
             .roots
             .iter()
             .find(|r| r.dir.is_empty() || rel.starts_with(&format!("{}/", r.dir)));
-        let (dir, name) = match root {
-            Some(r) => (r.dir.as_str(), r.name.as_str()),
-            None => ("", "__root__"),
+        let (dir, name, entries) = match root {
+            Some(r) => (r.dir.as_str(), r.name.as_str(), r.entries.as_slice()),
+            None => ("", "__root__", &[][..]),
         };
         let below = if dir.is_empty() {
             rel
@@ -127,7 +137,13 @@ impl Layout {
             unit: dir.to_string(),
             module_path: module_of(below).split('/').map(str::to_string).collect(),
             is_test_file: is_test_path(rel),
-            path_aliases: self.aliases_of(rel),
+            // The configuration's aliases, then the package's own entry
+            // points (a package may import itself by name).
+            path_aliases: self
+                .aliases_of(rel)
+                .into_iter()
+                .chain(entries.iter().cloned())
+                .collect(),
         }
     }
 
@@ -255,6 +271,74 @@ fn package_name(text: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_string())
 }
 
+/// A package's entry points as path aliases, from its `package.json`:
+/// each subpath of `exports` (`"./server"` → `name/server`, `"./*"` →
+/// `name/*`), the files its conditions name, in order; and `source`,
+/// `module`, `main` for the package itself. Type declarations are left
+/// out (a package's source wins over them), and the files a source tree
+/// lacks (build output) resolve to nothing.
+fn package_entries(text: &str, name: &str, dir: &str) -> Aliases {
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Vec::new();
+    };
+    let in_dir = |t: &str| {
+        let t = t.trim_start_matches("./");
+        if dir.is_empty() {
+            t.to_string()
+        } else {
+            format!("{dir}/{t}")
+        }
+    };
+    let mut out: Aliases = Vec::new();
+    let mut add = |pattern: String, targets: Vec<String>| {
+        // Declarations lose to the source a package's directory holds
+        // (found by path after these), and a JSON file is no module.
+        let targets: Vec<String> = targets
+            .iter()
+            .filter(|t| !t.ends_with(".json") && !is_declaration(t))
+            .map(|t| in_dir(t))
+            .collect();
+        if targets.is_empty() {
+            return;
+        }
+        match out.iter_mut().find(|(p, _)| *p == pattern) {
+            Some((_, ts)) => ts.extend(targets),
+            None => out.push((pattern, targets)),
+        }
+    };
+    match v.get("exports") {
+        Some(serde_json::Value::Object(map)) if map.keys().any(|k| k.starts_with('.')) => {
+            for (sub, target) in map {
+                let pattern = match sub.trim_start_matches('.').trim_start_matches('/') {
+                    "" => name.to_string(),
+                    rest => format!("{name}/{rest}"),
+                };
+                add(pattern, leaves(target));
+            }
+        }
+        Some(e) => add(name.to_string(), leaves(e)),
+        None => {}
+    }
+    let fields = ["source", "module", "main"];
+    let named: Vec<String> = fields
+        .iter()
+        .filter_map(|f| v.get(*f)?.as_str().map(str::to_string))
+        .collect();
+    add(name.to_string(), named);
+    out
+}
+
+/// The files an `exports` value names: a string, or each of an object's
+/// conditions or an array's items, in order.
+fn leaves(v: &serde_json::Value) -> Vec<String> {
+    match v {
+        serde_json::Value::String(s) => vec![s.clone()],
+        serde_json::Value::Object(m) => m.values().flat_map(leaves).collect(),
+        serde_json::Value::Array(a) => a.iter().flat_map(leaves).collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// `a/b/c.json` → (`a/b`, `c.json`); `c.json` → (``, `c.json`).
 pub(crate) fn split_path(path: &str) -> (&str, &str) {
     path.rsplit_once('/').unwrap_or(("", path))
@@ -275,6 +359,34 @@ fn depth(dir: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_package_json_names_its_entry_points() {
+        let text = r#"{"name": "@acme/ui", "main": "dist/index.js", "types": "src/index.d.ts",
+            "exports": {".": {"@acme/source": "./src/index.ts", "types": "./dist/index.d.ts", "import": "./dist/index.mjs"},
+                        "./button": "./src/button/index.tsx", "./*": "./lib/*.js", "./package.json": "./package.json"}}"#;
+        let e = package_entries(text, "@acme/ui", "packages/ui");
+        let get = |p: &str| e.iter().find(|(q, _)| q == p).map(|(_, t)| t.clone());
+        assert_eq!(
+            get("@acme/ui").unwrap(),
+            [
+                "packages/ui/src/index.ts",
+                "packages/ui/dist/index.mjs",
+                "packages/ui/dist/index.js"
+            ]
+        );
+        assert_eq!(
+            get("@acme/ui/button").unwrap(),
+            ["packages/ui/src/button/index.tsx"]
+        );
+        assert_eq!(get("@acme/ui/*").unwrap(), ["packages/ui/lib/*.js"]);
+        assert_eq!(get("@acme/ui/package.json"), None);
+        assert!(package_entries("not json", "x", "").is_empty());
+        assert_eq!(
+            package_entries(r#"{"exports": "./main.js"}"#, "solo", ""),
+            [("solo".to_string(), vec!["main.js".to_string()])]
+        );
+    }
 
     #[test]
     fn modules_are_paths_below_the_nearest_package_json() {

@@ -10,7 +10,8 @@
 //! compiled from (`./x.ts`, `./x.tsx`). A bare specifier is read through
 //! the importing file's path aliases (its `tsconfig.json`'s `paths` and
 //! `baseUrl`: `@/lib/x` → `src/lib/x`), else as a package of the tree by
-//! its `package.json` name, read from its source: `@acme/ui` → its
+//! its `package.json` name: the file its `exports` (or `source`, `module`,
+//! `main`) names, else read from its source: `@acme/ui` → its
 //! `src/index` or `index`, `@acme/ui/button` → its `src/button` or
 //! `button`. What names no file of the tree (`react`, `node:fs`) stays
 //! unresolved: nothing is ever matched by name across files without a
@@ -69,6 +70,9 @@ pub struct Table<'a> {
     by_key: HashMap<&'a str, (usize, &'a Entity)>,
     /// Per parent key: its children by name, in source order.
     children: HashMap<&'a str, HashMap<&'a str, Vec<&'a Entity>>>,
+    /// Per package name: its entry points (the aliases its files carry
+    /// for their own package's name).
+    entries: HashMap<&'a str, Vec<(&'a str, &'a [String])>>,
     /// Per file: the names its imports bind.
     imports: Vec<HashMap<&'a str, Spec<'a>>>,
     /// Per file: its export clauses and re-exports.
@@ -111,6 +115,7 @@ impl<'a> Table<'a> {
             files: Vec::with_capacity(files.len()),
             contexts: Vec::with_capacity(files.len()),
             packages: HashMap::default(),
+            entries: HashMap::default(),
             by_path: HashMap::default(),
             by_key: HashMap::default(),
             children: HashMap::default(),
@@ -127,6 +132,21 @@ impl<'a> Table<'a> {
                 .or_insert(Some(ctx.unit.as_str()));
             if *unit != Some(ctx.unit.as_str()) {
                 *unit = None;
+            }
+            let package = ctx.package.as_str();
+            if !t.entries.contains_key(package) {
+                let own = |p: &str| {
+                    p == package
+                        || p.strip_prefix(package)
+                            .is_some_and(|rest| rest.starts_with('/'))
+                };
+                let list: Vec<(&str, &[String])> = ctx
+                    .path_aliases
+                    .iter()
+                    .filter(|(p, _)| own(p))
+                    .map(|(p, ts)| (p.as_str(), ts.as_slice()))
+                    .collect();
+                t.entries.insert(package, list);
             }
             t.by_path.insert(ex.path.as_str(), i);
             for e in &ex.entities {
@@ -211,6 +231,17 @@ impl<'a> Table<'a> {
         }
         let (name, sub) = package_parts(spec)?;
         let dir = (*self.packages.get(name)?)?;
+        // Its `package.json`'s entry points, then its source by path.
+        for (pattern, targets) in self.entries.get(name).map_or(&[][..], Vec::as_slice) {
+            let Some(star) = alias_match(pattern, spec) else {
+                continue;
+            };
+            for t in targets.iter() {
+                if let Some(f) = self.at_path(&t.replacen('*', star, 1), false) {
+                    return Some(f);
+                }
+            }
+        }
         let join = |a: &str, b: &str| match (a.is_empty(), b.is_empty()) {
             (true, _) => b.to_string(),
             (_, true) => a.to_string(),
