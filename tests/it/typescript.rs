@@ -328,6 +328,19 @@ fn incremental_typescript_index_equals_a_rebuild() {
                 })
             }),
         ),
+        // The package's `exports` sends `shop/till` elsewhere: its
+        // importer's names follow.
+        (
+            false,
+            Box::new(|| {
+                edit("package.json", &|s| {
+                    s.replace(
+                        "\"./till\": \"./src/util.js\"",
+                        "\"./till\": \"./src/store.ts\"",
+                    )
+                })
+            }),
+        ),
         // The configuration loses its paths: `@app/models` names nothing.
         (
             false,
