@@ -13,9 +13,11 @@
 mod reach;
 pub use reach::NameReach;
 
-use rustc_hash::FxHashSet as HashSet;
+use std::hash::Hash;
 
-use crate::model::Recv;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use crate::model::{Entity, FileExtract, Recv, UseDecl};
 
 /// A hashed identifier.
 pub type Name = u32;
@@ -67,6 +69,111 @@ pub fn spread_through(touched: &mut HashSet<Name>, facts: impl Iterator<Item = S
         reach.set_facts(&i.to_string(), &f);
     }
     reach.spread(touched, &[], &[]);
+}
+
+/// The names an edit touches through its entities: those whose entities
+/// (the ones `counted` keeps: what lookups can find) differ in number,
+/// order or facts (`same`) between two extracts of one file, and those
+/// only the later has.
+pub fn touched_entities(
+    before: &FileExtract,
+    after: &FileExtract,
+    same: impl Fn(&Entity, &Entity) -> bool,
+    counted: impl Fn(&Entity) -> bool,
+) -> HashSet<Name> {
+    let (old, new) = (by_name(before, &counted), by_name(after, &counted));
+    let mut touched = HashSet::default();
+    for (name, olds) in &old {
+        let kept = new.get(name).is_some_and(|news| {
+            news.len() == olds.len()
+                && olds
+                    .iter()
+                    .zip(news)
+                    .all(|(&a, &b)| same(&before.entities[a], &after.entities[b]))
+        });
+        if !kept {
+            touched.insert(hash(name));
+        }
+    }
+    for name in new.keys().filter(|n| !old.contains_key(*n)) {
+        touched.insert(hash(name));
+    }
+    touched
+}
+
+/// The indexes of a file's entities `counted` keeps, by name, in order.
+fn by_name<'x>(
+    x: &'x FileExtract,
+    counted: &impl Fn(&Entity) -> bool,
+) -> HashMap<&'x str, Vec<usize>> {
+    let mut m: HashMap<&str, Vec<usize>> = HashMap::default();
+    for (i, e) in x.entities.iter().enumerate().filter(|(_, e)| counted(e)) {
+        m.entry(e.name.as_str()).or_default().push(i);
+    }
+    m
+}
+
+/// The imports and exports an edit changed, as `key` tells them apart:
+/// those only one side has — every one when the order of those both keep
+/// differs, as a later binding of a name wins over an earlier one.
+/// `None` when a glob is among them: what it binds no list bounds.
+pub fn changed_uses<'u, K: Eq + Hash + Copy>(
+    before: &'u [UseDecl],
+    after: &'u [UseDecl],
+    key: impl Fn(&'u UseDecl) -> K,
+) -> Option<Vec<&'u UseDecl>> {
+    let keys_before: Vec<K> = before.iter().map(&key).collect();
+    let keys_after: Vec<K> = after.iter().map(&key).collect();
+    if keys_before == keys_after {
+        return Some(Vec::new());
+    }
+    let set_before: HashSet<K> = keys_before.iter().copied().collect();
+    let set_after: HashSet<K> = keys_after.iter().copied().collect();
+    let kept = |keys: &[K], other: &HashSet<K>| -> Vec<K> {
+        keys.iter().filter(|k| other.contains(k)).copied().collect()
+    };
+    let reordered = kept(&keys_before, &set_after) != kept(&keys_after, &set_before);
+    let mut out = Vec::new();
+    for u in before.iter().chain(after) {
+        let k = key(u);
+        if !reordered && set_before.contains(&k) && set_after.contains(&k) {
+            continue;
+        }
+        if u.glob {
+            return None;
+        }
+        out.push(u);
+    }
+    Some(out)
+}
+
+/// What a file's interface tells the spreading of touched names: each
+/// entity's name with the names `declared` finds in its declared types;
+/// each import or export that binds (`bound`) a name other than the one
+/// it brings.
+pub fn spread_facts_of(
+    x: &FileExtract,
+    declared: impl Fn(&mut HashSet<Name>, &Entity),
+    bound: impl Fn(&UseDecl) -> Option<&str>,
+) -> SpreadFacts {
+    let mut facts = SpreadFacts::default();
+    let mut mentions = HashSet::default();
+    for e in &x.entities {
+        declared(&mut mentions, e);
+        if !mentions.is_empty() {
+            facts
+                .typed
+                .push((hash(&e.name), mentions.drain().collect()));
+        }
+    }
+    for u in &x.uses {
+        if let (Some(b), Some(brought)) = (bound(u), u.path.last()) {
+            if b != brought {
+                facts.bindings.push((hash(b), hash(brought)));
+            }
+        }
+    }
+    facts
 }
 
 /// A file's mentioned names as stored: little-endian `u32`s.

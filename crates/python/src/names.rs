@@ -25,10 +25,13 @@
 //! Names are 32-bit hashes (see [`crate::index::names`]): a collision
 //! only adds a file to resolve.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashSet as HashSet;
 
 use super::interface::same_entity_facts;
-use crate::index::names::{add_idents, add_recv_idents, hash, Name, SpreadFacts};
+use crate::index::names::{
+    add_idents, add_recv_idents, changed_uses, hash, spread_facts_of, touched_entities, Name,
+    SpreadFacts,
+};
 use crate::model::{Entity, FileExtract, RawRef, UseDecl};
 
 /// The names a declaration's lookups go through: its bases, its hint,
@@ -96,11 +99,6 @@ fn use_key(u: &UseDecl) -> UseKey<'_> {
     (&u.from, &u.path, u.alias.as_deref(), u.glob)
 }
 
-/// `keys` without those `other` lacks, in their order.
-fn kept_order<'u>(keys: &[UseKey<'u>], other: &HashSet<&UseKey<'u>>) -> Vec<UseKey<'u>> {
-    keys.iter().filter(|k| other.contains(k)).copied().collect()
-}
-
 /// The names an edit of one file's interface touches, from its interface
 /// `before` and its extract `after`; `None` when names cannot bound it
 /// (see the module doc).
@@ -108,33 +106,10 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
     if before.context != after.context || before.path != after.path {
         return None;
     }
-    let mut touched = HashSet::default();
-    // Entities by name, in order: a name is touched when the entities
-    // that carry it differ in number, order or facts (the first that is
-    // not an overload stub is the one a lookup means).
-    let by_name = |x: &'_ FileExtract| {
-        let mut m: HashMap<String, Vec<usize>> = HashMap::default();
-        for (i, e) in x.entities.iter().enumerate() {
-            m.entry(e.name.clone()).or_default().push(i);
-        }
-        m
-    };
-    let (old, new) = (by_name(before), by_name(after));
-    for (name, olds) in &old {
-        let same = new.get(name).is_some_and(|news| {
-            news.len() == olds.len()
-                && olds
-                    .iter()
-                    .zip(news)
-                    .all(|(&a, &b)| same_entity_facts(&before.entities[a], &after.entities[b]))
-        });
-        if !same {
-            touched.insert(hash(name));
-        }
-    }
-    for name in new.keys().filter(|n| !old.contains_key(*n)) {
-        touched.insert(hash(name));
-    }
+    // A name is touched when the entities that carry it differ in
+    // number, order or facts (the first that is not an overload stub is
+    // the one a lookup means).
+    let mut touched = touched_entities(before, after, same_entity_facts, |_| true);
     // `__all__`: what a star import of this module lets in.
     let exports = |x: &'_ FileExtract| -> Vec<String> {
         x.entities
@@ -153,28 +128,11 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
             }
         }
     }
-    // Imports: the names the changed ones bind. A later import of a name
-    // wins over an earlier one, so imports kept but reordered touch the
-    // names they bind too. A star import binds names no list bounds.
-    let keys_before: Vec<UseKey> = before.uses.iter().map(use_key).collect();
-    let keys_after: Vec<UseKey> = after.uses.iter().map(use_key).collect();
-    if keys_before != keys_after {
-        let set_before: HashSet<&UseKey> = keys_before.iter().collect();
-        let set_after: HashSet<&UseKey> = keys_after.iter().collect();
-        let reordered =
-            kept_order(&keys_before, &set_after) != kept_order(&keys_after, &set_before);
-        for u in before.uses.iter().chain(&after.uses) {
-            let k = use_key(u);
-            let kept = set_before.contains(&k) && set_after.contains(&k);
-            if kept && !reordered {
-                continue;
-            }
-            if u.glob {
-                return None;
-            }
-            if let Some(name) = bound_name(u) {
-                touched.insert(hash(name));
-            }
+    // Imports: the names the changed ones bind (a star import binds
+    // names no list bounds).
+    for u in changed_uses(&before.uses, &after.uses, use_key)? {
+        if let Some(name) = bound_name(u) {
+            touched.insert(hash(name));
         }
     }
     Some(touched)
@@ -184,24 +142,7 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
 /// entity's name with the names its bases, hint and return annotation
 /// mention; each import that binds a name other than the one it imports.
 pub fn spread_facts(x: &FileExtract) -> SpreadFacts {
-    let mut facts = SpreadFacts::default();
-    let mut mentions = HashSet::default();
-    for e in &x.entities {
-        declared_idents(&mut mentions, e);
-        if !mentions.is_empty() {
-            facts
-                .typed
-                .push((hash(&e.name), mentions.drain().collect()));
-        }
-    }
-    for u in &x.uses {
-        if let (Some(bound), Some(last)) = (bound_name(u), u.path.last()) {
-            if bound != last {
-                facts.bindings.push((hash(bound), hash(last)));
-            }
-        }
-    }
-    facts
+    spread_facts_of(x, declared_idents, bound_name)
 }
 
 #[cfg(test)]

@@ -21,10 +21,13 @@
 //!
 //! Names are 32-bit hashes (see [`crate::index::names`]).
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashSet as HashSet;
 
 use super::interface::same_entity_facts;
-use crate::index::names::{add_idents, add_recv_idents, hash, Name, SpreadFacts};
+use crate::index::names::{
+    add_idents, add_recv_idents, changed_uses, hash, spread_facts_of, touched_entities, Name,
+    SpreadFacts,
+};
 use crate::model::{Entity, EntityKind, FileExtract, RawRef, UseDecl};
 
 /// The identifiers an entity's declared types mention: its type, return
@@ -94,23 +97,6 @@ fn bound_name(u: &UseDecl) -> Option<&str> {
     u.alias.as_deref().or(u.path.last().map(String::as_str))
 }
 
-/// A file's entities by name, in order; test blocks aside, as no lookup
-/// finds them (a test titled `Env` is no `Env`).
-fn by_name(x: &FileExtract) -> HashMap<&str, Vec<usize>> {
-    let mut m: HashMap<&str, Vec<usize>> = HashMap::default();
-    for (i, e) in x.entities.iter().enumerate() {
-        if e.kind != EntityKind::Test {
-            m.entry(e.name.as_str()).or_default().push(i);
-        }
-    }
-    m
-}
-
-/// `keys` without those `other` lacks, in their order.
-fn kept<'u>(keys: &[UseKey<'u>], other: &HashSet<&UseKey<'u>>) -> Vec<UseKey<'u>> {
-    keys.iter().filter(|k| other.contains(k)).copied().collect()
-}
-
 /// An import or export as the table sees it (not its line).
 type UseKey<'u> = (&'u [String], Option<&'u str>, bool, bool);
 
@@ -125,47 +111,17 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
     if before.context != after.context || before.path != after.path {
         return None;
     }
-    let mut touched = HashSet::default();
-    // A name is touched when the entities that carry it differ in number,
-    // order or facts.
-    let (old, new) = (by_name(before), by_name(after));
-    for (name, olds) in &old {
-        let same = new.get(name).is_some_and(|news| {
-            news.len() == olds.len()
-                && olds
-                    .iter()
-                    .zip(news)
-                    .all(|(&a, &b)| same_entity_facts(&before.entities[a], &after.entities[b]))
-        });
-        if !same {
+    // Test blocks aside: no lookup finds them (a test titled `Env` is no
+    // `Env`).
+    let mut touched = touched_entities(before, after, same_entity_facts, |e| {
+        e.kind != EntityKind::Test
+    });
+    for u in changed_uses(&before.uses, &after.uses, use_key)? {
+        if let Some(name) = bound_name(u) {
             touched.insert(hash(name));
         }
-    }
-    for name in new.keys().filter(|n| !old.contains_key(*n)) {
-        touched.insert(hash(name));
-    }
-    // Imports and exports: the names the changed ones bind (all of them
-    // when the order changed, as a later binding of a name wins).
-    let keys_before: Vec<UseKey> = before.uses.iter().map(use_key).collect();
-    let keys_after: Vec<UseKey> = after.uses.iter().map(use_key).collect();
-    if keys_before != keys_after {
-        let set_before: HashSet<&UseKey> = keys_before.iter().collect();
-        let set_after: HashSet<&UseKey> = keys_after.iter().collect();
-        let reordered = kept(&keys_before, &set_after) != kept(&keys_after, &set_before);
-        for u in before.uses.iter().chain(&after.uses) {
-            let k = use_key(u);
-            if !reordered && set_before.contains(&k) && set_after.contains(&k) {
-                continue;
-            }
-            if u.glob {
-                return None;
-            }
-            if let Some(name) = bound_name(u) {
-                touched.insert(hash(name));
-            }
-            if imports_whole_module(u) {
-                touched.insert(hash("default"));
-            }
+        if imports_whole_module(u) {
+            touched.insert(hash("default"));
         }
     }
     Some(touched)
@@ -175,24 +131,7 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
 /// entity's name with the names its declared types mention; each import
 /// or export that binds a name other than the one it brings.
 pub fn spread_facts(x: &FileExtract) -> SpreadFacts {
-    let mut facts = SpreadFacts::default();
-    let mut mentions = HashSet::default();
-    for e in &x.entities {
-        declared_idents(&mut mentions, e);
-        if !mentions.is_empty() {
-            facts
-                .typed
-                .push((hash(&e.name), mentions.drain().collect()));
-        }
-    }
-    for u in &x.uses {
-        if let (Some(bound), Some(brought)) = (bound_name(u), u.path.last()) {
-            if bound != brought {
-                facts.bindings.push((hash(bound), hash(brought)));
-            }
-        }
-    }
-    facts
+    spread_facts_of(x, declared_idents, bound_name)
 }
 
 #[cfg(test)]
