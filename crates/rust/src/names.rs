@@ -34,7 +34,9 @@ use crate::model::{Entity, EntityKind, FileExtract, RawRef, Signature, UseDecl};
 
 use super::interface::{is_interface_ref, same_entity_facts};
 
-use crate::index::names::{add_idents, add_recv_idents, hash, spread_through, Name, SpreadFacts};
+use crate::index::names::{
+    add_idents, add_recv_idents, hash, spread_facts_of, spread_through, Name, SpreadFacts,
+};
 
 /// The names a declaration's types mention (not its field or parameter
 /// names: a struct with a field called `options` does not depend on a
@@ -205,24 +207,7 @@ pub fn changed(before: &FileExtract, after: &FileExtract) -> Option<HashSet<Name
 
 /// The [`SpreadFacts`] of a file's interface.
 pub fn spread_facts(x: &FileExtract) -> SpreadFacts {
-    let mut facts = SpreadFacts::default();
-    let mut mentions = HashSet::default();
-    for e in &x.entities {
-        type_idents(&mut mentions, &e.signature);
-        if !mentions.is_empty() {
-            facts
-                .typed
-                .push((hash(&e.name), mentions.drain().collect()));
-        }
-    }
-    for u in &x.uses {
-        if let (Some(bound), Some(last)) = (bound_name(u), u.path.last()) {
-            if bound != last {
-                facts.bindings.push((hash(bound), hash(last)));
-            }
-        }
-    }
-    facts
+    spread_facts_of(x, |out, e| type_idents(out, &e.signature), bound_name)
 }
 
 /// Spread touched names through every file's interface until nothing
