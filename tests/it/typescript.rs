@@ -442,3 +442,40 @@ fn an_unreadable_configuration_is_reported_and_the_rest_indexed() {
     // Without its paths, `@app/models` names nothing.
     assert!(!edges.contains(&format!("{A} -imports-> {M}")));
 }
+
+/// A package whose own `.gitignore` matches its `package.json` (build
+/// tools ignore the copies they generate; git tracks the package's own):
+/// the manifest still names the package, and an import by that name
+/// reaches its source.
+#[test]
+fn an_ignored_package_json_in_a_walked_directory_still_names_its_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "package.json",
+        "{ \"name\": \"monorepo\", \"private\": true }\n",
+    );
+    write("packages/ui/.gitignore", "**/package.json\ndist\n");
+    write(
+        "packages/ui/package.json",
+        "{ \"name\": \"@acme/ui\", \"exports\": { \"./button\": \"./src/widgets/button.ts\" } }\n",
+    );
+    write(
+        "packages/ui/src/widgets/button.ts",
+        "export function button(label: string) { return label }\n",
+    );
+    write(
+        "apps/web/main.ts",
+        "import { button } from '@acme/ui/button'\nexport const page = () => button('go')\n",
+    );
+    let (store, summary) = index_fresh(root);
+    assert_eq!(summary.files_skipped, 0, "{:?}", summary.skipped);
+    let edges = edge_set(&store);
+    let want = "apps/web/main.ts-apps/web/main:page -calls-> packages/ui/src/widgets/button.ts-src/widgets/button:button";
+    assert!(edges.iter().any(|e| e == want), "{want}\n{edges:#?}");
+}

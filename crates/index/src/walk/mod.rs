@@ -5,7 +5,11 @@
 //! store, and follows symlinks so that a loop is reported instead of
 //! silently ignored. A file is indexed when a language claims its name
 //! ([`languages::of_file`]); the manifests each language reads, found on
-//! the way, give the [`Layouts`]; each file starts with the context its
+//! the way, give the [`Layouts`] — a manifest by its usual name
+//! (`package.json`, `Cargo.toml`) in a directory the walk reads counts
+//! even when an ignore rule matches it, as build tools ignore the copies
+//! they generate (`**/package.json`) while git tracks the package's own;
+//! each file starts with the context its
 //! path suggests ([`Layouts::guess`]), which the pipeline corrects once
 //! the declarations of every file (Rust's `mod`) are known.
 
@@ -79,6 +83,29 @@ enum Found {
 fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> (WalkResult, Manifests) {
     let langs = languages::all();
     let found: std::sync::Mutex<Vec<Found>> = std::sync::Mutex::new(Vec::new());
+    // Manifests by their usual names: read from each directory the walk
+    // enters, ignored or not.
+    let named: Vec<&str> = {
+        let mut v: Vec<&str> = langs
+            .iter()
+            .flat_map(|l| l.manifests().iter().copied())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let manifest_in = |dir: &Path, name: &str| -> Option<Found> {
+        let abs = dir.join(name);
+        if !std::fs::metadata(&abs).is_ok_and(|m| m.is_file()) {
+            return None;
+        }
+        let readers: Vec<usize> = (0..langs.len())
+            .filter(|&i| langs[i].is_manifest(name))
+            .collect();
+        let rel = relative(root, &abs)?;
+        let text = std::fs::read_to_string(&abs).ok()?;
+        Some(Found::Manifest(rel, text, readers))
+    };
     let visit = |entry: Result<ignore::DirEntry, ignore::Error>| -> Option<Found> {
         let entry = match entry {
             Ok(e) => e,
@@ -91,6 +118,16 @@ fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> (WalkResult, Man
         };
         if entry.file_type().is_some_and(|t| t.is_dir()) {
             seen_dir(entry.path());
+            let in_dir: Vec<Found> = named
+                .iter()
+                .filter_map(|name| manifest_in(entry.path(), name))
+                .collect();
+            if !in_dir.is_empty() {
+                found
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(in_dir);
+            }
             return None;
         }
         if !entry.file_type().is_some_and(|t| t.is_file()) {
@@ -99,6 +136,10 @@ fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> (WalkResult, Man
         let abs = entry.path();
         let rel = relative(root, abs)?;
         let name = entry.file_name().to_string_lossy();
+        if named.contains(&name.as_ref()) {
+            // Read with its directory.
+            return None;
+        }
         let readers: Vec<usize> = (0..langs.len())
             .filter(|&i| langs[i].is_manifest(name.as_ref()))
             .collect();
