@@ -94,17 +94,25 @@ fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> (WalkResult, Man
         v.dedup();
         v
     };
-    let manifest_in = |dir: &Path, name: &str| -> Option<Found> {
-        let abs = dir.join(name);
-        if !std::fs::metadata(&abs).is_ok_and(|m| m.is_file()) {
-            return None;
-        }
+    // A manifest read for the languages that claim its name (none: not
+    // a manifest).
+    let manifest = |abs: &Path, name: &str| -> Option<Found> {
         let readers: Vec<usize> = (0..langs.len())
             .filter(|&i| langs[i].is_manifest(name))
             .collect();
-        let rel = relative(root, &abs)?;
-        let text = std::fs::read_to_string(&abs).ok()?;
+        if readers.is_empty() {
+            return None;
+        }
+        let rel = relative(root, abs)?;
+        let text = std::fs::read_to_string(abs).ok()?;
         Some(Found::Manifest(rel, text, readers))
+    };
+    let manifest_in = |dir: &Path, name: &str| -> Option<Found> {
+        let abs = dir.join(name);
+        std::fs::metadata(&abs)
+            .is_ok_and(|m| m.is_file())
+            .then(|| manifest(&abs, name))
+            .flatten()
     };
     let visit = |entry: Result<ignore::DirEntry, ignore::Error>| -> Option<Found> {
         let entry = match entry {
@@ -134,19 +142,18 @@ fn walk_noting(root: &Path, seen_dir: impl Fn(&Path) + Sync) -> (WalkResult, Man
             return None;
         }
         let abs = entry.path();
-        let rel = relative(root, abs)?;
         let name = entry.file_name().to_string_lossy();
         if named.contains(&name.as_ref()) {
             // Read with its directory.
             return None;
         }
-        let readers: Vec<usize> = (0..langs.len())
-            .filter(|&i| langs[i].is_manifest(name.as_ref()))
-            .collect();
-        if !readers.is_empty() {
-            let text = std::fs::read_to_string(abs).ok()?;
-            Some(Found::Manifest(rel, text, readers))
+        if languages::all()
+            .iter()
+            .any(|l| l.is_manifest(name.as_ref()))
+        {
+            manifest(abs, name.as_ref())
         } else {
+            let rel = relative(root, abs)?;
             let lang = languages::of_file(&name)?;
             let meta = entry.metadata().ok();
             let bytes = meta.as_ref().map_or(0, |m| m.len());
