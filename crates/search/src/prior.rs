@@ -48,16 +48,10 @@ pub(super) struct Prior {
 
 impl Prior {
     pub(super) fn of(reading: &Reading) -> Prior {
-        let speaks_of = |stems: &[&str]| {
-            reading
-                .terms
-                .iter()
-                .any(|t| stems.contains(&t.term.stem.as_str()))
-        };
-        let types: Vec<&str> = TYPE_STEMS.iter().map(String::as_str).collect();
+        let speaks_of = |of: &dyn Fn(&str) -> bool| reading.terms.iter().any(|t| of(&t.term.stem));
         Prior {
-            benches: speaks_of(BENCH_WORDS),
-            types: speaks_of(&types),
+            benches: speaks_of(&|s| BENCH_WORDS.contains(&s)),
+            types: speaks_of(&|s| TYPE_STEMS.iter().any(|t| t == s)),
         }
     }
 
