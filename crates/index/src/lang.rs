@@ -53,6 +53,12 @@ pub trait Language: Send + Sync + 'static {
     fn file_role(&self, path: &str, is_test: bool) -> FileRole {
         default_role(path, is_test)
     }
+    /// Words a report uses for this language's type declarations
+    /// ([`FileRole::Declarations`]) beyond "type" and "declaration": its
+    /// name, its declaration files' suffix.
+    fn declaration_words(&self) -> &'static str {
+        ""
+    }
     /// File names nearly every package of the language holds (`lib.rs`,
     /// `mod.rs`; `__init__.py`): a path ending in one names no file
     /// without its directory.

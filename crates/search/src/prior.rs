@@ -14,8 +14,6 @@
 //! report about what code does is fixed where it is done, unless the
 //! report speaks of types.
 
-use std::sync::LazyLock;
-
 use graphctx_index::lang::{default_role, FileRole, Language};
 use graphctx_index::languages;
 
@@ -30,13 +28,17 @@ pub(super) const TEST_FACTOR: f64 = 0.5;
 /// Query words (their stems) that speak of benchmarks.
 const BENCH_WORDS: &[&str] = &["bench", "benchmark"];
 
-/// Query words (their stems) that speak of types and their declarations.
-static TYPE_STEMS: LazyLock<Vec<String>> = LazyLock::new(|| {
-    query_words("type typing typescript declaration definition dts")
-        .into_iter()
+/// Query words (their stems) that speak of types and their declarations:
+/// these, and what each language calls its own
+/// ([`Language::declaration_words`]).
+fn type_stems() -> Vec<String> {
+    let own = languages::all().iter().map(|l| l.declaration_words());
+    std::iter::once("type typing declaration definition")
+        .chain(own)
+        .flat_map(query_words)
         .map(|t| t.stem)
         .collect()
-});
+}
 
 /// The prior of one query.
 pub(super) struct Prior {
@@ -49,9 +51,10 @@ pub(super) struct Prior {
 impl Prior {
     pub(super) fn of(reading: &Reading) -> Prior {
         let speaks_of = |of: &dyn Fn(&str) -> bool| reading.terms.iter().any(|t| of(&t.term.stem));
+        let types = type_stems();
         Prior {
             benches: speaks_of(&|s| BENCH_WORDS.contains(&s)),
-            types: speaks_of(&|s| TYPE_STEMS.iter().any(|t| t == s)),
+            types: speaks_of(&|s| types.iter().any(|t| t == s)),
         }
     }
 

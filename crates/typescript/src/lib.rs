@@ -147,6 +147,10 @@ impl Language for TypeScript {
         &["package.json", "tsconfig.json", "jsconfig.json"]
     }
 
+    fn declaration_words(&self) -> &'static str {
+        "typescript dts"
+    }
+
     /// A tool's configuration (`vite.config.ts`, `jest.config.js`) builds;
     /// a story (`button.stories.tsx`) shows a component; a `.d.ts`
     /// declares types; the rest by their directories.
