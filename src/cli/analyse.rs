@@ -143,12 +143,14 @@ impl BaseArgs {
                 (false, None, None, None) => BaseSpec::Keys(self.keys.clone()),
                 (true, Some(f), None, None) => BaseSpec::File(f.clone()),
                 (true, None, Some(n), None) => BaseSpec::Name(n.clone()),
-                (true, None, None, Some(q)) => match search::query_base(store, graph_name, q) {
-                    Ok(keys) if !keys.is_empty() => BaseSpec::Ranked(keys),
-                    Ok(_) => bail!("no entity matches the query; try other words"),
-                    Err(SearchError::NoWords) => bail!("the query has no words to search for"),
-                    Err(SearchError::Store(e)) => return Err(e.into()),
-                },
+                (true, None, None, Some(q)) => {
+                    match search::query_base(store, graph_name, q, super::root_of(store)) {
+                        Ok(keys) if !keys.is_empty() => BaseSpec::Ranked(keys),
+                        Ok(_) => bail!("no entity matches the query; try other words"),
+                        Err(SearchError::NoWords) => bail!("the query has no words to search for"),
+                        Err(SearchError::Store(e)) => return Err(e.into()),
+                    }
+                }
                 _ => bail!(
                 "give base entities as KEY..., or --file PATH, or --name NAME, or --query TEXT \
                  (exactly one of them)"

@@ -387,13 +387,22 @@ fn read_code_graph(global: &Global, command: Command) -> Result<Outcome> {
                 file,
                 explain,
                 scoring: scoring.into(),
+                sources: None,
             };
             if let Some(batch) = batch {
                 let store = open_current(global)?;
+                let opts = graphctx::search::Options {
+                    sources: root_of(&store).map(Path::to_path_buf),
+                    ..opts
+                };
                 return search::run_batch(&store, &global.graph, &batch, &opts, features);
             }
             let query = search::query_text(query, query_file)?;
             let store = open_current(global)?;
+            let opts = graphctx::search::Options {
+                sources: root_of(&store).map(Path::to_path_buf),
+                ..opts
+            };
             search::run(&store, &global.graph, &query, opts, json, features)
         }
         Command::Blast {

@@ -487,10 +487,13 @@ fn mcp_single_word_search_falls_back_to_text_through_the_python_client() {
 
     let text = s.ok_json(1);
     assert_eq!(text["mode"], "text", "{text}");
-    // The two whose docs say it are found, the method first (a change is
-    // more often about a function than about its type).
+    // The two whose docs say it are found, in their file (first).
     let found = keys(&text);
-    assert_eq!(found[0], "src/geometry/mod.rs-geometry-Rect::new", "{text}");
+    assert_eq!(text["results"][0]["file"], "src/geometry/mod.rs", "{text}");
+    assert!(
+        found.contains(&"src/geometry/mod.rs-geometry-Rect::new".to_string()),
+        "{text}"
+    );
     assert!(
         found.contains(&"src/geometry/mod.rs-geometry-Rect".to_string()),
         "{text}"
@@ -912,4 +915,111 @@ fn an_index_from_before_schema_24_reads_its_history_text_on_the_next_run() {
         .all(|h| h.file != "src/net.rs"));
     common::index(&store, dir.path());
     assert_eq!(ranked(&store, query, 1)[0].file, "src/net.rs");
+}
+
+/// A module whose functions are named for what they are, not for what a
+/// report says they do: only their bodies use the report's words.
+fn repository_of_bodies() -> tempfile::TempDir {
+    let dir = common::temp_package("bodies");
+    let root = dir.path();
+    common::write_file(root, "src/lib.rs", "pub mod session;\n");
+    common::write_file(
+        root,
+        "src/session.rs",
+        "//! Sessions with a server.\n\
+         \n\
+         /// Starts a session.\n\
+         pub fn start(host: &str) -> usize {\n    host.len()\n}\n\
+         \n\
+         /// Keeps a session alive.\n\
+         pub fn keep(host: &str) -> usize {\n\
+         \x20   let mut backoff = 1;\n\
+         \x20   while reconnect(host, backoff) {\n\
+         \x20       backoff *= 2;\n\
+         \x20   }\n\
+         \x20   backoff\n\
+         }\n\
+         \n\
+         fn reconnect(host: &str, delay: usize) -> bool {\n    host.len() > delay\n}\n\
+         \n\
+         /// Ends a session.\n\
+         pub fn end(host: &str) -> usize {\n    host.len() + 1\n}\n",
+    );
+    dir
+}
+
+#[test]
+fn a_function_whose_body_does_what_the_report_says_comes_first_in_its_file() {
+    let dir = repository_of_bodies();
+    assert!(cli(dir.path(), &["index"], "").status.success());
+    let report = "Session never gives up\n\nThe backoff doubles forever when the \
+                  session cannot reach the host; the backoff should stop growing.";
+    let out = cli(dir.path(), &["search", "-", "--json", "--explain"], report);
+    assert!(out.status.success(), "{out:?}");
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let functions: Vec<&str> = hits
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["kind"] == "function")
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(functions.first(), Some(&"keep"), "{hits}");
+    // Its body holds the report's words more than any other function's
+    // (the module's lines hold them all: its share is against that).
+    let body = |h: &Value| h["why"]["signals"]["body"].as_f64().unwrap();
+    let all = hits.as_array().unwrap();
+    let keep = all.iter().find(|h| h["name"] == "keep").unwrap();
+    assert!(body(keep) > 0.0, "{keep}");
+    assert!(
+        all.iter()
+            .filter(|h| h["kind"] == "function" && h["name"] != "keep")
+            .all(|h| body(h) < body(keep)),
+        "{hits}"
+    );
+    assert!(
+        keep["why"]["terms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "backoff"),
+        "{keep}"
+    );
+    // The context of the same report starts from it.
+    let doc = cli(
+        dir.path(),
+        &["context", "--query-file", "-", "--budget", "3000"],
+        report,
+    );
+    assert!(doc.status.success(), "{doc:?}");
+    let doc: Value = serde_json::from_slice(&doc.stdout).unwrap();
+    let base = doc["query_context"]["base_entities"].as_array().unwrap();
+    let first_function = base
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .find(|k| k.contains("-session-"))
+        .unwrap();
+    assert!(first_function.ends_with("-session-keep"), "{doc}");
+    // A database kept apart from its repository has no sources to read:
+    // the same search still answers, without the body signal.
+    let db = tempfile::tempdir().unwrap();
+    let db_path = db.path().join("apart.db");
+    let db_arg = db_path.to_str().unwrap();
+    assert!(cli(dir.path(), &["--db", db_arg, "index"], "")
+        .status
+        .success());
+    let out = cli(
+        dir.path(),
+        &["--db", db_arg, "search", "-", "--json", "--explain"],
+        report,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        hits.as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["why"]["signals"]["body"] == 0.0),
+        "{hits}"
+    );
 }

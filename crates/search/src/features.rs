@@ -206,11 +206,23 @@ fn ranks<'a>(items: impl Iterator<Item = (&'a str, f64)>) -> FxHashMap<&'a str, 
 
 /// The names of the entity features, in the order of [`EntityFeatures::values`].
 pub const ENTITY_FEATURES: [&str; N_ENTITY_FEATURES] = [
-    "words", "graph", "named", "located", "function", "type", "module", "fan_in", "is_test",
+    "words",
+    "graph",
+    "named",
+    "located",
+    "function",
+    "type",
+    "module",
+    "fan_in",
+    "is_test",
+    "body",
+    "body_in_file",
+    "body_coverage",
+    "lines",
 ];
 
 /// How many entity features there are.
-pub const N_ENTITY_FEATURES: usize = 9;
+pub const N_ENTITY_FEATURES: usize = 13;
 
 /// One entity's features, for ordering the entities of a file: which of
 /// them a change is about.
@@ -234,6 +246,26 @@ pub struct EntityFeatures {
     pub fan_in: f64,
     /// 1 for test code.
     pub is_test: f64,
+    /// BM25 over every word of its lines (read for the best files' entities
+    /// only, [`crate::bodies`]), divided by the best entity's.
+    pub body: f64,
+    /// The same divided by the best of its file's entities.
+    pub body_in_file: f64,
+    /// The share of the query's term weight its lines hold.
+    pub body_coverage: f64,
+    /// `ln(1 + its lines) / 5` (read for the best files' entities only):
+    /// a change lands in long functions more often than in short ones.
+    pub lines: f64,
+}
+
+/// What the best files' entities' bodies say of one entity (all 0 for an
+/// entity whose file was not read).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BodyFeatures {
+    pub body: f64,
+    pub body_in_file: f64,
+    pub body_coverage: f64,
+    pub lines: f64,
 }
 
 impl EntityFeatures {
@@ -249,12 +281,16 @@ impl EntityFeatures {
             self.module,
             self.fan_in,
             self.is_test,
+            self.body,
+            self.body_in_file,
+            self.body_coverage,
+            self.lines,
         ]
     }
 }
 
 /// The features of one listed entity.
-pub(crate) fn of_entity(found: &Found, b: &EntityBrief) -> EntityFeatures {
+pub(crate) fn of_entity(found: &Found, b: &EntityBrief, body: BodyFeatures) -> EntityFeatures {
     let top = found.top_lexical.max(1e-9);
     let no_cand = Cand::default();
     let c = found.cands.get(b.id.as_ref()).unwrap_or(&no_cand);
@@ -273,5 +309,9 @@ pub(crate) fn of_entity(found: &Found, b: &EntityBrief) -> EntityFeatures {
         module: flag(kind == Some(K::Module)),
         fan_in: (1.0 + b.fan_in.max(0) as f64).ln() / 5.0,
         is_test: flag(b.is_test),
+        body: body.body,
+        body_in_file: body.body_in_file,
+        body_coverage: body.body_coverage,
+        lines: body.lines,
     }
 }

@@ -21,6 +21,8 @@
 //! 6. **Commit messages**: BM25 over the messages of the commits that
 //!    changed each file.
 //! 7. **Role**: a report is fixed in the code, not in its tests.
+//! 8. **Bodies** ([`bodies`]): the entities of the best files, read in
+//!    their source, by every word of their lines.
 //!
 //! Each listed file's signals become numbers on per-query scales
 //! ([`features`]); a file scores their weighted sum times its role's
@@ -35,6 +37,7 @@ use graphctx_base::{model, support};
 use graphctx_index as index;
 use graphctx_store as store;
 
+mod bodies;
 pub mod features;
 mod graph;
 mod lexical;
@@ -43,7 +46,9 @@ mod prior;
 pub mod query;
 pub mod weights;
 
-use rustc_hash::FxHashMap;
+use std::path::PathBuf;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use crate::analyse::select::EntityBrief;
@@ -51,7 +56,7 @@ use crate::store::rows::{decode_first, decode_rows, query_rows, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
 use crate::support::words::has_words;
-use features::{EntityFeatures, FileFeatures, Role};
+use features::{BodyFeatures, EntityFeatures, FileFeatures, Role};
 use prior::Prior;
 use query::Reading;
 use weights::{Contribution, Scoring, Weights};
@@ -78,6 +83,18 @@ query_rows! {
             is_test: bool,
             fan_in: i64,
             start_line: i64,
+        }
+    }
+    /// `queries/search_file_spans.cozo`.
+    SpanRow = "search_file_spans" {
+        key { id: Str<'a> }
+        value {
+            kind: Str<'a>,
+            file: Str<'a>,
+            is_test: bool,
+            fan_in: i64,
+            start_line: i64,
+            end_line: i64,
         }
     }
     /// `queries/search_size.cozo`.
@@ -146,6 +163,10 @@ pub struct Options {
     pub explain: bool,
     /// How files are scored from their signals.
     pub scoring: Scoring,
+    /// The repository the index holds, whose best files are read to score
+    /// their entities by their bodies ([`bodies`]); `None` (a database
+    /// kept apart from its repository) leaves that signal out.
+    pub sources: Option<PathBuf>,
 }
 
 /// Why a hit ranked.
@@ -182,6 +203,9 @@ pub struct Signals {
     pub words: f64,
     /// What the entity received through the graph.
     pub graph: f64,
+    /// The entity's body score (every word of its lines), divided by the
+    /// best body's.
+    pub body: f64,
     /// The file's score from its entities (words, graph, path).
     pub file_entities: f64,
     /// The file's whole-source word score.
@@ -395,9 +419,27 @@ fn rank(
             *s = Weights::FITTED.score(&x, role_of(f));
         }
     }
+    // The best files' entities, read in their source: each is a candidate
+    // (a function the report describes need not share a word with its
+    // name) with the words of its body.
+    let listing = fitted || dump.is_some();
+    let span_rows = match (&opts.sources, listing) {
+        (Some(_), true) => read_spans(store, graph, &file_score)?,
+        _ => None,
+    };
+    let spans = match &span_rows {
+        Some(rows) => decode_rows::<SpanRow>(rows)?,
+        None => Vec::new(),
+    };
+    let bodies = match &opts.sources {
+        Some(root) if !spans.is_empty() => body_scores(root, &spans, reading),
+        _ => Bodies::default(),
+    };
+    let unlisted = unlisted_entities(&spans, &scored);
+    scored.extend(unlisted.iter().map(|b| (b, 0.0)));
     let entity_features: Vec<EntityFeatures> = scored
         .iter()
-        .map(|(b, _)| features::of_entity(&found, b))
+        .map(|(b, _)| features::of_entity(&found, b, bodies.features(b)))
         .collect();
     if let Some(dump) = dump {
         dump.files = file_score
@@ -453,6 +495,7 @@ fn rank(
         parts: &parts,
         cochanged: &cochanged,
         prior: &prior,
+        bodies: &bodies,
         explain: opts.explain,
         fitted,
         contributions: &fitted_parts,
@@ -706,6 +749,126 @@ fn first_module_of_each_file<'r>(found: &[FileModuleRow<'r>]) -> Vec<EntityBrief
     modules
 }
 
+/// Every entity of the best [`bodies::BODY_FILES`] files with its lines,
+/// or `None` when no file is listed.
+fn read_spans(
+    store: &Store,
+    graph: &str,
+    file_score: &FxHashMap<&str, f64>,
+) -> Result<Option<cozo::NamedRows>, StoreError> {
+    let mut files: Vec<(&str, f64)> = file_score.iter().map(|(f, s)| (*f, *s)).collect();
+    files.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    files.truncate(bodies::BODY_FILES);
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let files: Vec<&str> = files.into_iter().map(|(f, _)| f).collect();
+    store
+        .read(
+            queries::SEARCH_FILE_SPANS,
+            Params::new()
+                .with("graph", graph)
+                .with("files", str_list(files)),
+        )
+        .map(Some)
+}
+
+/// The body scores of the read entities, the best of them (the scale of
+/// [`EntityFeatures::body`]) and of each file's, and their lengths.
+#[derive(Default)]
+struct Bodies {
+    of: FxHashMap<String, bodies::BodyWords>,
+    top: f64,
+    file_top: FxHashMap<String, f64>,
+    lines: FxHashMap<String, i64>,
+}
+
+impl Bodies {
+    /// An entity's body score divided by the best.
+    fn share(&self, id: &str) -> f64 {
+        match self.of.get(id) {
+            Some(b) if self.top > 0.0 => b.score / self.top,
+            _ => 0.0,
+        }
+    }
+
+    fn features(&self, b: &EntityBrief) -> BodyFeatures {
+        let id = b.id.as_ref();
+        let lines = self
+            .lines
+            .get(id)
+            .map_or(0.0, |&n| (1.0 + n as f64).ln() / 5.0);
+        let Some(body) = self.of.get(id) else {
+            return BodyFeatures {
+                lines,
+                ..BodyFeatures::default()
+            };
+        };
+        let in_file = self.file_top.get(b.file.as_ref()).copied().unwrap_or(0.0);
+        BodyFeatures {
+            body: self.share(id),
+            body_in_file: if in_file > 0.0 {
+                body.score / in_file
+            } else {
+                0.0
+            },
+            body_coverage: body.coverage,
+            lines,
+        }
+    }
+}
+
+fn body_scores(root: &std::path::Path, spans: &[SpanRow], reading: &Reading) -> Bodies {
+    let spans: Vec<bodies::Span> = spans
+        .iter()
+        .map(|s| bodies::Span {
+            id: s.id.as_ref(),
+            file: s.file.as_ref(),
+            start_line: s.start_line,
+            end_line: s.end_line,
+        })
+        .collect();
+    let of = bodies::scores(root, &spans, &reading.terms);
+    let top = of.values().map(|b| b.score).fold(0.0, f64::max);
+    let mut file_top: FxHashMap<String, f64> = FxHashMap::default();
+    let mut lines = FxHashMap::default();
+    for s in &spans {
+        lines.insert(s.id.to_string(), (s.end_line - s.start_line + 1).max(1));
+        if let Some(b) = of.get(s.id) {
+            let e = file_top.entry(s.file.to_string()).or_insert(0.0);
+            *e = e.max(b.score);
+        }
+    }
+    Bodies {
+        of,
+        top,
+        file_top,
+        lines,
+    }
+}
+
+/// The read entities that no other signal made a candidate, as briefs.
+fn unlisted_entities<'r>(
+    spans: &[SpanRow<'r>],
+    scored: &[(&EntityBrief, f64)],
+) -> Vec<EntityBrief<'r>> {
+    let listed: FxHashSet<&str> = scored.iter().map(|(b, _)| b.id.as_ref()).collect();
+    let mut out: Vec<EntityBrief> = spans
+        .iter()
+        .filter(|s| !listed.contains(s.id.as_ref()))
+        .map(|s| EntityBrief {
+            id: s.id.clone(),
+            kind: s.kind.clone(),
+            file: s.file.clone(),
+            is_test: s.is_test,
+            fan_in: s.fan_in,
+            _row: std::marker::PhantomData,
+        })
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
 /// A quoted location's file gains [`LOCATION`]; then every file's score
 /// takes the test prior.
 fn add_locations_and_prior(
@@ -815,6 +978,7 @@ struct Ranking<'a> {
     parts: &'a FxHashMap<String, FileParts>,
     cochanged: &'a FxHashMap<String, (String, f64)>,
     prior: &'a Prior,
+    bodies: &'a Bodies,
     explain: bool,
     /// Files are scored by the fitted weights.
     fitted: bool,
@@ -871,6 +1035,7 @@ impl Ranking<'_> {
         let signals = self.explain.then(|| Signals {
             words: round(c.lexical / top_lexical),
             graph: round(c.spread / top_lexical),
+            body: round(self.bodies.share(b.id.as_ref())),
             file_entities: round(fp.entities),
             file_text: round(fp.text),
             history: round(fp.history),
@@ -882,9 +1047,12 @@ impl Ranking<'_> {
                 false => self.prior.factor(&b.file, b.is_test || fp.is_test),
             },
         });
+        let mut terms: Vec<usize> = c.terms.clone();
+        if let Some(body) = self.bodies.of.get(b.id.as_ref()) {
+            terms.extend(body.terms.iter().filter(|t| !c.terms.contains(t)));
+        }
         Why {
-            terms: c
-                .terms
+            terms: terms
                 .iter()
                 .map(|&i| self.reading.terms[i].term.surface.clone())
                 .collect(),
@@ -952,9 +1120,16 @@ pub const QUERY_BASE: usize = 10;
 
 /// The base entities of a context asked for by free text: the best
 /// [`QUERY_BASE`] hits, best first.
-pub fn query_base(store: &Store, graph: &str, query: &str) -> Result<Vec<String>, SearchError> {
+/// `sources` is the repository the index holds (see [`Options::sources`]).
+pub fn query_base(
+    store: &Store,
+    graph: &str,
+    query: &str,
+    sources: Option<&std::path::Path>,
+) -> Result<Vec<String>, SearchError> {
     let opts = Options {
         limit: QUERY_BASE,
+        sources: sources.map(std::path::Path::to_path_buf),
         ..Options::default()
     };
     Ok(search(store, graph, query, &opts)?

@@ -122,19 +122,20 @@ impl Weights {
     /// Fitted by `scripts/search-fit/fit.py` on commit messages of
     /// 16 repositories (2244 queries);
     /// held out one repository at a time, recall@5 / acc@5 / top-1:
-    /// hand rules 0.755 / 0.676 / 0.540, fitted 0.781 / 0.700 / 0.576;
+    /// hand rules 0.756 / 0.677 / 0.543, fitted 0.783 / 0.704 / 0.583;
     /// functions changed (Acc@5 / Acc@10 / Recall@10 of the entities):
-    /// word and graph order 0.161 / 0.226 / 0.336, fitted 0.237 / 0.323 / 0.439.
+    /// word and graph order 0.160 / 0.217 / 0.329, fitted 0.292 / 0.388 / 0.508.
     /// Repositories: Textualize+rich, aio-libs+aiohttp, alacritty+alacritty, crossbeam-rs+crossbeam, encode+httpx, hyperium+hyper, pallets+click, pallets+jinja, pmndrs+zustand, psf+black, rust-lang+regex, rustls+rustls, sindresorhus+ky, starship+starship, tokio-rs+axum, tokio-rs+mio.
     pub const FITTED: Weights = Weights {
         file: [
-            0.3298, 0.3588, 0.1760, 0.5398, 0.2862, 0.4941, 0.1920, 0.0447, 0.7374, 0.5510, 0.3255,
+            0.3001, 0.3656, 0.2818, 0.6083, 0.2505, 0.5729, 0.2312, 0.0194, 0.8812, 0.4541, 0.2594,
             1.0000,
         ],
         test: 0.10,
         docs_or_example: 0.70,
         entity: [
-            1.9696, 1.3538, 1.1196, 0.0000, 1.2981, 0.8478, -1.6830, -0.3017, -1.6891,
+            0.5860, 0.4102, 0.6798, 0.0000, 0.9807, 0.1487, -2.1790, -0.0946, -1.5848, 1.1210,
+            1.3124, 0.4263, 1.1580,
         ],
         same_file_decay: 0.90,
     };

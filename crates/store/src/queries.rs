@@ -60,6 +60,7 @@ queries! {
     SEARCH_PATHS => "search_paths.cozo",
     SEARCH_FILE_SIZES => "search_file_sizes.cozo",
     SEARCH_FILE_ENTITIES => "search_file_entities.cozo",
+    SEARCH_FILE_SPANS => "search_file_spans.cozo",
     FILE_TEXT_OF => "file_text_of.cozo",
     FILE_TEXT_KEYS => "file_text_keys.cozo",
     FILE_WORD_KEYS => "file_word_keys.cozo",

@@ -235,6 +235,27 @@ pub fn file_words(path: &str, text: &str) -> Vec<(String, i64)> {
     stem_counts(&[path, text]).0
 }
 
+/// Call `f` with the 0-based line and the stem of each word of `text`, in
+/// order (split, filtered and stemmed as an entity's text is, through the
+/// thread's cache): which lines of a file use which words.
+pub fn each_line_stem(text: &str, mut f: impl FnMut(usize, &str)) {
+    let stemmer = Stemmer::create(Algorithm::English);
+    STEMS.with(|cell| {
+        let mut stems = cell.borrow_mut();
+        for (line, words) in text.lines().enumerate() {
+            each_lower(words, |lower| {
+                if !stems.contains_key(lower) {
+                    if stems.len() >= MAX_STEMS {
+                        stems.clear();
+                    }
+                    stems.insert(lower.to_string(), stemmer.stem(lower).into_owned());
+                }
+                f(line, &stems[lower]);
+            });
+        }
+    });
+}
+
 /// Each distinct stem of the words of `texts` with how often it occurs,
 /// sorted by stem, and the number of words: stemmed through the thread's
 /// cache and counted in a map (an entity's text holds its body's literals

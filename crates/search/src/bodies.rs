@@ -1,0 +1,263 @@
+//! Which entities of the best files use the query's words in their
+//! bodies.
+//!
+//! An entity's text in the word index is its name, doc comment, signature
+//! head and the literals and comments of its body: what names it. A
+//! report speaks of what a function does — the fields it reads, the calls
+//! it makes, the locals it keeps — and those words are in its body's
+//! identifiers, which no index of names holds. Once the files are ranked,
+//! the few best are read from the repository (the index is current with
+//! them: every command brings it so before it answers) and each of their
+//! entities is scored by BM25 over every word of its lines, as
+//! retrievers of functions score them. The idf is the files' own: a word
+//! every function of a module uses names none of them.
+//!
+//! Nothing is stored for this: a query reads at most [`BODY_FILES`]
+//! files of at most [`MAX_FILE_BYTES`] each.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::query::WeightedTerm;
+use crate::support::words::each_line_stem;
+
+/// How many of the best files have their entities' bodies read.
+pub const BODY_FILES: usize = 10;
+/// A file larger than this is not read (generated tables, bundles).
+const MAX_FILE_BYTES: u64 = 2 << 20;
+/// BM25's term-frequency saturation and length normalisation.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// An entity's lines in its file (1-based, inclusive).
+pub struct Span<'a> {
+    pub id: &'a str,
+    pub file: &'a str,
+    pub start_line: i64,
+    pub end_line: i64,
+}
+
+/// One entity's body score and the query terms its body holds.
+#[derive(Debug, Clone, Default)]
+pub struct BodyWords {
+    /// BM25 of the query over its lines.
+    pub score: f64,
+    /// Indices into the query's terms, in order.
+    pub terms: Vec<usize>,
+    /// The share of the query's term weight its body holds.
+    pub coverage: f64,
+}
+
+/// Per line of one file: how often each query term occurs there (as
+/// running sums, so a span's count is a difference) and how many words
+/// the lines hold.
+struct LineCounts {
+    /// `tf[t][l]`: occurrences of term `t` in lines `0..l`.
+    tf: Vec<Vec<u32>>,
+    /// `len[l]`: words in lines `0..l`.
+    len: Vec<u32>,
+}
+
+impl LineCounts {
+    fn of(text: &str, terms: &FxHashMap<&str, usize>, n_terms: usize) -> LineCounts {
+        let lines = text.lines().count();
+        let mut per_line_len = vec![0u32; lines];
+        let mut hits: Vec<(usize, usize)> = Vec::new();
+        each_line_stem(text, |line, stem| {
+            per_line_len[line] += 1;
+            if let Some(&t) = terms.get(stem) {
+                hits.push((t, line));
+            }
+        });
+        let mut tf = vec![Vec::new(); n_terms];
+        for &(t, _) in &hits {
+            if tf[t].is_empty() {
+                tf[t] = vec![0u32; lines + 1];
+            }
+        }
+        for (t, line) in hits {
+            tf[t][line + 1] += 1;
+        }
+        for col in tf.iter_mut().filter(|c| !c.is_empty()) {
+            for l in 1..col.len() {
+                col[l] += col[l - 1];
+            }
+        }
+        let mut len = vec![0u32; lines + 1];
+        for l in 0..lines {
+            len[l + 1] = len[l] + per_line_len[l];
+        }
+        LineCounts { tf, len }
+    }
+
+    /// Lines `start..=end` (1-based) as indices of the running sums,
+    /// clamped to the file.
+    fn range(&self, start: i64, end: i64) -> (usize, usize) {
+        let lines = self.len.len() - 1;
+        let hi = usize::try_from(end.max(0)).unwrap_or(0).min(lines);
+        let lo = usize::try_from((start - 1).max(0)).unwrap_or(0).min(hi);
+        (lo, hi)
+    }
+}
+
+/// A span with each query term's count in its lines (those it holds) and
+/// the number of words of its lines.
+type Counted<'s, 'a> = (&'s Span<'a>, Vec<(usize, u32)>, u32);
+
+/// BM25 of the query over each span's lines, read from the files under
+/// `root`; spans of a file that cannot be read score nothing.
+pub fn scores(root: &Path, spans: &[Span], terms: &[WeightedTerm]) -> FxHashMap<String, BodyWords> {
+    let index: FxHashMap<&str, usize> = terms
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.term.stem.as_str(), i))
+        .collect();
+    let mut by_file: FxHashMap<&str, Vec<&Span>> = FxHashMap::default();
+    for s in spans {
+        by_file.entry(s.file).or_default().push(s);
+    }
+    // Each span's term counts and length, a file per core.
+    let mut files: Vec<(&str, Vec<&Span>)> = by_file.into_iter().collect();
+    files.sort_by_key(|(f, _)| *f);
+    let counted: Vec<Counted> = files
+        .par_iter()
+        .flat_map_iter(|(file, spans)| {
+            let lines =
+                read_source(root, file).map(|text| LineCounts::of(&text, &index, terms.len()));
+            spans.iter().filter_map(move |s| {
+                let lines = lines.as_ref()?;
+                let (lo, hi) = lines.range(s.start_line, s.end_line);
+                let tfs: Vec<(usize, u32)> = lines
+                    .tf
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, col)| !col.is_empty())
+                    .map(|(t, col)| (t, col[hi] - col[lo]))
+                    .filter(|(_, n)| *n > 0)
+                    .collect();
+                Some((*s, tfs, lines.len[hi] - lines.len[lo]))
+            })
+        })
+        .collect();
+    if counted.is_empty() {
+        return FxHashMap::default();
+    }
+    let n = counted.len() as f64;
+    let avg = (counted.iter().map(|c| f64::from(c.2)).sum::<f64>() / n).max(1.0);
+    let mut df = vec![0u32; terms.len()];
+    for (_, tfs, _) in &counted {
+        for &(t, _) in tfs {
+            df[t] += 1;
+        }
+    }
+    let idf: Vec<f64> = df
+        .iter()
+        .zip(terms)
+        .map(|(&d, t)| {
+            let d = f64::from(d);
+            (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * t.weight
+        })
+        .collect();
+    let weights: Vec<f64> = terms.iter().map(|t| t.weight).collect();
+    let total: f64 = weights.iter().sum();
+    counted
+        .into_iter()
+        .filter(|(_, tfs, _)| !tfs.is_empty())
+        .map(|(s, tfs, len)| {
+            let norm = K1 * (1.0 - B + B * f64::from(len) / avg);
+            let score = tfs
+                .iter()
+                .map(|&(t, tf)| {
+                    let tf = f64::from(tf);
+                    idf[t] * tf * (K1 + 1.0) / (tf + norm)
+                })
+                .sum();
+            let terms: Vec<usize> = tfs.iter().map(|&(t, _)| t).collect();
+            let held: f64 = terms.iter().map(|&t| weights[t]).sum();
+            let coverage = if total > 0.0 { held / total } else { 0.0 };
+            (
+                s.id.to_string(),
+                BodyWords {
+                    score,
+                    terms,
+                    coverage,
+                },
+            )
+        })
+        .collect()
+}
+
+/// A file of the repository as text (bytes that are not UTF-8 read as
+/// U+FFFD), or `None` when it is missing, unreadable or too large.
+fn read_source(root: &Path, file: &str) -> Option<String> {
+    let path = root.join(file);
+    let meta = std::fs::metadata(&path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+        return None;
+    }
+    let bytes = std::fs::read(&path).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::support::words::Term;
+
+    fn term(stem: &str, weight: f64) -> WeightedTerm {
+        WeightedTerm {
+            term: Term {
+                stem: stem.to_string(),
+                surface: stem.to_string(),
+            },
+            weight,
+        }
+    }
+
+    #[test]
+    fn the_function_whose_body_uses_the_words_scores_first() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("m.py"),
+            "def open_file(path):\n    return read(path)\n\n\
+             def retry_connect(host):\n    backoff = 1\n    while not connect(host):\n        sleep(backoff)\n",
+        )
+        .unwrap();
+        let spans = [
+            Span {
+                id: "m.py-m-open_file",
+                file: "m.py",
+                start_line: 1,
+                end_line: 2,
+            },
+            Span {
+                id: "m.py-m-retry_connect",
+                file: "m.py",
+                start_line: 4,
+                end_line: 7,
+            },
+            // Past the end of the file: clamped, not a panic.
+            Span {
+                id: "m.py-m-gone",
+                file: "m.py",
+                start_line: 40,
+                end_line: 90,
+            },
+            Span {
+                id: "missing.py-missing",
+                file: "missing.py",
+                start_line: 1,
+                end_line: 3,
+            },
+        ];
+        let terms = [term("backoff", 1.0), term("sleep", 1.0), term("path", 0.5)];
+        let got = scores(dir.path(), &spans, &terms);
+        let retry = &got["m.py-m-retry_connect"];
+        assert_eq!(retry.terms, vec![0, 1]);
+        assert!(retry.score > got["m.py-m-open_file"].score);
+        assert!(!got.contains_key("m.py-m-gone"));
+        assert!(!got.contains_key("missing.py-missing"));
+    }
+}
