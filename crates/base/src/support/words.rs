@@ -244,16 +244,27 @@ pub fn each_line_stem(text: &str, mut f: impl FnMut(usize, &str)) {
         let mut stems = cell.borrow_mut();
         for (line, words) in text.lines().enumerate() {
             each_lower(words, |lower| {
-                if !stems.contains_key(lower) {
-                    if stems.len() >= MAX_STEMS {
-                        stems.clear();
-                    }
-                    stems.insert(lower.to_string(), stemmer.stem(lower).into_owned());
-                }
-                f(line, &stems[lower]);
+                f(line, cached_stem(&mut stems, &stemmer, lower))
             });
         }
     });
+}
+
+/// The stem of a lowercased word, from the thread's cache (stemmed and
+/// kept there the first time; the cache starts afresh past
+/// [`MAX_STEMS`]).
+fn cached_stem<'c>(
+    stems: &'c mut FxHashMap<String, String>,
+    stemmer: &Stemmer,
+    lower: &str,
+) -> &'c str {
+    if !stems.contains_key(lower) {
+        if stems.len() >= MAX_STEMS {
+            stems.clear();
+        }
+        stems.insert(lower.to_string(), stemmer.stem(lower).into_owned());
+    }
+    &stems[lower]
 }
 
 /// Each distinct stem of the words of `texts` with how often it occurs,
@@ -269,17 +280,11 @@ fn stem_counts(texts: &[&str]) -> (Vec<(String, i64)>, i64) {
         let mut stems = cell.borrow_mut();
         let mut add = |lower: &str| {
             len += 1;
-            if !stems.contains_key(lower) {
-                if stems.len() >= MAX_STEMS {
-                    stems.clear();
-                }
-                stems.insert(lower.to_string(), stemmer.stem(lower).into_owned());
-            }
-            let stem = &stems[lower];
-            match counts.get_mut(stem.as_str()) {
+            let stem = cached_stem(&mut stems, &stemmer, lower);
+            match counts.get_mut(stem) {
                 Some(n) => *n += 1,
                 None => {
-                    counts.insert(stem.clone(), 1);
+                    counts.insert(stem.to_string(), 1);
                 }
             }
         };
