@@ -381,29 +381,29 @@ fn read_code_graph(global: &Global, command: Command) -> Result<Outcome> {
             features,
             batch,
         } => {
+            // Read first: a bad query is refused before the index is
+            // brought current.
+            let asked = match batch {
+                Some(batch) => search::Asked::Batch(batch),
+                None => search::Asked::Text(search::query_text(query, query_file)?),
+            };
+            let store = open_current(global)?;
             let opts = graphctx::search::Options {
                 limit,
                 kind,
                 file,
                 explain,
                 scoring: scoring.into(),
-                sources: None,
-            };
-            if let Some(batch) = batch {
-                let store = open_current(global)?;
-                let opts = graphctx::search::Options {
-                    sources: root_of(&store).map(Path::to_path_buf),
-                    ..opts
-                };
-                return search::run_batch(&store, &global.graph, &batch, &opts, features);
-            }
-            let query = search::query_text(query, query_file)?;
-            let store = open_current(global)?;
-            let opts = graphctx::search::Options {
                 sources: root_of(&store).map(Path::to_path_buf),
-                ..opts
             };
-            search::run(&store, &global.graph, &query, opts, json, features)
+            match asked {
+                search::Asked::Batch(batch) => {
+                    search::run_batch(&store, &global.graph, &batch, &opts, features)
+                }
+                search::Asked::Text(query) => {
+                    search::run(&store, &global.graph, &query, opts, json, features)
+                }
+            }
         }
         Command::Blast {
             key,

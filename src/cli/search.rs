@@ -43,6 +43,12 @@ pub fn query_text(query: Option<String>, file: Option<PathBuf>) -> Result<String
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// What `search` was asked: a file of queries, or one query's text.
+pub enum Asked {
+    Batch(PathBuf),
+    Text(String),
+}
+
 /// `--scoring`.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum ScoringArg {
