@@ -180,6 +180,8 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
     // `src/util.js`).
     has(A.into(), "imports", U.into());
     has(format!("{A}:bargain"), "calls", format!("{U}:cheapest"));
+    // A name destructured from a namespace import is that module's export.
+    has(format!("{A}:sale"), "calls", format!("{U}:cheapest"));
     // CommonJS: `require` imports, `exports.x =` declares and exports.
     has(L.into(), "imports", U.into());
     has(L.into(), "imports", format!("{U}:cheapest"));

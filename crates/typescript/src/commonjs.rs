@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `const x = require('s')` | `import * as x from 's'` |
 //! | `const { a, b: c } = require('s')` | `import { a, b as c } from 's'` |
+//! | `const { a } = x`, `x` bound to a module above (`require('s')`, `import * as x`) | `import { a } from 's'` |
 //! | `require('s')` | `import 's'` |
 //! | `module.exports = x` | `export default x` |
 //! | `module.exports = require('s')` | `export * from 's'` and its `default` |
@@ -38,13 +39,30 @@ fn required(w: &Walker<'_>, n: Node<'_>) -> Option<String> {
     (arg.kind() == "string").then(|| unquote(w.text(arg)))
 }
 
-/// A top-level `const`/`let`/`var` declarator bound to `require(…)`: its
-/// imports. `false` when it is no such declarator.
+/// The specifier of the module a top-level name `n` is bound to (by
+/// `import * as n` or `const n = require('s')` above it).
+fn bound_module(w: &Walker<'_>, n: Node<'_>) -> Option<String> {
+    if n.kind() != "identifier" {
+        return None;
+    }
+    let name = w.text(n);
+    let from: &str = &w.entities[0].key;
+    w.uses
+        .iter()
+        .rev()
+        .find(|u| u.from == from && u.alias.as_deref() == Some(name))
+        .filter(|u| u.path.len() == 1 && !u.glob)
+        .map(|u| u.path[0].clone())
+}
+
+/// A top-level `const`/`let`/`var` declarator bound to `require(…)` or to
+/// a module a name above is bound to: its imports. `false` when it is no
+/// such declarator.
 pub(crate) fn require_binding(w: &mut Walker<'_>, v: Node<'_>) -> bool {
     let (Some(name), Some(value)) = (v.field("name"), v.field("value")) else {
         return false;
     };
-    let Some(spec) = required(w, value) else {
+    let Some(spec) = required(w, value).or_else(|| bound_module(w, value)) else {
         return false;
     };
     match name.kind() {
