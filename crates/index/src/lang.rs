@@ -314,6 +314,18 @@ pub enum FileRole {
     /// Type declarations with no behaviour of their own (TypeScript's
     /// `.d.ts`): a report about what code does is fixed in the code.
     Declarations,
+    /// Build output the tree holds (a bundle committed under `dist/`): a
+    /// copy of code that is fixed in its source.
+    Generated,
+}
+
+/// Whether `path` lies under one of `language`'s output directories
+/// ([`Language::output_dirs`]).
+pub fn under_output_dir(language: &dyn Language, path: &str) -> bool {
+    path.split('/')
+        .rev()
+        .skip(1)
+        .any(|d| language.output_dirs().contains(&d))
 }
 
 /// A file's role told by its directories, as most languages lay them out:

@@ -12,7 +12,8 @@
 //! about the benchmark files, and they keep their whole score for it.
 //! Type declarations (TypeScript's `.d.ts`) rank with documentation: a
 //! report about what code does is fixed where it is done, unless the
-//! report speaks of types.
+//! report speaks of types. So does build output a tree holds (a bundle
+//! committed under `dist/`): the fix is made in its source.
 
 use graphctx_index::lang::{default_role, FileRole, Language};
 use graphctx_index::languages;
@@ -82,7 +83,9 @@ impl Prior {
             FileRole::Code => Role::Code,
             FileRole::Bench if self.benches => Role::Code,
             FileRole::Bench | FileRole::Test => Role::Test,
-            FileRole::Example | FileRole::Docs | FileRole::Build => Role::DocsOrExample,
+            FileRole::Example | FileRole::Docs | FileRole::Build | FileRole::Generated => {
+                Role::DocsOrExample
+            }
             FileRole::Declarations if self.types => Role::Code,
             FileRole::Declarations => Role::Declarations,
         }
