@@ -21,10 +21,12 @@
 //! `registry` for every crate under ~/.cargo/registry/src as one tree).
 //! With `GRAPHCTX_BENCH_DB=PATH` the index is kept in that SQLite file and
 //! reused by the next run (when comparing search changes, not index ones);
-//! with `GRAPHCTX_BENCH_HITS=PATH` every query's hits (doc sentences and
-//! bug reports), with their scores in full, are written to PATH (to compare
-//! rankings before and after a change).
+//! with `GRAPHCTX_BENCH_HITS=PATH` every query's hits (doc sentences, each
+//! after a `## own entity:` line with its entity's key, and bug reports),
+//! with their scores in full, are written to PATH (to compare rankings
+//! before and after a change).
 
+use std::io::Write;
 use std::time::Instant;
 
 use graphctx::index::{index_repository, IndexOptions};
@@ -158,6 +160,7 @@ fn main() {
             found += 1;
         }
         if let Some(out) = dump.as_mut() {
+            writeln!(out, "## own entity: {id}").unwrap();
             write_hits(out, q, &hits);
         }
     }
@@ -241,7 +244,7 @@ fn main() {
 
 /// One query's hits, each score in full (a change meant to keep the
 /// ranking must leave this byte for byte the same).
-fn write_hits(out: &mut impl std::io::Write, query: &str, hits: &[search::Hit]) {
+fn write_hits(out: &mut impl Write, query: &str, hits: &[search::Hit]) {
     writeln!(out, "# {query}").unwrap();
     for h in hits {
         writeln!(out, "{:?} {} {:?}", h.score, h.key, h.why).unwrap();

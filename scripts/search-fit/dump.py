@@ -5,8 +5,9 @@ file's features, role and hand score (`graphctx search --batch --features
 indexed, so nothing after the cut is in the index or its history.
 
 usage: dump.py [--root /tmp/search-fit] [REPO_DIR_NAME ...]
-Writes ROOT/<owner+name>/features.jsonl next to queries.jsonl. The binary is
-$GRAPHCTX (default: target/release/graphctx of this checkout).
+Writes ROOT/<owner+name>/features.jsonl next to queries.jsonl, and
+doc-features.jsonl next to doc-queries.jsonl (docs.py) where there is one.
+The binary is $GRAPHCTX (default: target/release/graphctx of this checkout).
 """
 import argparse, os, subprocess, sys, time
 
@@ -18,16 +19,21 @@ def dump(binary, d):
     tree, queries = os.path.join(d, "tree"), os.path.join(d, "queries.jsonl")
     if not (os.path.isdir(tree) and os.path.isfile(queries)):
         return None
-    out = os.path.join(d, "features.jsonl")
     t = time.time()
     # Bring the index (and its history, which a search leaves as it is)
     # current for this binary.
     subprocess.run(["nice", "-n", "19", binary, "index"], cwd=tree, stdout=subprocess.DEVNULL, check=True)
-    with open(out + ".part", "w") as f:
-        subprocess.run(["nice", "-n", "19", binary, "search", "--batch", queries, "--features",
-                        "--scoring", "hand", "--limit", "60"], cwd=tree, stdout=f, check=True)
-    os.replace(out + ".part", out)
-    n = sum(1 for _ in open(out))
+    n = 0
+    # The commit messages (mine.py) and the doc sentences (docs.py).
+    for qname, fname in (("queries.jsonl", "features.jsonl"), ("doc-queries.jsonl", "doc-features.jsonl")):
+        qpath, out = os.path.join(d, qname), os.path.join(d, fname)
+        if not os.path.isfile(qpath):
+            continue
+        with open(out + ".part", "w") as f:
+            subprocess.run(["nice", "-n", "19", binary, "search", "--batch", qpath, "--features",
+                            "--scoring", "hand", "--limit", "60"], cwd=tree, stdout=f, check=True)
+        os.replace(out + ".part", out)
+        n += sum(1 for _ in open(out))
     return n, time.time() - t
 
 

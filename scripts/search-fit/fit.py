@@ -11,7 +11,10 @@ Input: for each repository directory DIR under --root (default
 /tmp/search-fit), `DIR/queries.jsonl` (mine.py: id, text, words,
 gold_files) and `DIR/features.jsonl` (dump.py: `graphctx search --batch
 --features --scoring hand`: per query every listed file's features, role and
-hand score).
+hand score); and the same for doc sentences, `DIR/doc-queries.jsonl`
+(docs.py: the first sentence of a documented entity -> that entity) and
+`DIR/doc-features.jsonl`, which enter the entity order (not the file
+weights) at DOC_SHARE of the repository's commit messages.
 
 Model (crates/search/src/weights.rs): score = role_factor(role) * sum(w_i *
 x_i), w >= 0. Fitted by pairwise logistic loss (RankNet, linear) on pairs
@@ -21,13 +24,15 @@ by min(1, words / 30) (short messages say less than a report), each
 repository equally; then the role factors by a grid on recall@5, and the
 two steps repeated. The entity order within a file: the same loss on
 (gold function, other entity of its file) pairs, then the decay of each
-further entity of a file by a grid on function Acc@10. Pure Python, no
+further entity of a file by a grid on function Acc@10 (with the doc
+sentences' own entity in the first 10, by their share). Pure Python, no
 third-party package.
 
 usage: fit.py [--root DIR] [--write crates/search/src/weights.rs] [--ablate]
 Prints, per held-out repository, recall@5 / acc@5 / top-1 of the hand
-rules and of the fitted weights on the same dumps and the function-level
-Acc@5 / Acc@10 / Recall@10, then the weights fitted on every repository
+rules and of the fitted weights on the same dumps, the function-level
+Acc@5 / Acc@10 / Recall@10 and how often a doc sentence's own entity is
+among the first 10, then the weights fitted on every repository
 (written into weights.rs with --write). --ablate instead refits without
 each feature in turn, two halves of the repositories held out, and prints
 what each feature adds to held-out recall@5.
@@ -40,7 +45,7 @@ FEATURES = [
 ]
 ROLES = ("test", "docs_or_example")
 ENTITY_FEATURES = ["words", "graph", "named", "located", "function", "type", "module", "fan_in", "is_test", "body",
-                   "body_in_file", "body_coverage", "lines"]
+                   "body_in_file", "body_coverage", "lines", "own_coverage"]
 DECAYS = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 # A role's factor stays below code's 1: what exercises, shows or documents
 # code ranks below it unless the query is about it (the search's prior
@@ -50,14 +55,21 @@ DECAYS = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 GRID = [0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 PER_REPO_CAP = 300
 K = 5
+# The doc-sentence queries (docs.py) of a repository weigh this share of
+# its commit messages in the entity order's loss and decay grid: enough
+# that the entity whose documentation says what the query says comes
+# first in its file, not so much that the commit messages' order of long,
+# changed functions is lost. The file weights are fitted on the commit
+# messages alone: where a change lands is what they are for.
+DOC_SHARE = 0.6
 
 
 class Query:
     __slots__ = ("id", "repo", "weight", "words", "files", "x", "roles", "hand", "gold",
-                 "ents", "ent_file", "ent_x", "gold_ents")
+                 "ents", "ent_file", "ent_x", "gold_ents", "doc")
 
-    def __init__(self, qid, repo, weight, rows, gold, entities, gold_entities, words=0):
-        self.id, self.repo, self.weight, self.words = qid, repo, weight, words
+    def __init__(self, qid, repo, weight, rows, gold, entities, gold_entities, words=0, doc=False):
+        self.id, self.repo, self.weight, self.words, self.doc = qid, repo, weight, words, doc
         self.files = [r["file"] for r in rows]
         self.x = [[r["features"].get(f, 0.0) for f in FEATURES] for r in rows]
         self.roles = [r["role"] for r in rows]
@@ -71,32 +83,55 @@ class Query:
 
 
 def load(root):
-    """Every repository's queries that have a gold file: {repo: [Query]}."""
+    """Every repository's queries that have a gold file, commit messages
+    first, then doc sentences: {repo: [Query]}."""
     repos = {}
     for name in sorted(os.listdir(root)):
         d = os.path.join(root, name)
-        qpath, fpath = os.path.join(d, "queries.jsonl"), os.path.join(d, "features.jsonl")
-        if not (os.path.isfile(qpath) and os.path.isfile(fpath)):
+        commits = load_queries(d, name, "queries.jsonl", "features.jsonl")
+        if commits is None:
             continue
-        gold = {}
-        for line in open(qpath):
-            q = json.loads(line)
-            gold[q["id"]] = q
-        qs = []
-        for line in open(fpath):
-            a = json.loads(line)
-            q = gold.get(a["id"])
-            if q is None or not q["gold_files"] or not a.get("files"):
-                continue
-            w = min(1.0, q.get("words", 30) / 30.0)
-            gold_functions = [g["key"] for g in q.get("gold_functions", []) if g.get("kind") != "module"]
-            qs.append(Query(a["id"], name, w, a["files"], q["gold_files"], a.get("entities", []),
-                            gold_functions, q.get("words", 0)))
         rng = random.Random(name)
-        rng.shuffle(qs)
-        if qs:
-            repos[name] = qs[:PER_REPO_CAP]
+        rng.shuffle(commits)
+        commits = commits[:PER_REPO_CAP]
+        docs = load_queries(d, name, "doc-queries.jsonl", "doc-features.jsonl") or []
+        for q in docs:
+            q.doc = True
+            q.weight = DOC_SHARE * sum(c.weight for c in commits) / len(docs)
+        if commits:
+            repos[name] = commits + docs
     return repos
+
+
+def load_queries(d, name, qname, fname):
+    """The queries of one file of a repository directory with their dumped
+    features (None when either file is missing)."""
+    qpath, fpath = os.path.join(d, qname), os.path.join(d, fname)
+    if not (os.path.isfile(qpath) and os.path.isfile(fpath)):
+        return None
+    gold = {}
+    for line in open(qpath):
+        q = json.loads(line)
+        gold[q["id"]] = q
+    qs = []
+    for line in open(fpath):
+        a = json.loads(line)
+        q = gold.get(a["id"])
+        if q is None or not q["gold_files"] or not a.get("files"):
+            continue
+        w = min(1.0, q.get("words", 30) / 30.0)
+        gold_functions = [g["key"] for g in q.get("gold_functions", []) if g.get("kind") != "module"]
+        qs.append(Query(a["id"], name, w, a["files"], q["gold_files"], a.get("entities", []),
+                        gold_functions, q.get("words", 0)))
+    return qs
+
+
+def commits_of(qs):
+    return [q for q in qs if not q.doc]
+
+
+def docs_of(qs):
+    return [q for q in qs if q.doc]
 
 
 def role_factor(model, role):
@@ -124,6 +159,7 @@ def metrics(q, s):
 def evaluate(model, queries):
     """Mean recall@K, acc@K, top-1 (model None: the hand score)."""
     tot = [0.0, 0.0, 0.0]
+    queries = commits_of(queries)
     for q in queries:
         m = metrics(q, q.hand if model is None else scores(model, q))
         for i in range(3):
@@ -152,8 +188,8 @@ def fit_weights(repos, model, active, epochs=12, lr=0.05, l2=1e-3, seed=7):
     rng = random.Random(seed)
     data = []
     for qs in repos.values():
-        share = 1.0 / len(qs)  # each repository counts alike
-        for q in qs:
+        share = 1.0 / len(commits_of(qs))  # each repository counts alike
+        for q in commits_of(qs):
             ps = pairs_of(q, rng)
             if not ps:
                 continue
@@ -219,11 +255,12 @@ def fit(repos, active=None):
 
 
 def per_repo_mean(model, repos, lins):
-    """recall@K averaged over repositories (each counts alike), the linear
-    parts of the scores given."""
+    """recall@K of the commit messages averaged over repositories (each
+    counts alike), the linear parts of the scores given."""
     total = 0.0
     for name, qs in repos.items():
-        total += sum(metrics(q, scores(model, q, lin))[0] for q, lin in zip(qs, lins[name])) / len(qs)
+        commits = [(q, lin) for q, lin in zip(qs, lins[name]) if not q.doc]
+        total += sum(metrics(q, scores(model, q, lin))[0] for q, lin in commits) / len(commits)
     return total / len(repos)
 
 
@@ -253,7 +290,7 @@ def fmt(m):
     return " / ".join(f"{x:.3f}" for x in m)
 
 
-def write_block(path, model, emodel, repos, held_out, functions):
+def write_block(path, model, emodel, repos, held_out, functions, docs):
     src = open(path).read()
     begin, end = src.index("// BEGIN fitted"), src.index("// END fitted")
     w = ", ".join(f"{x:.4f}" for x in model["w"])
@@ -262,11 +299,14 @@ def write_block(path, model, emodel, repos, held_out, functions):
         "// BEGIN fitted\n"
         "impl Weights {\n"
         "    /// Fitted by `scripts/search-fit/fit.py` on commit messages of\n"
-        f"    /// {len(repos)} repositories ({sum(len(q) for q in repos.values())} queries);\n"
+        f"    /// {len(repos)} repositories ({sum(len(commits_of(q)) for q in repos.values())} queries) and\n"
+        f"    /// {sum(len(docs_of(q)) for q in repos.values())} doc sentences (in the entity order, a {DOC_SHARE} share);\n"
         "    /// held out one repository at a time, recall@5 / acc@5 / top-1:\n"
         f"    /// hand rules {fmt(held_out[0])}, fitted {fmt(held_out[1])};\n"
         "    /// functions changed (Acc@5 / Acc@10 / Recall@10 of the entities):\n"
-        f"    /// word and graph order {fmt(functions[0])}, fitted {fmt(functions[1])}.\n"
+        f"    /// word and graph order {fmt(functions[0])}, fitted {fmt(functions[1])};\n"
+        "    /// a doc sentence's own entity in the first 10: word and graph order\n"
+        f"    /// {docs[0]:.3f}, fitted {docs[1]:.3f}.\n"
         f"    /// Repositories: {names}.\n"
         "    pub const FITTED: Weights = Weights {\n"
         f"        file: [{w}],\n"
@@ -305,7 +345,7 @@ def function_metrics(model, emodel, queries):
     """Acc@5, Acc@10 (every gold function listed) and Recall@10 over the
     queries that have gold functions."""
     tot, n = [0.0, 0.0, 0.0], 0
-    for q in queries:
+    for q in commits_of(queries):
         if not q.gold_ents:
             continue
         n += 1
@@ -318,13 +358,29 @@ def function_metrics(model, emodel, queries):
     return [t / max(1, n) for t in tot]
 
 
+def doc_found(model, emodel, queries):
+    """The share of doc-sentence queries whose own entity is among the
+    first 10 entities listed (the measure of benches/search.rs)."""
+    docs = docs_of(queries)
+    return sum(1 for q in docs if q.gold_ents & set(entity_list(model, emodel, q))) / max(1, len(docs))
+
+
+def decay_objective(model, emodel, qs):
+    """Function Acc@10 on the commit messages, and the doc sentences' own
+    entity in the first 10 by their share."""
+    acc10 = function_metrics(model, emodel, qs)[1]
+    if not docs_of(qs):
+        return acc10
+    return (acc10 + DOC_SHARE * doc_found(model, emodel, qs)) / (1 + DOC_SHARE)
+
+
 def fit_entities(repos, model, epochs=12, lr=0.05, l2=1e-3, seed=11):
     """Entity weights by pairwise logistic loss on (gold function, other
     entity of the same file) pairs; then the decay by a grid on Acc@10."""
     rng = random.Random(seed)
     data = []
     for qs in repos.values():
-        share = 1.0 / len(qs)
+        share = 1.0 / len(commits_of(qs))
         for q in qs:
             ps = []
             for g, key in enumerate(q.ents):
@@ -345,7 +401,7 @@ def fit_entities(repos, model, epochs=12, lr=0.05, l2=1e-3, seed=11):
     best = None
     for decay in DECAYS:
         trial = dict(emodel, decay=decay)
-        r = sum(function_metrics(model, trial, qs)[1] for qs in repos.values()) / len(repos)
+        r = sum(decay_objective(model, trial, qs) for qs in repos.values()) / len(repos)
         if best is None or r > best[0] + 1e-9:
             best = (r, decay)
     emodel["decay"] = best[1]
@@ -363,24 +419,37 @@ def loro_entities(repos, model_of):
         train = {k: v for k, v in repos.items() if k != name}
         model = model_of(name)
         emodel = fit_entities(train, model)
-        hand, fitted = function_metrics(model, HAND_ENTITIES, repos[name]), function_metrics(model, emodel, repos[name])
-        rows.append((hand, fitted))
-        print(f"{name:28} functions hand {fmt(hand)}   fitted {fmt(fitted)}", flush=True)
+        qs = repos[name]
+        hand, fitted = function_metrics(model, HAND_ENTITIES, qs), function_metrics(model, emodel, qs)
+        docs = (doc_found(model, HAND_ENTITIES, qs), doc_found(model, emodel, qs)) if docs_of(qs) else None
+        rows.append((hand, fitted, docs))
+        shown = f"   doc sentences {docs[0]:.3f} -> {docs[1]:.3f}" if docs else ""
+        print(f"{name:28} functions hand {fmt(hand)}   fitted {fmt(fitted)}{shown}", flush=True)
     mean_h = [sum(r[0][i] for r in rows) / len(rows) for i in range(3)]
     mean_f = [sum(r[1][i] for r in rows) / len(rows) for i in range(3)]
-    return mean_h, mean_f
+    with_docs = [r[2] for r in rows if r[2]]
+    docs = [sum(d[i] for d in with_docs) / max(1, len(with_docs)) for i in range(2)]
+    if with_docs:
+        print(f"{'mean over repositories':28} doc sentences, own entity in the first 10: hand "
+              f"{docs[0]:.3f}, fitted {docs[1]:.3f}")
+    return mean_h, mean_f, docs
 
 
 def main():
+    global DOC_SHARE
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", default="/tmp/search-fit")
     ap.add_argument("--write", help="weights.rs to write the fitted block into")
     ap.add_argument("--ablate", action="store_true", help="held-out change of leaving each feature out")
+    ap.add_argument("--doc-share", type=float, default=DOC_SHARE,
+                    help="the doc sentences' weight as a share of the commit messages'")
     a = ap.parse_args()
+    DOC_SHARE = a.doc_share
     repos = load(a.root)
     if len(repos) < 3:
         sys.exit(f"need dumps of at least 3 repositories under {a.root}, found {len(repos)}")
-    print(f"{len(repos)} repositories, {sum(len(q) for q in repos.values())} queries")
+    print(f"{len(repos)} repositories, {sum(len(commits_of(q)) for q in repos.values())} commit messages, "
+          f"{sum(len(docs_of(q)) for q in repos.values())} doc sentences")
     if a.ablate:
         # Two halves of the repositories, each held out in turn: what each
         # feature adds where it was not fitted.
@@ -395,14 +464,14 @@ def main():
     mean_h, mean_f = loro(repos, models=models)
     print(f"{'mean over repositories':28}         hand {fmt(mean_h)}   fitted {fmt(mean_f)}")
     print("functions (Acc@5 / Acc@10 / Recall@10), files by the held-out fitted weights:")
-    fmean_h, fmean_f = loro_entities(repos, models.get)
+    fmean_h, fmean_f, docs = loro_entities(repos, models.get)
     print(f"{'mean over repositories':28} functions hand {fmt(fmean_h)}   fitted {fmt(fmean_f)}")
     model = fit(repos)
     emodel = fit_entities(repos, model)
     print("weights:", {f: round(x, 4) for f, x in zip(FEATURES, model["w"])}, model["roles"])
     print("entity weights:", {f: round(x, 4) for f, x in zip(ENTITY_FEATURES, emodel["w"])}, "decay", emodel["decay"])
     if a.write:
-        write_block(a.write, model, emodel, repos, (mean_h, mean_f), (fmean_h, fmean_f))
+        write_block(a.write, model, emodel, repos, (mean_h, mean_f), (fmean_h, fmean_f), docs)
         print("written to", a.write)
 
 

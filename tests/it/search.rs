@@ -487,15 +487,16 @@ fn mcp_single_word_search_falls_back_to_text_through_the_python_client() {
 
     let text = s.ok_json(1);
     assert_eq!(text["mode"], "text", "{text}");
-    // The two whose docs say it are found, in their file (first).
+    // The two whose docs say it are among the first hits (beside
+    // `describe`, whose parameter's type is imported as `Rectangle`).
     let found = keys(&text);
-    assert_eq!(text["results"][0]["file"], "src/geometry/mod.rs", "{text}");
+    let first: Vec<&str> = found.iter().take(4).map(String::as_str).collect();
     assert!(
-        found.contains(&"src/geometry/mod.rs-geometry-Rect::new".to_string()),
+        first.contains(&"src/geometry/mod.rs-geometry-Rect::new"),
         "{text}"
     );
     assert!(
-        found.contains(&"src/geometry/mod.rs-geometry-Rect".to_string()),
+        first.contains(&"src/geometry/mod.rs-geometry-Rect"),
         "{text}"
     );
     assert_eq!(text["results"][0]["why"]["terms"][0], "rectangle");

@@ -8,9 +8,12 @@
 //! identifiers, which no index of names holds. Once the files are ranked,
 //! the few best are read from the repository (the index is current with
 //! them: every command brings it so before it answers) and each of their
-//! entities is scored by BM25 over every word of its lines, as
+//! entities is scored by BM25 over every word of its own lines, as
 //! retrievers of functions score them. The idf is the files' own: a word
-//! every function of a module uses names none of them.
+//! every function of a module uses names none of them. An entity's own
+//! lines are its lines less those of the entities nested in it: an impl
+//! block, a class or a module holds its members' words, and scored on
+//! them all it would outrank each member for what one of them does.
 //!
 //! Nothing is stored for this: a query reads at most [`BODY_FILES`]
 //! files of at most [`MAX_FILE_BYTES`] each.
@@ -92,6 +95,26 @@ impl LineCounts {
         LineCounts { tf, len }
     }
 
+    /// Each term's count and the word count over some line segments.
+    fn count(&self, segments: &[(i64, i64)]) -> (Vec<(usize, u32)>, u32) {
+        let ranges: Vec<(usize, usize)> = segments.iter().map(|&(a, b)| self.range(a, b)).collect();
+        let over = |col: &[u32]| {
+            ranges
+                .iter()
+                .map(|&(lo, hi)| col[hi] - col[lo])
+                .sum::<u32>()
+        };
+        let tfs = self
+            .tf
+            .iter()
+            .enumerate()
+            .filter(|(_, col)| !col.is_empty())
+            .map(|(t, col)| (t, over(col)))
+            .filter(|(_, n)| *n > 0)
+            .collect();
+        (tfs, over(&self.len))
+    }
+
     /// Lines `start..=end` (1-based) as indices of the running sums,
     /// clamped to the file.
     fn range(&self, start: i64, end: i64) -> (usize, usize) {
@@ -126,18 +149,10 @@ pub fn scores(root: &Path, spans: &[Span], terms: &[WeightedTerm]) -> FxHashMap<
         .flat_map_iter(|(file, spans)| {
             let lines =
                 read_source(root, file).map(|text| LineCounts::of(&text, &index, terms.len()));
-            spans.iter().filter_map(move |s| {
-                let lines = lines.as_ref()?;
-                let (lo, hi) = lines.range(s.start_line, s.end_line);
-                let tfs: Vec<(usize, u32)> = lines
-                    .tf
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, col)| !col.is_empty())
-                    .map(|(t, col)| (t, col[hi] - col[lo]))
-                    .filter(|(_, n)| *n > 0)
-                    .collect();
-                Some((*s, tfs, lines.len[hi] - lines.len[lo]))
+            let own = own_segments(spans);
+            spans.iter().zip(own).filter_map(move |(s, segments)| {
+                let (tfs, len) = lines.as_ref()?.count(&segments);
+                Some((*s, tfs, len))
             })
         })
         .collect();
@@ -185,6 +200,81 @@ pub fn scores(root: &Path, spans: &[Span], terms: &[WeightedTerm]) -> FxHashMap<
                     coverage,
                 },
             )
+        })
+        .collect()
+}
+
+/// How many own lines each span has (its lines less those of the spans
+/// nested in it; at least 1).
+pub fn own_lines<'a>(spans: &[Span<'a>]) -> FxHashMap<&'a str, i64> {
+    let mut by_file: FxHashMap<&str, Vec<&Span>> = FxHashMap::default();
+    for s in spans {
+        by_file.entry(s.file).or_default().push(s);
+    }
+    let mut out = FxHashMap::default();
+    for spans in by_file.values() {
+        for (s, segments) in spans.iter().zip(own_segments(spans)) {
+            let n: i64 = segments.iter().map(|(a, b)| b - a + 1).sum();
+            out.insert(s.id, n.max(1));
+        }
+    }
+    out
+}
+
+/// Each span's own lines, as 1-based inclusive segments, in the order of
+/// `spans` (one file's): its lines less those of the spans directly
+/// nested in it. A span nests in the innermost other span that holds its
+/// lines and is not the same lines (and in each span of those lines).
+fn own_segments(spans: &[&Span]) -> Vec<Vec<(i64, i64)>> {
+    let mut order: Vec<usize> = (0..spans.len()).collect();
+    order.sort_by_key(|&i| (spans[i].start_line, std::cmp::Reverse(spans[i].end_line), i));
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); spans.len()];
+    let mut open: Vec<usize> = Vec::new();
+    for &i in &order {
+        let s = spans[i];
+        while open
+            .last()
+            .is_some_and(|&t| spans[t].end_line < s.start_line)
+        {
+            open.pop();
+        }
+        let holds = |t: &&usize| {
+            let p = spans[**t];
+            p.start_line <= s.start_line
+                && s.end_line <= p.end_line
+                && (p.start_line, p.end_line) != (s.start_line, s.end_line)
+        };
+        if let Some(&p) = open.iter().rev().find(holds) {
+            // And in every span of the same lines as that one (a module
+            // that is one class, twin keys).
+            let lines = (spans[p].start_line, spans[p].end_line);
+            for &t in &open {
+                if (spans[t].start_line, spans[t].end_line) == lines {
+                    children[t].push(i);
+                }
+            }
+        }
+        open.push(i);
+    }
+    spans
+        .iter()
+        .zip(&children)
+        .map(|(s, kids)| {
+            // The children in order of their first line (as pushed), their
+            // lines cut out of the span's.
+            let mut segments = Vec::new();
+            let mut at = s.start_line;
+            for &k in kids {
+                let c = spans[k];
+                if c.start_line > at {
+                    segments.push((at, c.start_line - 1));
+                }
+                at = at.max(c.end_line + 1);
+            }
+            if at <= s.end_line {
+                segments.push((at, s.end_line));
+            }
+            segments
         })
         .collect()
 }
@@ -259,5 +349,50 @@ mod tests {
         assert!(retry.score > got["m.py-m-open_file"].score);
         assert!(!got.contains_key("m.py-m-gone"));
         assert!(!got.contains_key("missing.py-missing"));
+    }
+
+    #[test]
+    fn a_container_is_scored_on_its_own_lines_not_its_members() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("c.py"),
+            "import time\n\nclass Pool:\n    \"\"\"Connections kept open.\"\"\"\n\n    \
+             def retry(self, host):\n        backoff = 1\n        sleep(backoff)\n\n    \
+             def close(self):\n        pass\n",
+        )
+        .unwrap();
+        let span = |id, start_line, end_line| Span {
+            id,
+            file: "c.py",
+            start_line,
+            end_line,
+        };
+        let spans = [
+            span("c.py-c", 1, 11),
+            span("c.py-c-Pool", 3, 11),
+            span("c.py-c-Pool.retry", 6, 8),
+            span("c.py-c-Pool.close", 10, 11),
+            // The same lines as its class: beside it, not in it.
+            span("c.py-c-Pool#2", 3, 11),
+        ];
+        let terms = [
+            term("backoff", 1.0),
+            term("sleep", 1.0),
+            term("connect", 1.0),
+        ];
+        let got = scores(dir.path(), &spans, &terms);
+        // The method's words are the method's, not its class's or module's;
+        // the class has its doc's.
+        assert_eq!(got["c.py-c-Pool.retry"].terms, vec![0, 1]);
+        assert_eq!(got["c.py-c-Pool"].terms, vec![2]);
+        assert!(!got.contains_key("c.py-c"));
+        // The class keeps its own lines (its head, doc and the blank
+        // lines before and between the methods), the module its import
+        // and the blank line after it.
+        let lines = own_lines(&spans);
+        assert_eq!(lines["c.py-c-Pool"], 4);
+        assert_eq!(lines["c.py-c-Pool#2"], 4);
+        assert_eq!(lines["c.py-c-Pool.retry"], 3);
+        assert_eq!(lines["c.py-c"], 2);
     }
 }

@@ -103,7 +103,8 @@ pub enum Role {
     Code,
     /// Test or benchmark code (the layout says so) the query does not ask for.
     Test,
-    /// Under a `doc`, `docs`, `example` or `examples` directory.
+    /// Documentation, an example, a build script or build output (as
+    /// the file's language tells).
     DocsOrExample,
     /// Type declarations (a `.d.ts`) the query does not speak of.
     Declarations,
@@ -219,10 +220,11 @@ pub const ENTITY_FEATURES: [&str; N_ENTITY_FEATURES] = [
     "body_in_file",
     "body_coverage",
     "lines",
+    "own_coverage",
 ];
 
 /// How many entity features there are.
-pub const N_ENTITY_FEATURES: usize = 13;
+pub const N_ENTITY_FEATURES: usize = 14;
 
 /// One entity's features, for ordering the entities of a file: which of
 /// them a change is about.
@@ -246,16 +248,21 @@ pub struct EntityFeatures {
     pub fan_in: f64,
     /// 1 for test code.
     pub is_test: f64,
-    /// BM25 over every word of its lines (read for the best files' entities
-    /// only, [`crate::bodies`]), divided by the best entity's.
+    /// BM25 over every word of its own lines (read for the best files'
+    /// entities only, [`crate::bodies`]), divided by the best entity's.
     pub body: f64,
     /// The same divided by the best of its file's entities.
     pub body_in_file: f64,
     /// The share of the query's term weight its lines hold.
     pub body_coverage: f64,
-    /// `ln(1 + its lines) / 5` (read for the best files' entities only):
-    /// a change lands in long functions more often than in short ones.
+    /// `ln(1 + its own lines) / 5` (those of the best files' entities;
+    /// an entity's own lines leave out its members'): a change lands in
+    /// long functions more often than in short ones.
     pub lines: f64,
+    /// The share of the query's term weight its own words (name, path,
+    /// signature, documentation) hold: near 1 when the query says what
+    /// its documentation says, however short the entity.
+    pub own_coverage: f64,
 }
 
 /// What the best files' entities' bodies say of one entity (all 0 for an
@@ -285,15 +292,28 @@ impl EntityFeatures {
             self.body_in_file,
             self.body_coverage,
             self.lines,
+            self.own_coverage,
         ]
     }
 }
 
 /// The features of one listed entity.
-pub(crate) fn of_entity(found: &Found, b: &EntityBrief, body: BodyFeatures) -> EntityFeatures {
+pub(crate) fn of_entity(
+    found: &Found,
+    reading: &Reading,
+    b: &EntityBrief,
+    body: BodyFeatures,
+) -> EntityFeatures {
     let top = found.top_lexical.max(1e-9);
     let no_cand = Cand::default();
     let c = found.cands.get(b.id.as_ref()).unwrap_or(&no_cand);
+    let total_weight: f64 = reading.terms.iter().map(|t| t.weight).sum();
+    let own_weight: f64 = c
+        .terms
+        .iter()
+        .filter_map(|&i| reading.terms.get(i))
+        .map(|t| t.weight)
+        .sum();
     let kind = EntityKind::parse(b.kind.as_ref());
     let flag = |x: bool| if x { 1.0 } else { 0.0 };
     EntityFeatures {
@@ -313,5 +333,10 @@ pub(crate) fn of_entity(found: &Found, b: &EntityBrief, body: BodyFeatures) -> E
         body_in_file: body.body_in_file,
         body_coverage: body.body_coverage,
         lines: body.lines,
+        own_coverage: if total_weight > 0.0 {
+            own_weight / total_weight
+        } else {
+            0.0
+        },
     }
 }

@@ -316,15 +316,13 @@ pub fn search(
 
 /// What one query's ranking saw, for the script that fits the weights:
 /// every listed file's features, role and score under `opts.scoring`, and
-/// the features of the entities of the best [`DUMPED_FILES`] files.
+/// the features of the entities of the best [`bodies::BODY_FILES`] files
+/// (those whose bodies are read).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct QueryFeatures {
     pub files: Vec<FileRow>,
     pub entities: Vec<EntityRow>,
 }
-
-/// How many of the best files' entities [`QueryFeatures`] holds.
-const DUMPED_FILES: usize = 10;
 
 /// One entity of [`QueryFeatures`].
 #[derive(Debug, Clone, Serialize)]
@@ -423,8 +421,9 @@ fn rank(
     // (a function the report describes need not share a word with its
     // name) with the words of its body.
     let listing = fitted || dump.is_some();
+    let best = best_files(&file_score, bodies::BODY_FILES);
     let span_rows = match (&opts.sources, listing) {
-        (Some(_), true) => read_spans(store, graph, &file_score)?,
+        (Some(_), true) => read_spans(store, graph, &best)?,
         _ => None,
     };
     let spans = match &span_rows {
@@ -439,7 +438,7 @@ fn rank(
     scored.extend(unlisted.iter().map(|b| (b, 0.0)));
     let entity_features: Vec<EntityFeatures> = scored
         .iter()
-        .map(|(b, _)| features::of_entity(&found, b, bodies.features(b)))
+        .map(|(b, _)| features::of_entity(&found, reading, b, bodies.features(b)))
         .collect();
     if let Some(dump) = dump {
         dump.files = file_score
@@ -456,16 +455,10 @@ fn rank(
                 .total_cmp(&a.score)
                 .then_with(|| a.file.cmp(&b.file))
         });
-        let top: Vec<&str> = dump
-            .files
-            .iter()
-            .take(DUMPED_FILES)
-            .map(|f| f.file.as_str())
-            .collect();
         dump.entities = scored
             .iter()
             .zip(&entity_features)
-            .filter(|((b, _), _)| top.contains(&b.file.as_ref()))
+            .filter(|((b, _), _)| best.contains(&b.file.as_ref()))
             .map(|((b, _), x)| EntityRow {
                 key: b.id.to_string(),
                 file: b.file.to_string(),
@@ -749,26 +742,28 @@ fn first_module_of_each_file<'r>(found: &[FileModuleRow<'r>]) -> Vec<EntityBrief
     modules
 }
 
-/// Every entity of the best [`bodies::BODY_FILES`] files with its lines,
-/// or `None` when no file is listed.
+/// The `n` best files by score (ties by path).
+fn best_files<'f>(file_score: &FxHashMap<&'f str, f64>, n: usize) -> Vec<&'f str> {
+    let mut files: Vec<(&str, f64)> = file_score.iter().map(|(f, s)| (*f, *s)).collect();
+    files.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    files.into_iter().take(n).map(|(f, _)| f).collect()
+}
+
+/// Every entity of `files` with its lines, or `None` when there is none.
 fn read_spans(
     store: &Store,
     graph: &str,
-    file_score: &FxHashMap<&str, f64>,
+    files: &[&str],
 ) -> Result<Option<cozo::NamedRows>, StoreError> {
-    let mut files: Vec<(&str, f64)> = file_score.iter().map(|(f, s)| (*f, *s)).collect();
-    files.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-    files.truncate(bodies::BODY_FILES);
     if files.is_empty() {
         return Ok(None);
     }
-    let files: Vec<&str> = files.into_iter().map(|(f, _)| f).collect();
     store
         .read(
             queries::SEARCH_FILE_SPANS,
             Params::new()
                 .with("graph", graph)
-                .with("files", str_list(files)),
+                .with("files", str_list(files.iter().copied())),
         )
         .map(Some)
 }
@@ -831,9 +826,11 @@ fn body_scores(root: &std::path::Path, spans: &[SpanRow], reading: &Reading) -> 
     let of = bodies::scores(root, &spans, &reading.terms);
     let top = of.values().map(|b| b.score).fold(0.0, f64::max);
     let mut file_top: FxHashMap<String, f64> = FxHashMap::default();
-    let mut lines = FxHashMap::default();
+    let lines = bodies::own_lines(&spans)
+        .into_iter()
+        .map(|(id, n)| (id.to_string(), n))
+        .collect();
     for s in &spans {
-        lines.insert(s.id.to_string(), (s.end_line - s.start_line + 1).max(1));
         if let Some(b) = of.get(s.id) {
             let e = file_top.entry(s.file.to_string()).or_insert(0.0);
             *e = e.max(b.score);
