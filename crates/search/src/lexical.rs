@@ -120,37 +120,38 @@ pub fn entity_scores(
         let &i = index.get(word)?;
         Some((i, (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight))
     };
-    // Score and the set of terms held, per entity, summed in word order.
-    slotted.par_iter_mut().zip(&blocks).for_each(|(b, lists)| {
-        for ((word, entries), ids) in lists.iter().zip(&b.ids) {
-            let Some((i, idf)) = idf_of(word) else {
-                continue;
-            };
-            for (p, &slot) in entries.iter().zip(ids) {
-                let tf = p.tf as f64;
-                let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
-                let c = &mut b.slots[slot as usize];
-                c.score += idf * tf * (K1 + 1.0) / (tf + norm);
-                c.terms.insert(i);
-                c.found = true;
+    // Score and the set of terms held, per entity, summed in word order;
+    // then each block's best (an entity's postings are all in one block,
+    // so the best of the blocks' best are the best of all).
+    let per_block: Vec<Vec<Scored>> = slotted
+        .par_iter_mut()
+        .zip(&blocks)
+        .map(|(b, lists)| {
+            for ((word, entries), ids) in lists.iter().zip(&b.ids) {
+                let Some((i, idf)) = idf_of(word) else {
+                    continue;
+                };
+                for (p, &slot) in entries.iter().zip(ids) {
+                    let tf = p.tf as f64;
+                    let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
+                    let c = &mut b.slots[slot as usize];
+                    c.score += idf * tf * (K1 + 1.0) / (tf + norm);
+                    c.terms.insert(i);
+                    c.found = true;
+                }
             }
-        }
-    });
-    let mut best: Vec<(&str, (f64, TermSet))> = slotted
-        .iter()
-        .flat_map(|b| &b.slots)
-        .filter(|s| s.found)
-        .map(|s| (s.id, (s.score, s.terms)))
+            let mut found: Vec<Scored> = b
+                .slots
+                .iter()
+                .filter(|s| s.found)
+                .map(|s| (s.id, (s.score, s.terms)))
+                .collect();
+            keep_best(&mut found);
+            found
+        })
         .collect();
-    // The best `MAX_MATCHES` (ties by key): what ranking reads of them
-    // is their few hundred best, seeds of the spread among them.
-    let by_score = |a: &(&str, (f64, TermSet)), b: &(&str, (f64, TermSet))| {
-        b.1 .0.total_cmp(&a.1 .0).then_with(|| a.0.cmp(b.0))
-    };
-    if best.len() > MAX_MATCHES {
-        best.select_nth_unstable_by(MAX_MATCHES - 1, by_score);
-        best.truncate(MAX_MATCHES);
-    }
+    let mut best: Vec<Scored> = per_block.into_iter().flatten().collect();
+    keep_best(&mut best);
     Ok(best
         .into_iter()
         .map(|(id, (score, held))| {
@@ -158,6 +159,20 @@ pub fn entity_scores(
             (id.to_string(), EntityWords { score, terms })
         })
         .collect())
+}
+
+/// An entity's word score and the query terms its text holds.
+type Scored<'r> = (&'r str, (f64, TermSet));
+
+/// The best [`MAX_MATCHES`] (ties by key), in no order: what ranking reads
+/// of them is their few hundred best, seeds of the spread among them.
+fn keep_best(scored: &mut Vec<Scored>) {
+    if scored.len() > MAX_MATCHES {
+        scored.select_nth_unstable_by(MAX_MATCHES - 1, |a, b| {
+            b.1 .0.total_cmp(&a.1 .0).then_with(|| a.0.cmp(b.0))
+        });
+        scored.truncate(MAX_MATCHES);
+    }
 }
 
 /// One block's matched entities, a slot each, and for each of its word
