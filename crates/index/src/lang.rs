@@ -319,13 +319,21 @@ pub enum FileRole {
     Generated,
 }
 
-/// Whether `path` lies under one of `language`'s output directories
-/// ([`Language::output_dirs`]).
-pub fn under_output_dir(language: &dyn Language, path: &str) -> bool {
-    path.split('/')
+/// A file's role: build output under one of its language's output
+/// directories ([`Language::output_dirs`]: `target`, `dist`), which the
+/// walk reads when the tree holds it, else what the language tells
+/// ([`Language::file_role`]).
+pub fn role_of(language: &dyn Language, path: &str, is_test: bool) -> FileRole {
+    let under_output = path
+        .split('/')
         .rev()
         .skip(1)
-        .any(|d| language.output_dirs().contains(&d))
+        .any(|d| language.output_dirs().contains(&d));
+    if under_output {
+        FileRole::Generated
+    } else {
+        language.file_role(path, is_test)
+    }
 }
 
 /// A file's role told by its directories, as most languages lay them out:

@@ -15,7 +15,7 @@
 //! report speaks of types. So does build output a tree holds (a bundle
 //! committed under `dist/`): the fix is made in its source.
 
-use graphctx_index::lang::{default_role, FileRole, Language};
+use graphctx_index::lang::{default_role, role_of, FileRole, Language};
 use graphctx_index::languages;
 
 use crate::features::Role;
@@ -73,7 +73,7 @@ impl Prior {
     pub(super) fn role(&self, path: &str, is_test: bool) -> Role {
         self.of_role(languages::of_file(path).map_or_else(
             || default_role(path, is_test),
-            |l: &dyn Language| l.file_role(path, is_test),
+            |l: &dyn Language| role_of(l, path, is_test),
         ))
     }
 

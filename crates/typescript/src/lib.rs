@@ -157,9 +157,7 @@ impl Language for TypeScript {
     fn file_role(&self, path: &str, is_test: bool) -> lang::FileRole {
         let name = path.rsplit('/').next().unwrap_or(path);
         let stem = layout::module_of(name);
-        if lang::under_output_dir(self, path) {
-            lang::FileRole::Generated
-        } else if stem.ends_with(".config") || stem.contains(".config.") {
+        if stem.ends_with(".config") || stem.contains(".config.") {
             lang::FileRole::Build
         } else if stem.ends_with(".stories") || stem.ends_with(".story") {
             lang::FileRole::Example
@@ -349,11 +347,11 @@ mod tests {
         assert_eq!(ts.file_role("types/index.d.ts", false), Declarations);
         assert_eq!(ts.file_role("src/globals.d.mts", false), Declarations);
         assert_eq!(ts.file_role("test/env.d.ts", true), Test);
-        assert_eq!(ts.file_role("dist/axios.js", false), Generated);
+        assert_eq!(lang::role_of(&ts, "dist/axios.js", false), Generated);
         assert_eq!(
-            ts.file_role("packages/ui/dist/index.d.ts", false),
+            lang::role_of(&ts, "packages/ui/dist/index.d.ts", false),
             Generated
         );
-        assert_eq!(ts.file_role("src/dist.ts", false), Code);
+        assert_eq!(lang::role_of(&ts, "src/dist.ts", false), Code);
     }
 }
