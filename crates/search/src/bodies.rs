@@ -129,9 +129,18 @@ impl LineCounts {
 /// the number of words of its lines.
 type Counted<'s, 'a> = (&'s Span<'a>, Vec<(usize, u32)>, u32);
 
-/// BM25 of the query over each span's lines, read from the files under
+/// What reading the spans' files gave.
+pub struct Read<'a> {
+    /// The body words of each span whose lines hold a query word.
+    pub words: FxHashMap<String, BodyWords>,
+    /// How many own lines each span has (at least 1), whether or not its
+    /// file could be read.
+    pub own_lines: FxHashMap<&'a str, i64>,
+}
+
+/// BM25 of the query over each span's own lines, read from the files under
 /// `root`; spans of a file that cannot be read score nothing.
-pub fn scores(root: &Path, spans: &[Span], terms: &[WeightedTerm]) -> FxHashMap<String, BodyWords> {
+pub fn scores<'a>(root: &Path, spans: &[Span<'a>], terms: &[WeightedTerm]) -> Read<'a> {
     let index: FxHashMap<&str, usize> = terms
         .iter()
         .enumerate()
@@ -141,21 +150,50 @@ pub fn scores(root: &Path, spans: &[Span], terms: &[WeightedTerm]) -> FxHashMap<
     for s in spans {
         by_file.entry(s.file).or_default().push(s);
     }
-    // Each span's term counts and length, a file per core.
+    // Each span's own lines, term counts and length, a file per core.
     let mut files: Vec<(&str, Vec<&Span>)> = by_file.into_iter().collect();
     files.sort_by_key(|(f, _)| *f);
-    let counted: Vec<Counted> = files
+    let per_file: Vec<(Vec<(&str, i64)>, Vec<Counted>)> = files
         .par_iter()
-        .flat_map_iter(|(file, spans)| {
-            let lines =
-                read_source(root, file).map(|text| LineCounts::of(&text, &index, terms.len()));
+        .map(|(file, spans)| {
             let own = own_segments(spans);
-            spans.iter().zip(own).filter_map(move |(s, segments)| {
-                let (tfs, len) = lines.as_ref()?.count(&segments);
-                Some((*s, tfs, len))
-            })
+            let own_lines = spans
+                .iter()
+                .zip(&own)
+                .map(|(s, segments)| {
+                    let n: i64 = segments.iter().map(|(a, b)| b - a + 1).sum();
+                    (s.id, n.max(1))
+                })
+                .collect();
+            let counted = match read_source(root, file) {
+                Some(text) => {
+                    let lines = LineCounts::of(&text, &index, terms.len());
+                    spans
+                        .iter()
+                        .zip(&own)
+                        .map(|(s, segments)| {
+                            let (tfs, len) = lines.count(segments);
+                            (*s, tfs, len)
+                        })
+                        .collect()
+                }
+                None => Vec::new(),
+            };
+            (own_lines, counted)
         })
         .collect();
+    let mut own_lines = FxHashMap::default();
+    let mut counted: Vec<Counted> = Vec::new();
+    for (lines, c) in per_file {
+        own_lines.extend(lines);
+        counted.extend(c);
+    }
+    let words = body_words(counted, terms);
+    Read { words, own_lines }
+}
+
+/// BM25 of the query over the counted spans, with the idf of their own.
+fn body_words(counted: Vec<Counted>, terms: &[WeightedTerm]) -> FxHashMap<String, BodyWords> {
     if counted.is_empty() {
         return FxHashMap::default();
     }
@@ -202,23 +240,6 @@ pub fn scores(root: &Path, spans: &[Span], terms: &[WeightedTerm]) -> FxHashMap<
             )
         })
         .collect()
-}
-
-/// How many own lines each span has (its lines less those of the spans
-/// nested in it; at least 1).
-pub fn own_lines<'a>(spans: &[Span<'a>]) -> FxHashMap<&'a str, i64> {
-    let mut by_file: FxHashMap<&str, Vec<&Span>> = FxHashMap::default();
-    for s in spans {
-        by_file.entry(s.file).or_default().push(s);
-    }
-    let mut out = FxHashMap::default();
-    for spans in by_file.values() {
-        for (s, segments) in spans.iter().zip(own_segments(spans)) {
-            let n: i64 = segments.iter().map(|(a, b)| b - a + 1).sum();
-            out.insert(s.id, n.max(1));
-        }
-    }
-    out
 }
 
 /// Each span's own lines, as 1-based inclusive segments, in the order of
@@ -343,7 +364,7 @@ mod tests {
             },
         ];
         let terms = [term("backoff", 1.0), term("sleep", 1.0), term("path", 0.5)];
-        let got = scores(dir.path(), &spans, &terms);
+        let got = scores(dir.path(), &spans, &terms).words;
         let retry = &got["m.py-m-retry_connect"];
         assert_eq!(retry.terms, vec![0, 1]);
         assert!(retry.score > got["m.py-m-open_file"].score);
@@ -380,7 +401,8 @@ mod tests {
             term("sleep", 1.0),
             term("connect", 1.0),
         ];
-        let got = scores(dir.path(), &spans, &terms);
+        let read = scores(dir.path(), &spans, &terms);
+        let got = &read.words;
         // The method's words are the method's, not its class's or module's;
         // the class has its doc's.
         assert_eq!(got["c.py-c-Pool.retry"].terms, vec![0, 1]);
@@ -389,7 +411,7 @@ mod tests {
         // The class keeps its own lines (its head, doc and the blank
         // lines before and between the methods), the module its import
         // and the blank line after it.
-        let lines = own_lines(&spans);
+        let lines = &read.own_lines;
         assert_eq!(lines["c.py-c-Pool"], 4);
         assert_eq!(lines["c.py-c-Pool#2"], 4);
         assert_eq!(lines["c.py-c-Pool.retry"], 3);

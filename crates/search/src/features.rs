@@ -259,9 +259,10 @@ pub struct EntityFeatures {
     /// an entity's own lines leave out its members'): a change lands in
     /// long functions more often than in short ones.
     pub lines: f64,
-    /// The share of the query's term weight its own words (name, path,
-    /// signature, documentation) hold: near 1 when the query says what
-    /// its documentation says, however short the entity.
+    /// The share of the query's term weight its own text holds (the
+    /// words [`EntityFeatures::words`] scores: name, owner, signature,
+    /// documentation, its body's literals and comments): near 1 when the
+    /// query says what its documentation says, however short the entity.
     pub own_coverage: f64,
 }
 

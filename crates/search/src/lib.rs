@@ -421,7 +421,11 @@ fn rank(
     // (a function the report describes need not share a word with its
     // name) with the words of its body.
     let listing = fitted || dump.is_some();
-    let best = best_files(&file_score, bodies::BODY_FILES);
+    let best = if listing {
+        best_files(&file_score, bodies::BODY_FILES)
+    } else {
+        Vec::new()
+    };
     let span_rows = match (&opts.sources, listing) {
         (Some(_), true) => read_spans(store, graph, &best)?,
         _ => None,
@@ -823,10 +827,12 @@ fn body_scores(root: &std::path::Path, spans: &[SpanRow], reading: &Reading) -> 
             end_line: s.end_line,
         })
         .collect();
-    let of = bodies::scores(root, &spans, &reading.terms);
+    let read = bodies::scores(root, &spans, &reading.terms);
+    let of = read.words;
     let top = of.values().map(|b| b.score).fold(0.0, f64::max);
     let mut file_top: FxHashMap<String, f64> = FxHashMap::default();
-    let lines = bodies::own_lines(&spans)
+    let lines = read
+        .own_lines
         .into_iter()
         .map(|(id, n)| (id.to_string(), n))
         .collect();
