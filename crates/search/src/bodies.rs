@@ -125,6 +125,9 @@ impl LineCounts {
     }
 }
 
+/// Each span's own line count.
+type OwnLines<'a> = Vec<(&'a str, i64)>;
+
 /// A span with each query term's count in its lines (those it holds) and
 /// the number of words of its lines.
 type Counted<'s, 'a> = (&'s Span<'a>, Vec<(usize, u32)>, u32);
@@ -153,7 +156,7 @@ pub fn scores<'a>(root: &Path, spans: &[Span<'a>], terms: &[WeightedTerm]) -> Re
     // Each span's own lines, term counts and length, a file per core.
     let mut files: Vec<(&str, Vec<&Span>)> = by_file.into_iter().collect();
     files.sort_by_key(|(f, _)| *f);
-    let per_file: Vec<(Vec<(&str, i64)>, Vec<Counted>)> = files
+    let per_file: Vec<(OwnLines, Vec<Counted>)> = files
         .par_iter()
         .map(|(file, spans)| {
             let own = own_segments(spans);
