@@ -63,6 +63,12 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
             "{s} -{r}-> {d}\n{edges:#?}"
         )
     };
+    let lacks = |s: String, r: &str, d: String| {
+        assert!(
+            !edges.contains(&format!("{s} -{r}-> {d}")),
+            "unexpected {s} -{r}-> {d}"
+        )
+    };
     // Imports: module to module, and to each name's original definition,
     // through a barrel and a `.js` specifier.
     has(S.into(), "imports", M.into());
@@ -154,6 +160,21 @@ fn the_typescript_fixture_gives_its_golden_entities_and_edges() {
     has(HD.into(), "calls", format!("{HD}:Router.use"));
     has(HD.into(), "references", format!("{HD}:Options.strict"));
     has(HD.into(), "references", format!("{HD}:Options.base"));
+    // An object literal of a union is the alternative that declares its
+    // keys; a member read on a union is every alternative's.
+    has(HD.into(), "references", format!("{HD}:ByPath.path"));
+    has(HD.into(), "references", format!("{HD}:ByPath.strict"));
+    lacks(HD.into(), "references", format!("{HD}:ByName.strict"));
+    has(
+        format!("{HD}:find"),
+        "references",
+        format!("{HD}:ByPath.strict"),
+    );
+    has(
+        format!("{HD}:find"),
+        "references",
+        format!("{HD}:ByName.strict"),
+    );
     // A binding's value asserted to a type (`impl as unknown as Make`)
     // has that type: its call's object keys are its parameter's members.
     has(HD.into(), "references", format!("{HD}:MakeOptions.prefix"));

@@ -358,6 +358,10 @@ pub enum Recv {
     /// Parameter `n` (from 0) of a function whose type is the first: a
     /// callback's parameter written without a type (`(c) => c.json()`).
     Param(Box<Recv>, u32),
+    /// A literal of the first's type that holds the members named (an
+    /// object literal where the type is expected, with its keys): of a
+    /// union, the value is one of the alternatives that declare them all.
+    Literal(Box<Recv>, Vec<String>),
 }
 
 /// One `use` declaration, flattened: `use a::{b, c as d, e::*};` gives three.

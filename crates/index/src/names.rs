@@ -57,6 +57,10 @@ pub fn add_recv_idents(out: &mut HashSet<Name>, r: &Recv) {
             add_recv_idents(out, inner)
         }
         Recv::Value(path) => out.extend(path.iter().map(|s| hash(s))),
+        Recv::Literal(inner, keys) => {
+            out.extend(keys.iter().map(|s| hash(s)));
+            add_recv_idents(out, inner);
+        }
     }
 }
 

@@ -64,7 +64,7 @@ use crate::model::{Entity, FileContext, FileExtract, LanguageId, RawRef};
 pub const ID: LanguageId = LanguageId(2);
 
 /// Changes whenever the extractor or the stored extract changes.
-pub const EXTRACT_VERSION: &str = "graphctx-typescript-2";
+pub const EXTRACT_VERSION: &str = "graphctx-typescript-3";
 
 /// TypeScript and JavaScript.
 pub struct TypeScript;

@@ -126,6 +126,9 @@ impl<'a> Site<'_, 'a> {
     /// of one) that is one, as TypeScript reads a member of a union in
     /// every alternative.
     pub(crate) fn recv_classes(&self, recv: &Recv) -> Vec<(usize, &'a Entity)> {
+        if let Recv::Literal(of, keys) = recv {
+            return self.literal_classes(of, keys);
+        }
         if let Recv::Type(t) = recv {
             if t == "this" {
                 return self
@@ -140,6 +143,31 @@ impl<'a> Site<'_, 'a> {
             .map(|w| classes_of(self.table, w, 1))
             .find(|found| !found.is_empty())
             .unwrap_or_default()
+    }
+
+    /// The classes and interfaces an object literal of type `of` holding
+    /// `keys` is: of a union, the alternatives that declare the most of
+    /// its keys (all of them, in a literal TypeScript accepts) — a
+    /// literal is one alternative, and its keys tell which.
+    fn literal_classes(&self, of: &Recv, keys: &[String]) -> Vec<(usize, &'a Entity)> {
+        let all = self.recv_classes(of);
+        if all.len() < 2 {
+            return all;
+        }
+        let declared: Vec<usize> = all
+            .iter()
+            .map(|&(cf, c)| {
+                keys.iter()
+                    .filter(|k| member(self.table, cf, c, k, true).is_some())
+                    .count()
+            })
+            .collect();
+        let most = declared.iter().copied().max().unwrap_or(0);
+        all.into_iter()
+            .zip(declared)
+            .filter(|&(_, n)| n == most)
+            .map(|(c, _)| c)
+            .collect()
     }
 
     /// The types a receiver's value may have, most likely first.
@@ -215,6 +243,7 @@ impl<'a> Site<'_, 'a> {
                 .iter()
                 .filter_map(|w| element_of(w))
                 .collect(),
+            Recv::Literal(of, _) => self.types_of(of, depth + 1),
             Recv::Try(_) => Vec::new(),
         };
         out.truncate(MAX_CANDIDATES);

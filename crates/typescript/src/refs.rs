@@ -31,6 +31,10 @@ use crate::model::{Recv, RefKind};
 
 /// Longest chain kept.
 const MAX_CHAIN: usize = 4;
+/// Most keys of an object literal its receiver carries (each key's
+/// reference holds them all): enough to tell a union's alternatives
+/// apart.
+const LITERAL_KEYS: usize = 16;
 
 struct Cx<'l, 't> {
     from: usize,
@@ -340,7 +344,8 @@ fn through_receiver<'t>(
 
 /// The keys of an object literal whose type is expected where it stands
 /// (`const e: Event = { version: '1' }`, an argument, a return value):
-/// references to that type's members.
+/// references to that type's members (of a union, to the members of the
+/// alternatives that declare every key, as TypeScript discriminates).
 fn object_keys<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>) {
     let Some(recv) = cx.locals.context_of(w, n, 0) else {
         return;
@@ -357,8 +362,12 @@ fn object_keys<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>) {
             _ => None,
         })
         .collect();
+    // Of a union, the literal is one of the alternatives that declare
+    // its keys: the receiver carries them.
+    let told = keys.iter().take(LITERAL_KEYS).cloned().collect();
+    let literal = Recv::Literal(Box::new(recv), told);
     for k in keys {
-        through_receiver(w, cx, recv.clone(), &[k], RefKind::Value, n);
+        through_receiver(w, cx, literal.clone(), &[k], RefKind::Value, n);
     }
 }
 

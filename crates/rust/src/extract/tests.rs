@@ -632,6 +632,7 @@ fn show(r: &Recv) -> String {
         Recv::Value(p) => p.join("::"),
         Recv::Arg(v, n) => format!("arg{n}({})", show(v)),
         Recv::Param(v, n) => format!("param{n}({})", show(v)),
+        Recv::Literal(v, keys) => format!("{}{{{}}}", show(v), keys.join(", ")),
     }
 }
 

@@ -211,7 +211,7 @@ impl<'a> SymbolTable<'a> {
                 self.element_of(t, depth)
             }
             // Rust's extraction writes none of these.
-            Recv::Value(_) | Recv::Arg(..) | Recv::Param(..) => None,
+            Recv::Value(_) | Recv::Arg(..) | Recv::Param(..) | Recv::Literal(..) => None,
         }
     }
 
