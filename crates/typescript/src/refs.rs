@@ -345,7 +345,8 @@ fn through_receiver<'t>(
 /// The keys of an object literal whose type is expected where it stands
 /// (`const e: Event = { version: '1' }`, an argument, a return value):
 /// references to that type's members (of a union, to the members of the
-/// alternatives that declare every key, as TypeScript discriminates).
+/// alternatives that declare the most of its keys: the literal is one of
+/// them).
 fn object_keys<'t>(w: &mut Walker<'_>, cx: &Cx<'_, 't>, n: Node<'t>) {
     let Some(recv) = cx.locals.context_of(w, n, 0) else {
         return;
