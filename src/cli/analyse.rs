@@ -144,7 +144,7 @@ impl BaseArgs {
                 (true, Some(f), None, None) => BaseSpec::File(f.clone()),
                 (true, None, Some(n), None) => BaseSpec::Name(n.clone()),
                 (true, None, None, Some(q)) => {
-                    match search::query_base(store, graph_name, q, super::root_of(store)) {
+                    match search::query_base(store, graph_name, q, super::root_of(store), None) {
                         Ok(keys) if !keys.is_empty() => BaseSpec::Ranked(keys),
                         Ok(_) => bail!("no entity matches the query; try other words"),
                         Err(SearchError::NoWords) => bail!("the query has no words to search for"),

@@ -395,6 +395,7 @@ fn read_code_graph(global: &Global, command: Command) -> Result<Outcome> {
                 explain,
                 scoring: scoring.into(),
                 sources: root_of(&store).map(Path::to_path_buf),
+                held: None,
             };
             match asked {
                 search::Asked::Batch(batch) => {

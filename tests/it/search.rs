@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use graphctx::search::{search, Hit, Options, SearchError};
+use graphctx::search::{search, HeldLists, Hit, Options, SearchError};
 use graphctx::store::{Location, Params, Store};
 use serde_json::Value;
 
@@ -212,6 +212,85 @@ fn the_words_of_a_whole_file_find_it_and_follow_body_edits() {
     assert!(ranked(&store, "zorblax quuxification", 5).is_empty());
     let (fresh, _) = common::index_fresh(dir.path());
     assert_eq!(text_rows(&store), text_rows(&fresh));
+}
+
+/// A server holds the posting lists its searches read: its answers are
+/// the ones a search reading every list gives, through edits that add,
+/// move and remove words, for its own store only, within its bound.
+#[test]
+fn lists_a_server_holds_follow_every_index_run() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), dir.path());
+    let store = Store::memory().unwrap();
+    common::index(&store, dir.path());
+    let held = std::sync::Arc::new(HeldLists::new(&store));
+    let server = Options {
+        limit: 10,
+        held: Some(held.clone()),
+        ..Options::default()
+    };
+    let queries = [
+        "zorblax quuxification",
+        "clamp the scale of a shape",
+        "render the grid of shapes",
+    ];
+    let same_as_reading_every_list = |q: &str| {
+        let hits = search(&store, "code", q, &server).unwrap();
+        assert_eq!(hits, ranked(&store, q, 10), "{q}");
+        hits
+    };
+    for q in queries {
+        same_as_reading_every_list(q);
+    }
+    // The words asked for are held, those without a list too.
+    let (lists, bytes) = held.size();
+    assert!(lists > 0 && bytes > 0, "{lists} lists, {bytes} bytes");
+    assert!(same_as_reading_every_list("zorblax quuxification").is_empty());
+
+    // A word gains a list, then loses it again: each run is seen.
+    let render = dir.path().join("src/render.rs");
+    let text = std::fs::read_to_string(&render).unwrap();
+    let edited = text.replacen("{\n", "{\n    // zorblax quuxification\n", 1);
+    std::fs::write(&render, &edited).unwrap();
+    common::index(&store, dir.path());
+    let hits = same_as_reading_every_list("zorblax quuxification");
+    assert_eq!(hits[0].file, "src/render.rs");
+    let util = dir.path().join("src/util.rs");
+    let util_text = std::fs::read_to_string(&util).unwrap();
+    std::fs::write(&util, util_text.replace("clamp_scale", "bounded_factor")).unwrap();
+    std::fs::write(&render, &text).unwrap();
+    common::index(&store, dir.path());
+    for q in queries {
+        same_as_reading_every_list(q);
+    }
+    assert!(same_as_reading_every_list("zorblax quuxification").is_empty());
+    assert!(same_as_reading_every_list("clamp")
+        .iter()
+        .all(|h| h.key != "src/util.rs-util-clamp_scale"));
+
+    // Another store's search does not use them.
+    let first = tempfile::tempdir().unwrap();
+    common::copy_dir(&common::fixture("shapes"), first.path());
+    let (other, _) = common::index_fresh(first.path());
+    let theirs = search(&other, "code", "clamp", &server).unwrap();
+    assert_eq!(theirs, ranked(&other, "clamp", 10));
+    assert!(theirs
+        .iter()
+        .any(|h| h.key == "src/util.rs-util-clamp_scale"));
+
+    // Bounded: over its bound, the least recently used lists go.
+    let small = std::sync::Arc::new(HeldLists::with_limit(&store, 4096));
+    let bounded = Options {
+        held: Some(small.clone()),
+        ..server.clone()
+    };
+    for q in queries {
+        assert_eq!(
+            search(&store, "code", q, &bounded).unwrap(),
+            ranked(&store, q, 10)
+        );
+        assert!(small.size().1 <= 4096, "{:?}", small.size());
+    }
 }
 
 /// The messages an issue quotes are string literals, in the body of the

@@ -5,12 +5,13 @@
 //! word of an OR instead) and the query never passes through a query
 //! language: its words are bound as `$words`.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use crate::held_lists::{HeldLists, WordList};
 use crate::query::{WeightedTerm, MAX_TERMS};
 use crate::store::rows::{decode_rows, query_rows, Bytes, RowError, Str};
 use crate::store::value::str_list;
@@ -94,11 +95,11 @@ pub fn entity_scores(
     graph: &str,
     terms: &[WeightedTerm],
     entities: f64,
+    held: Option<&HeldLists>,
 ) -> Result<FxHashMap<String, EntityWords>, StoreError> {
-    let raw = read_postings(store, queries::SEARCH_POSTINGS, graph, terms)?;
-    let rows = decode_rows::<PostingsRow>(&raw)?;
-    let texts = unpacked_blocks(&rows, "code_word")?;
-    let blocks = parsed_blocks(&texts, "code_word")?;
+    let lists = word_lists(store, &ENTITY_WORDS, graph, terms, held)?;
+    let texts = block_texts(&lists);
+    let blocks = parsed_blocks(&texts, ENTITY_WORDS.relation)?;
     let mut slotted: Vec<BlockSlots> = blocks.par_iter().map(BlockSlots::of).collect();
     let matched: usize = slotted.iter().map(|b| b.slots.len()).sum();
     if matched == 0 {
@@ -231,11 +232,11 @@ pub fn file_scores(
     graph: &str,
     terms: &[WeightedTerm],
     files: f64,
+    held: Option<&HeldLists>,
 ) -> Result<FxHashMap<String, f64>, StoreError> {
-    let raw = read_postings(store, queries::SEARCH_FILE_POSTINGS, graph, terms)?;
-    let rows = decode_rows::<PostingsRow>(&raw)?;
-    let texts = unpacked_blocks(&rows, "code_file_word")?;
-    let blocks = parsed_blocks(&texts, "code_file_word")?;
+    let lists = word_lists(store, &FILE_WORDS, graph, terms, held)?;
+    let texts = block_texts(&lists);
+    let blocks = parsed_blocks(&texts, FILE_WORDS.relation)?;
     let index = term_index(terms);
     let df = list_lengths(&blocks);
     // Every file's terms (weighted idf, tf) in word order, scored first as
@@ -325,36 +326,106 @@ fn read_postings(
     )
 }
 
-/// The query's stored lists, a block at a time: in each block, each
-/// word's text in word order (so that a score sums its words in one
-/// order), unpacked on every core (schema 19 stores them compressed).
-fn unpacked_blocks<'r>(
-    rows: &'r [PostingsRow<'r>],
-    relation: &str,
-) -> Result<Vec<BlockTexts<'r>>, StoreError> {
-    let mut by_block: BTreeMap<i64, Vec<&PostingsRow>> = BTreeMap::new();
-    for r in rows {
-        by_block.entry(r.block).or_default().push(r);
+/// A text index the query's words are looked up in: its relation, and
+/// the query that reads its lists.
+struct TextIndex {
+    relation: &'static str,
+    query: &'static str,
+}
+
+const ENTITY_WORDS: TextIndex = TextIndex {
+    relation: "code_word",
+    query: queries::SEARCH_POSTINGS,
+};
+
+const FILE_WORDS: TextIndex = TextIndex {
+    relation: "code_file_word",
+    query: queries::SEARCH_FILE_POSTINGS,
+};
+
+/// Each query word's list in `index`: those a server holds, the others
+/// read from the store (and held, when there are [`HeldLists`]).
+fn word_lists(
+    store: &Store,
+    index: &TextIndex,
+    graph: &str,
+    terms: &[WeightedTerm],
+    held: Option<&HeldLists>,
+) -> Result<Vec<Arc<WordList>>, StoreError> {
+    let words: Vec<&str> = terms.iter().map(|t| t.term.stem.as_str()).collect();
+    let Some(held) = held else {
+        return read_lists(store, index, graph, &words);
+    };
+    let lookup = held.lookup(store, graph, index.relation, &words)?;
+    let mut lists = lookup.held.clone();
+    if !lookup.missing.is_empty() {
+        let read = read_lists(store, index, graph, &lookup.missing)?;
+        held.hold(store, graph, index.relation, &lookup, &read)?;
+        lists.extend(read);
     }
-    by_block
-        .into_values()
-        .collect::<Vec<_>>()
-        .into_par_iter()
-        .map(|mut rows| {
-            rows.sort_unstable_by(|a, b| a.word.cmp(&b.word));
-            rows.into_iter()
-                .map(|r| match unpack_text(&r.postings) {
-                    Some(list) => Ok((r.word.as_ref(), list)),
-                    None => Err(malformed(relation, &r.word)),
-                })
-                .collect()
+    Ok(lists)
+}
+
+/// The lists of `words` in `index` as stored, unpacked on every core
+/// (schema 19 stores them compressed); a word without one has an empty
+/// list.
+fn read_lists(
+    store: &Store,
+    index: &TextIndex,
+    graph: &str,
+    words: &[&str],
+) -> Result<Vec<Arc<WordList>>, StoreError> {
+    let raw = store.read(
+        index.query,
+        Params::new()
+            .with("graph", graph)
+            .with("words", str_list(words.iter().copied())),
+    )?;
+    let rows = decode_rows::<PostingsRow>(&raw)?;
+    let texts: Vec<(&str, i64, String)> = rows
+        .par_iter()
+        .map(|r| match unpack_text(&r.postings) {
+            Some(list) => Ok((r.word.as_ref(), r.block, list.into_owned())),
+            None => Err(malformed(index.relation, &r.word)),
         })
-        .collect()
+        .collect::<Result<_, StoreError>>()?;
+    let mut by_word: BTreeMap<&str, Vec<(i64, String)>> =
+        words.iter().map(|w| (*w, Vec::new())).collect();
+    for (word, block, text) in texts {
+        by_word.entry(word).or_default().push((block, text));
+    }
+    Ok(by_word
+        .into_iter()
+        .map(|(word, mut blocks)| {
+            blocks.sort_unstable_by_key(|(block, _)| *block);
+            Arc::new(WordList {
+                word: word.to_string(),
+                blocks,
+            })
+        })
+        .collect())
+}
+
+/// The query's lists a block at a time: in each block, each word's text
+/// in word order (so that a score sums its words in one order).
+fn block_texts(lists: &[Arc<WordList>]) -> Vec<BlockTexts<'_>> {
+    let mut in_word_order: Vec<&WordList> = lists.iter().map(|l| &**l).collect();
+    in_word_order.sort_by(|a, b| a.word.cmp(&b.word));
+    let mut by_block: BTreeMap<i64, BlockTexts> = BTreeMap::new();
+    for list in in_word_order {
+        for (block, text) in &list.blocks {
+            by_block
+                .entry(*block)
+                .or_default()
+                .push((list.word.as_str(), text.as_str()));
+        }
+    }
+    by_block.into_values().collect()
 }
 
 /// One block of the query's lists as stored text: each word's, in word
 /// order.
-type BlockTexts<'r> = Vec<(&'r str, Cow<'r, str>)>;
+type BlockTexts<'r> = Vec<(&'r str, &'r str)>;
 
 /// One block of the query's lists: each word's entries in it, in word
 /// order.

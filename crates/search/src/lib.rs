@@ -40,6 +40,7 @@ use graphctx_store as store;
 mod bodies;
 pub mod features;
 mod graph;
+mod held_lists;
 mod lexical;
 mod locate;
 mod prior;
@@ -47,6 +48,7 @@ pub mod query;
 pub mod weights;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
@@ -58,6 +60,8 @@ use crate::store::{queries, Params, Store, StoreError};
 use crate::support::words::has_words;
 use features::{BodyFeatures, EntityFeatures, FileFeatures, Role};
 use prior::Prior;
+
+pub use held_lists::HeldLists;
 use query::Reading;
 use weights::{Contribution, Scoring, Weights};
 
@@ -167,6 +171,9 @@ pub struct Options {
     /// their entities by their bodies ([`bodies`]); `None` (a database
     /// kept apart from its repository) leaves that signal out.
     pub sources: Option<PathBuf>,
+    /// The posting lists a server holds between searches ([`HeldLists`]);
+    /// `None` reads every list from the store.
+    pub held: Option<Arc<HeldLists>>,
 }
 
 /// Why a hit ranked.
@@ -369,7 +376,7 @@ fn rank(
     opts: &Options,
     dump: Option<&mut QueryFeatures>,
 ) -> Result<Vec<Hit>, StoreError> {
-    let found = find_candidates(store, graph, reading)?;
+    let found = find_candidates(store, graph, reading, opts.held.as_deref())?;
     let prior = Prior::of(reading);
 
     // The strongest candidates, with what ranking needs of them (kind,
@@ -517,7 +524,12 @@ struct Found {
 
 /// The candidates: entities by their own words, spread one hop along the
 /// graph, and the entities at quoted lines.
-fn find_candidates(store: &Store, graph: &str, reading: &Reading) -> Result<Found, StoreError> {
+fn find_candidates(
+    store: &Store,
+    graph: &str,
+    reading: &Reading,
+    held: Option<&HeldLists>,
+) -> Result<Found, StoreError> {
     let terms = &reading.terms;
     let counts = store.read(queries::SEARCH_SIZE, Params::new().with("graph", graph))?;
     let size = decode_first::<SizeRow>(&counts)?;
@@ -527,10 +539,10 @@ fn find_candidates(store: &Store, graph: &str, reading: &Reading) -> Result<Foun
     // The word signals read different lists: each is read while the
     // others are scored.
     let (entity_words, (words, history)) = rayon::join(
-        || lexical::entity_scores(store, graph, terms, n_entities),
+        || lexical::entity_scores(store, graph, terms, n_entities, held),
         || {
             rayon::join(
-                || lexical::file_scores(store, graph, terms, n_files),
+                || lexical::file_scores(store, graph, terms, n_files, held),
                 || lexical::history_scores(store, graph, terms, n_files),
             )
         },
@@ -1123,16 +1135,19 @@ pub const QUERY_BASE: usize = 10;
 
 /// The base entities of a context asked for by free text: the best
 /// [`QUERY_BASE`] hits, best first.
-/// `sources` is the repository the index holds (see [`Options::sources`]).
+/// `sources` is the repository the index holds (see [`Options::sources`]),
+/// `held` the lists a server holds (see [`Options::held`]).
 pub fn query_base(
     store: &Store,
     graph: &str,
     query: &str,
     sources: Option<&std::path::Path>,
+    held: Option<Arc<HeldLists>>,
 ) -> Result<Vec<String>, SearchError> {
     let opts = Options {
         limit: QUERY_BASE,
         sources: sources.map(std::path::Path::to_path_buf),
+        held,
         ..Options::default()
     };
     Ok(search(store, graph, query, &opts)?

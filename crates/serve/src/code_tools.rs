@@ -137,8 +137,14 @@ fn tool_context(ws: &Workspace, a: &Args, max_tokens: usize) -> Result<Answer, T
         (None, None, Some(f), None, None) => BaseSpec::File(ws.relative(std::path::Path::new(f))?),
         (None, None, None, Some(n), None) => BaseSpec::Name(n.to_string()),
         (None, None, None, None, Some(q)) => {
-            let keys = search::query_base(ws.store(), ws.graph(), q, Some(ws.root()))
-                .map_err(search_error)?;
+            let keys = search::query_base(
+                ws.store(),
+                ws.graph(),
+                q,
+                Some(ws.root()),
+                Some(ws.held_lists()),
+            )
+            .map_err(search_error)?;
             if keys.is_empty() {
                 return Err(ToolError::invalid(
                     "no entity matches the query; try other words",
@@ -396,6 +402,7 @@ fn text_search(
         file,
         explain: false,
         sources: Some(ws.root().to_path_buf()),
+        held: Some(ws.held_lists()),
         ..search::Options::default()
     };
     let hits = search::search(ws.store(), ws.graph(), query, &opts).map_err(search_error)?;

@@ -120,6 +120,8 @@ pub struct Workspace {
     /// What the file watch (when one runs) saw since the last run: an
     /// answer over a quiet tree needs no index run (see [`quiet`]).
     changes: Arc<quiet::Changes>,
+    /// The posting lists text searches read, held for the next ones.
+    held_lists: Arc<search::HeldLists>,
 }
 
 impl Workspace {
@@ -140,6 +142,7 @@ impl Workspace {
         let location = location.unwrap_or_else(|| Location::default_for(&root));
         let store = Store::open(&location)?;
         let trees = Arc::new(HeldTrees::default());
+        let held_lists = Arc::new(search::HeldLists::new(&store));
         let ws = Workspace {
             root,
             graph: graph.to_string(),
@@ -151,6 +154,7 @@ impl Workspace {
             progressed: Condvar::new(),
             symbols: Mutex::new(None),
             changes: Arc::default(),
+            held_lists,
         };
         ws.counter.prepare_in_background();
         // An existing index answers at once (the first run brings it
@@ -175,6 +179,11 @@ impl Workspace {
 
     pub fn counter(&self) -> &TokenCounter {
         &self.counter
+    }
+
+    /// The posting lists this server's text searches hold between them.
+    pub fn held_lists(&self) -> Arc<search::HeldLists> {
+        self.held_lists.clone()
     }
 
     /// Bring the index current with an incremental run, unless another

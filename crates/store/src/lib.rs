@@ -176,6 +176,18 @@ pub struct Store {
     landed_directly: Arc<std::sync::atomic::AtomicUsize>,
 }
 
+/// Which open database a [`Store`] is ([`Store::instance`]). It keeps no
+/// database open, and no database opened later is taken for it.
+#[derive(Debug, Clone)]
+pub struct Instance(std::sync::Weak<Mutex<()>>);
+
+impl Instance {
+    /// Whether `store` is this database.
+    pub fn is(&self, store: &Store) -> bool {
+        std::sync::Weak::ptr_eq(&self.0, &Arc::downgrade(&store.graph_commits))
+    }
+}
+
 /// A change to one graph, prepared against the seq the graph had (see
 /// [`Store::begin_graph_change`], [`Store::apply_to_graph`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -621,6 +633,13 @@ impl Store {
             None => (0, None),
             Some(row) => (row.seq, Some(row.source.into_owned())),
         })
+    }
+
+    /// This open database, as distinct from every other the process
+    /// opens (clones of one [`Store`] are the same one): what a cache of
+    /// its rows checks before it answers for a store.
+    pub fn instance(&self) -> Instance {
+        Instance(Arc::downgrade(&self.graph_commits))
     }
 
     /// The change sequence number of `graph` (0 for a graph never written):

@@ -1,0 +1,216 @@
+//! Posting lists a server holds between searches, unpacked.
+//!
+//! On a large tree most of a bug report's search is spent reading its
+//! words' posting lists and unpacking them (zstd): a common word's list
+//! is megabytes, and the reports a server answers share their common
+//! words ("error", "thread", "panic"). A server keeps the lists it read,
+//! as text, for the graph seq it read them at; the first search that
+//! finds the seq moved drops them all (an index run rewrites the lists of
+//! the words whose counts it changed, and which those are is not kept).
+//! A word with no list is held too: a report's rare words are asked again.
+//!
+//! The lists held are bounded in bytes; over the bound, the least
+//! recently used go first. A one-shot command has no [`HeldLists`] and
+//! reads every list from the store, as before.
+
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashMap;
+
+use crate::store::{Instance, Store, StoreError};
+
+/// What the held lists may take, in bytes of text (a large tree's
+/// commonest words hold a few megabytes each; a report reads a hundred or
+/// so words).
+const DEFAULT_BYTES: usize = 256 << 20;
+
+/// One word's stored list in one text index: its text in each block that
+/// holds entries, by block.
+#[derive(Debug)]
+pub(crate) struct WordList {
+    pub word: String,
+    pub blocks: Vec<(i64, String)>,
+}
+
+impl WordList {
+    fn bytes(&self) -> usize {
+        // The text, and what holding it costs besides (the map entry, the
+        // allocations' headers).
+        let texts: usize = self.blocks.iter().map(|(_, t)| t.len() + 32).sum();
+        texts + 2 * self.word.len() + 96
+    }
+}
+
+/// The posting lists of one store's text indexes, held between searches
+/// (a server's; see the module doc).
+pub struct HeldLists {
+    /// The store they were read from.
+    instance: Instance,
+    limit: usize,
+    held: Mutex<Held>,
+}
+
+#[derive(Default)]
+struct Held {
+    /// The graph and its seq the lists were read at.
+    at: Option<(String, i64)>,
+    /// (text index, word) → the list and when it was last used.
+    lists: FxHashMap<(&'static str, String), (Arc<WordList>, u64)>,
+    bytes: usize,
+    clock: u64,
+}
+
+impl std::fmt::Debug for HeldLists {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        f.debug_struct("HeldLists")
+            .field("lists", &held.lists.len())
+            .field("bytes", &held.bytes)
+            .finish()
+    }
+}
+
+/// What [`HeldLists::lookup`] found: the lists held, the words to read,
+/// and the seq to hold the read ones at.
+pub(crate) struct Lookup<'w> {
+    pub held: Vec<Arc<WordList>>,
+    pub missing: Vec<&'w str>,
+    seq: Option<i64>,
+}
+
+impl HeldLists {
+    /// Lists of `store` held up to the default bound.
+    pub fn new(store: &Store) -> Self {
+        Self::with_limit(store, DEFAULT_BYTES)
+    }
+
+    /// Lists of `store` held up to `limit` bytes of text.
+    pub fn with_limit(store: &Store, limit: usize) -> Self {
+        HeldLists {
+            instance: store.instance(),
+            limit,
+            held: Mutex::default(),
+        }
+    }
+
+    /// How many lists are held, and their bytes.
+    pub fn size(&self) -> (usize, usize) {
+        let held = self.lock();
+        (held.lists.len(), held.bytes)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The lists of `words` in `index` held for `graph` at its seq now;
+    /// the others are to be read. Another store's lists are never held.
+    pub(crate) fn lookup<'w>(
+        &self,
+        store: &Store,
+        graph: &str,
+        index: &'static str,
+        words: &[&'w str],
+    ) -> Result<Lookup<'w>, StoreError> {
+        if !self.instance.is(store) {
+            return Ok(Lookup {
+                held: Vec::new(),
+                missing: words.to_vec(),
+                seq: None,
+            });
+        }
+        let seq = store.graph_seq(graph)?;
+        let mut held = self.lock();
+        if held
+            .at
+            .as_ref()
+            .is_none_or(|(g, s)| g != graph || *s != seq)
+        {
+            *held = Held {
+                at: Some((graph.to_string(), seq)),
+                ..Held::default()
+            };
+        }
+        held.clock += 1;
+        let now = held.clock;
+        let mut found = Vec::new();
+        let mut missing = Vec::new();
+        for &word in words {
+            match held.lists.get_mut(&(index, word.to_string())) {
+                Some((list, used)) => {
+                    *used = now;
+                    found.push(list.clone());
+                }
+                None => missing.push(word),
+            }
+        }
+        Ok(Lookup {
+            held: found,
+            missing,
+            seq: Some(seq),
+        })
+    }
+
+    /// Hold `lists`, read for `lookup`'s missing words, if the graph's seq
+    /// is still the one they were looked up at (else an index run may
+    /// have landed while they were read: they are not held).
+    pub(crate) fn hold(
+        &self,
+        store: &Store,
+        graph: &str,
+        index: &'static str,
+        lookup: &Lookup,
+        lists: &[Arc<WordList>],
+    ) -> Result<(), StoreError> {
+        let Some(seq) = lookup.seq else {
+            return Ok(());
+        };
+        if store.graph_seq(graph)? != seq {
+            return Ok(());
+        }
+        let mut held = self.lock();
+        if held
+            .at
+            .as_ref()
+            .is_none_or(|(g, s)| g != graph || *s != seq)
+        {
+            return Ok(());
+        }
+        let now = held.clock;
+        for list in lists {
+            let size = list.bytes();
+            if size > self.limit / 4 {
+                continue;
+            }
+            let key = (index, list.word.clone());
+            if let Some((old, _)) = held.lists.insert(key, (list.clone(), now)) {
+                held.bytes -= old.bytes();
+            }
+            held.bytes += size;
+        }
+        if held.bytes > self.limit {
+            held.shrink_to(self.limit * 3 / 4);
+        }
+        Ok(())
+    }
+}
+
+impl Held {
+    /// Drop the least recently used lists until at most `bytes` are held.
+    fn shrink_to(&mut self, bytes: usize) {
+        let mut by_use: Vec<(u64, (&'static str, String))> = self
+            .lists
+            .iter()
+            .map(|(k, (_, used))| (*used, k.clone()))
+            .collect();
+        by_use.sort_unstable();
+        for (_, key) in by_use {
+            if self.bytes <= bytes {
+                break;
+            }
+            if let Some((list, _)) = self.lists.remove(&key) {
+                self.bytes -= list.bytes();
+            }
+        }
+    }
+}
