@@ -233,6 +233,7 @@ fn lists_a_server_holds_follow_every_index_run() {
         "zorblax quuxification",
         "clamp the scale of a shape",
         "render the grid of shapes",
+        "thread 'main' panicked at src/extra.rs:2:5: the widget broke",
     ];
     let same_as_reading_every_list = |q: &str| {
         let hits = search(&store, "code", q, &server).unwrap();
@@ -259,10 +260,20 @@ fn lists_a_server_holds_follow_every_index_run() {
     let util_text = std::fs::read_to_string(&util).unwrap();
     std::fs::write(&util, util_text.replace("clamp_scale", "bounded_factor")).unwrap();
     std::fs::write(&render, &text).unwrap();
+    std::fs::write(
+        dir.path().join("src/extra.rs"),
+        "/// Breaks.\npub fn widget() {\n    panic!(\"the widget broke\");\n}\n",
+    )
+    .unwrap();
     common::index(&store, dir.path());
     for q in queries {
         same_as_reading_every_list(q);
     }
+    // The new file is among the paths quoted locations are matched to.
+    assert_eq!(
+        same_as_reading_every_list(queries[3])[0].key,
+        "src/extra.rs-extra-widget"
+    );
     assert!(same_as_reading_every_list("zorblax quuxification").is_empty());
     assert!(same_as_reading_every_list("clamp")
         .iter()

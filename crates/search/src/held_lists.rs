@@ -4,10 +4,12 @@
 //! words' posting lists and unpacking them (zstd): a common word's list
 //! is megabytes, and the reports a server answers share their common
 //! words ("error", "thread", "panic"). A server keeps the lists it read,
-//! as text, for the graph seq it read them at; the first search that
+//! unpacked and parsed, for the graph seq it read them at; the first search that
 //! finds the seq moved drops them all (an index run rewrites the lists of
 //! the words whose counts it changed, and which those are is not kept).
 //! A word with no list is held too: a report's rare words are asked again.
+//! So are the graph's file paths, which quoted locations are matched
+//! against.
 //!
 //! The lists held are bounded in bytes; over the bound, the least
 //! recently used go first. A one-shot command has no [`HeldLists`] and
@@ -18,26 +20,53 @@ use std::sync::{Arc, Mutex};
 use rustc_hash::FxHashMap;
 
 use crate::store::{Instance, Store, StoreError};
+use crate::support::words::{posting_spans, PostingSpan};
 
-/// What the held lists may take, in bytes of text (a large tree's
+/// What the held lists may take, in bytes (a large tree's
 /// commonest words hold a few megabytes each; a report reads a hundred or
 /// so words).
 const DEFAULT_BYTES: usize = 256 << 20;
 
-/// One word's stored list in one text index: its text in each block that
-/// holds entries, by block.
+/// One word's stored list in one text index, by block: each block that
+/// holds entries, unpacked and parsed.
 #[derive(Debug)]
 pub(crate) struct WordList {
     pub word: String,
-    pub blocks: Vec<(i64, String)>,
+    pub blocks: Vec<ListBlock>,
+}
+
+/// One block of a word's list: its text, and where each entry lies in it.
+#[derive(Debug)]
+pub(crate) struct ListBlock {
+    pub block: i64,
+    text: String,
+    pub spans: Vec<PostingSpan>,
+}
+
+impl ListBlock {
+    /// The block `block` of a list, from its stored text; `None` when the
+    /// text is not a posting list.
+    pub fn read(block: i64, text: String) -> Option<Self> {
+        let spans = posting_spans(&text)?;
+        Some(ListBlock { block, text, spans })
+    }
+
+    /// Each entry's id, in order.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.spans.iter().map(|s| s.posting(&self.text).id)
+    }
 }
 
 impl WordList {
     fn bytes(&self) -> usize {
-        // The text, and what holding it costs besides (the map entry, the
-        // allocations' headers).
-        let texts: usize = self.blocks.iter().map(|(_, t)| t.len() + 32).sum();
-        texts + 2 * self.word.len() + 96
+        // The texts and entries, and what holding them costs besides (the
+        // map entry, the allocations' headers).
+        let blocks: usize = self
+            .blocks
+            .iter()
+            .map(|b| b.text.len() + b.spans.len() * size_of::<PostingSpan>() + 64)
+            .sum();
+        blocks + 2 * self.word.len() + 96
     }
 }
 
@@ -56,6 +85,9 @@ struct Held {
     at: Option<(String, i64)>,
     /// (text index, word) → the list and when it was last used.
     lists: FxHashMap<(&'static str, String), (Arc<WordList>, u64)>,
+    /// Every file path of the graph (what quoted locations are matched
+    /// against).
+    paths: Option<Arc<Vec<String>>>,
     bytes: usize,
     clock: u64,
 }
@@ -84,7 +116,7 @@ impl HeldLists {
         Self::with_limit(store, DEFAULT_BYTES)
     }
 
-    /// Lists of `store` held up to `limit` bytes of text.
+    /// Lists of `store` held up to `limit` bytes.
     pub fn with_limit(store: &Store, limit: usize) -> Self {
         HeldLists {
             instance: store.instance(),
@@ -121,16 +153,7 @@ impl HeldLists {
         }
         let seq = store.graph_seq(graph)?;
         let mut held = self.lock();
-        if held
-            .at
-            .as_ref()
-            .is_none_or(|(g, s)| g != graph || *s != seq)
-        {
-            *held = Held {
-                at: Some((graph.to_string(), seq)),
-                ..Held::default()
-            };
-        }
+        held.move_to(graph, seq);
         held.clock += 1;
         let now = held.clock;
         let mut found = Vec::new();
@@ -151,6 +174,36 @@ impl HeldLists {
         })
     }
 
+    /// Every file path of `graph`: held, or `read` (and held if the seq
+    /// did not move meanwhile).
+    pub(crate) fn paths(
+        &self,
+        store: &Store,
+        graph: &str,
+        read: impl FnOnce() -> Result<Vec<String>, StoreError>,
+    ) -> Result<Arc<Vec<String>>, StoreError> {
+        if !self.instance.is(store) {
+            return Ok(Arc::new(read()?));
+        }
+        let seq = store.graph_seq(graph)?;
+        {
+            let mut held = self.lock();
+            held.move_to(graph, seq);
+            if let Some(paths) = &held.paths {
+                return Ok(paths.clone());
+            }
+        }
+        let paths = Arc::new(read()?);
+        if store.graph_seq(graph)? == seq {
+            let mut held = self.lock();
+            if held.is_at(graph, seq) && held.paths.is_none() {
+                held.bytes += paths.iter().map(|p| p.len() + 24).sum::<usize>();
+                held.paths = Some(paths.clone());
+            }
+        }
+        Ok(paths)
+    }
+
     /// Hold `lists`, read for `lookup`'s missing words, if the graph's seq
     /// is still the one they were looked up at (else an index run may
     /// have landed while they were read: they are not held).
@@ -169,11 +222,7 @@ impl HeldLists {
             return Ok(());
         }
         let mut held = self.lock();
-        if held
-            .at
-            .as_ref()
-            .is_none_or(|(g, s)| g != graph || *s != seq)
-        {
+        if !held.is_at(graph, seq) {
             return Ok(());
         }
         let now = held.clock;
@@ -196,6 +245,23 @@ impl HeldLists {
 }
 
 impl Held {
+    fn is_at(&self, graph: &str, seq: i64) -> bool {
+        self.at
+            .as_ref()
+            .is_some_and(|(g, s)| g == graph && *s == seq)
+    }
+
+    /// Hold what is read at `seq` of `graph` from now on: anything held
+    /// for another seq (or graph) is dropped.
+    fn move_to(&mut self, graph: &str, seq: i64) {
+        if !self.is_at(graph, seq) {
+            *self = Held {
+                at: Some((graph.to_string(), seq)),
+                ..Held::default()
+            };
+        }
+    }
+
     /// Drop the least recently used lists until at most `bytes` are held.
     fn shrink_to(&mut self, bytes: usize) {
         let mut by_use: Vec<(u64, (&'static str, String))> = self

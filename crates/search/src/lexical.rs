@@ -11,13 +11,12 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::held_lists::{HeldLists, WordList};
+use crate::held_lists::{HeldLists, ListBlock, WordList};
 use crate::query::{WeightedTerm, MAX_TERMS};
 use crate::store::rows::{decode_rows, query_rows, Bytes, RowError, Str};
 use crate::store::value::str_list;
 use crate::store::{queries, Params, Store, StoreError};
 use crate::support::packed::unpack_text;
-use crate::support::words::{decode_postings, Posting};
 
 query_rows! {
     /// `queries/search_file_sizes.cozo`.
@@ -98,8 +97,7 @@ pub fn entity_scores(
     held: Option<&HeldLists>,
 ) -> Result<FxHashMap<String, EntityWords>, StoreError> {
     let lists = word_lists(store, &ENTITY_WORDS, graph, terms, held)?;
-    let texts = block_texts(&lists);
-    let blocks = parsed_blocks(&texts, ENTITY_WORDS.relation)?;
+    let blocks = block_lists(&lists);
     let mut slotted: Vec<BlockSlots> = blocks.par_iter().map(BlockSlots::of).collect();
     let matched: usize = slotted.iter().map(|b| b.slots.len()).sum();
     if matched == 0 {
@@ -128,13 +126,13 @@ pub fn entity_scores(
         .par_iter_mut()
         .zip(&blocks)
         .map(|(b, lists)| {
-            for ((word, entries), ids) in lists.iter().zip(&b.ids) {
+            for ((word, list), ids) in lists.iter().zip(&b.ids) {
                 let Some((i, idf)) = idf_of(word) else {
                     continue;
                 };
-                for (p, &slot) in entries.iter().zip(ids) {
-                    let tf = p.tf as f64;
-                    let norm = K1 * (1.0 - B + B * p.len as f64 / avg);
+                for (p, &slot) in list.spans.iter().zip(ids) {
+                    let tf = f64::from(p.tf);
+                    let norm = K1 * (1.0 - B + B * f64::from(p.len) / avg);
                     let c = &mut b.slots[slot as usize];
                     c.score += idf * tf * (K1 + 1.0) / (tf + norm);
                     c.terms.insert(i);
@@ -185,29 +183,30 @@ struct BlockSlots<'r> {
 
 impl<'r> BlockSlots<'r> {
     fn of(lists: &BlockLists<'r>) -> Self {
-        let total: usize = lists.iter().map(|(_, ps)| ps.len()).sum();
+        let total: usize = lists.iter().map(|(_, list)| list.spans.len()).sum();
         let mut slot_of: FxHashMap<&str, u32> =
             FxHashMap::with_capacity_and_hasher(total, Default::default());
         let mut slots: Vec<Slot> = Vec::with_capacity(total);
         let ids = lists
             .iter()
-            .map(|(_, entries)| {
-                entries
-                    .iter()
-                    .map(|p| {
+            .map(|(_, list)| {
+                list.ids()
+                    .zip(&list.spans)
+                    .map(|(id, p)| {
+                        let len = i64::from(p.len);
                         let next = slots.len() as u32;
-                        let slot = *slot_of.entry(p.id).or_insert(next);
+                        let slot = *slot_of.entry(id).or_insert(next);
                         if slot == next {
                             slots.push(Slot {
-                                id: p.id,
-                                len: p.len,
+                                id,
+                                len,
                                 score: 0.0,
                                 terms: TermSet::default(),
                                 found: false,
                             });
                         } else {
                             // As a map of lengths would: the last one read.
-                            slots[slot as usize].len = p.len;
+                            slots[slot as usize].len = len;
                         }
                         slot
                     })
@@ -235,8 +234,7 @@ pub fn file_scores(
     held: Option<&HeldLists>,
 ) -> Result<FxHashMap<String, f64>, StoreError> {
     let lists = word_lists(store, &FILE_WORDS, graph, terms, held)?;
-    let texts = block_texts(&lists);
-    let blocks = parsed_blocks(&texts, FILE_WORDS.relation)?;
+    let blocks = block_lists(&lists);
     let index = term_index(terms);
     let df = list_lengths(&blocks);
     // Every file's terms (weighted idf, tf) in word order, scored first as
@@ -245,15 +243,15 @@ pub fn file_scores(
         .par_iter()
         .map(|lists| {
             let mut hits: FxHashMap<&str, Vec<(f64, f64)>> = FxHashMap::default();
-            for (word, entries) in lists {
+            for (word, list) in lists {
                 let d = df.get(word).copied().unwrap_or(0) as f64;
                 let n = files.max(d);
                 let Some(&i) = index.get(word) else {
                     continue;
                 };
                 let idf = (1.0 + (n - d + 0.5) / (d + 0.5)).ln() * terms[i].weight;
-                for p in entries {
-                    hits.entry(p.id).or_default().push((idf, p.tf as f64));
+                for (id, p) in list.ids().zip(&list.spans) {
+                    hits.entry(id).or_default().push((idf, f64::from(p.tf)));
                 }
             }
             hits
@@ -382,22 +380,24 @@ fn read_lists(
             .with("words", str_list(words.iter().copied())),
     )?;
     let rows = decode_rows::<PostingsRow>(&raw)?;
-    let texts: Vec<(&str, i64, String)> = rows
+    let read: Vec<(&str, ListBlock)> = rows
         .par_iter()
-        .map(|r| match unpack_text(&r.postings) {
-            Some(list) => Ok((r.word.as_ref(), r.block, list.into_owned())),
-            None => Err(malformed(index.relation, &r.word)),
+        .map(|r| {
+            unpack_text(&r.postings)
+                .and_then(|text| ListBlock::read(r.block, text.into_owned()))
+                .map(|list| (r.word.as_ref(), list))
+                .ok_or_else(|| malformed(index.relation, &r.word))
         })
         .collect::<Result<_, StoreError>>()?;
-    let mut by_word: BTreeMap<&str, Vec<(i64, String)>> =
+    let mut by_word: BTreeMap<&str, Vec<ListBlock>> =
         words.iter().map(|w| (*w, Vec::new())).collect();
-    for (word, block, text) in texts {
-        by_word.entry(word).or_default().push((block, text));
+    for (word, block) in read {
+        by_word.entry(word).or_default().push(block);
     }
     Ok(by_word
         .into_iter()
         .map(|(word, mut blocks)| {
-            blocks.sort_unstable_by_key(|(block, _)| *block);
+            blocks.sort_unstable_by_key(|b| b.block);
             Arc::new(WordList {
                 word: word.to_string(),
                 blocks,
@@ -406,56 +406,33 @@ fn read_lists(
         .collect())
 }
 
-/// The query's lists a block at a time: in each block, each word's text
-/// in word order (so that a score sums its words in one order).
-fn block_texts(lists: &[Arc<WordList>]) -> Vec<BlockTexts<'_>> {
+/// The query's lists a block at a time: in each block, each word's
+/// entries in word order (so that a score sums its words in one order).
+fn block_lists(lists: &[Arc<WordList>]) -> Vec<BlockLists<'_>> {
     let mut in_word_order: Vec<&WordList> = lists.iter().map(|l| &**l).collect();
     in_word_order.sort_by(|a, b| a.word.cmp(&b.word));
-    let mut by_block: BTreeMap<i64, BlockTexts> = BTreeMap::new();
+    let mut by_block: BTreeMap<i64, BlockLists> = BTreeMap::new();
     for list in in_word_order {
-        for (block, text) in &list.blocks {
+        for block in &list.blocks {
             by_block
-                .entry(*block)
+                .entry(block.block)
                 .or_default()
-                .push((list.word.as_str(), text.as_str()));
+                .push((list.word.as_str(), block));
         }
     }
     by_block.into_values().collect()
 }
 
-/// One block of the query's lists as stored text: each word's, in word
-/// order.
-type BlockTexts<'r> = Vec<(&'r str, &'r str)>;
-
 /// One block of the query's lists: each word's entries in it, in word
 /// order.
-type BlockLists<'r> = Vec<(&'r str, Vec<Posting<'r>>)>;
-
-/// The entries of [`unpacked_blocks`], read on every core.
-fn parsed_blocks<'r>(
-    texts: &'r [BlockTexts<'r>],
-    relation: &str,
-) -> Result<Vec<BlockLists<'r>>, StoreError> {
-    texts
-        .par_iter()
-        .map(|lists| {
-            lists
-                .iter()
-                .map(|(word, list)| {
-                    let entries = decode_postings(list).ok_or_else(|| malformed(relation, word))?;
-                    Ok((*word, entries))
-                })
-                .collect()
-        })
-        .collect()
-}
+type BlockLists<'r> = Vec<(&'r str, &'r ListBlock)>;
 
 /// Each word's whole list length (its document frequency): the sum over
 /// its blocks.
 fn list_lengths<'r>(blocks: &[BlockLists<'r>]) -> FxHashMap<&'r str, usize> {
     let mut df: FxHashMap<&str, usize> = FxHashMap::default();
-    for (word, entries) in blocks.iter().flatten() {
-        *df.entry(*word).or_default() += entries.len();
+    for (word, list) in blocks.iter().flatten() {
+        *df.entry(*word).or_default() += list.spans.len();
     }
     df
 }

@@ -571,7 +571,7 @@ fn find_candidates(
     // The entity at a quoted line is where the report says it failed: it
     // ranks by that, after the spread (what it touches is found by words
     // and names, not by where a backtrace passed).
-    let located = locate::locate(store, graph, &reading.locations)?;
+    let located = locate::locate(store, graph, &reading.locations, held)?;
     for (id, w, quoted) in &located.entities {
         let c = cands.entry(id.clone()).or_default();
         c.lexical += LOCATED_ENTITY * top_lexical * w;

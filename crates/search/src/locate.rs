@@ -17,6 +17,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::held_lists::HeldLists;
 use crate::index::languages;
 use crate::query::Location;
 use crate::store::rows::{decode_rows, query_rows, Str};
@@ -56,14 +57,28 @@ pub struct Located {
     pub entities: Vec<(String, f64, String)>,
 }
 
-pub fn locate(store: &Store, graph: &str, locations: &[Location]) -> Result<Located, StoreError> {
+pub fn locate(
+    store: &Store,
+    graph: &str,
+    locations: &[Location],
+    held: Option<&HeldLists>,
+) -> Result<Located, StoreError> {
     let mut out = Located::default();
     if locations.is_empty() {
         return Ok(out);
     }
-    let rows = store.read(queries::SEARCH_PATHS, Params::new().with("graph", graph))?;
-    let paths = decode_rows::<PathRow>(&rows)?;
-    let paths: Vec<&str> = paths.iter().map(|r| r.path.as_ref()).collect();
+    let read = || -> Result<Vec<String>, StoreError> {
+        let rows = store.read(queries::SEARCH_PATHS, Params::new().with("graph", graph))?;
+        Ok(decode_rows::<PathRow>(&rows)?
+            .into_iter()
+            .map(|r| r.path.into_owned())
+            .collect())
+    };
+    let paths = match held {
+        Some(held) => held.paths(store, graph, read)?,
+        None => std::sync::Arc::new(read()?),
+    };
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
     let mut lines: Vec<(String, i64, f64, String)> = Vec::new();
     let mut weight = 1.0;
     for loc in locations {

@@ -398,20 +398,84 @@ pub fn encode_postings<'a>(entries: impl IntoIterator<Item = Posting<'a>>) -> St
 /// The entries of a stored posting list; `None` when it is not one that
 /// [`encode_postings`] wrote.
 pub fn decode_postings(list: &str) -> Option<Vec<Posting<'_>>> {
-    let mut out = Vec::new();
-    let mut rest = list;
-    while !rest.is_empty() {
-        let mut number = || -> Option<i64> {
-            let (n, r) = rest.split_once(' ')?;
-            rest = r;
-            n.parse().ok()
-        };
-        let tf = number()?;
-        let len = number()?;
-        let n = usize::try_from(number()?).ok()?;
-        let id = rest.get(..n)?;
-        rest = rest.get(n..)?.strip_prefix('\n')?;
-        out.push(Posting { id, tf, len });
+    Some(
+        posting_spans(list)?
+            .into_iter()
+            .map(|s| s.posting(list))
+            .collect(),
+    )
+}
+
+/// One entry of a stored posting list, by where its id lies in the list's
+/// text: what a server keeps of a list it read (see [`posting_spans`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PostingSpan {
+    start: u32,
+    end: u32,
+    pub tf: u32,
+    pub len: u32,
+}
+
+impl PostingSpan {
+    /// The entry, read in `list`, the text it was found in.
+    pub fn posting(self, list: &str) -> Posting<'_> {
+        Posting {
+            id: list
+                .get(self.start as usize..self.end as usize)
+                .unwrap_or_default(),
+            tf: i64::from(self.tf),
+            len: i64::from(self.len),
+        }
+    }
+}
+
+/// The entries of a stored posting list as spans of its text; `None` when
+/// it is not one that [`encode_postings`] wrote (or longer than 4 GiB).
+/// Read byte by byte: a large tree's common word lists hundreds of
+/// thousands of entries, and a search parses the lists of every word of
+/// a report.
+pub fn posting_spans(list: &str) -> Option<Vec<PostingSpan>> {
+    let bytes = list.as_bytes();
+    u32::try_from(bytes.len()).ok()?;
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+    let mut out = Vec::with_capacity(lines);
+    let mut at = 0;
+    // A count: digits, then the space after them.
+    let number = |at: &mut usize| -> Option<u32> {
+        let start = *at;
+        let mut n: u32 = 0;
+        loop {
+            let b = *bytes.get(*at)?;
+            *at += 1;
+            if b == b' ' {
+                break;
+            }
+            let digit = b.wrapping_sub(b'0');
+            if digit > 9 {
+                return None;
+            }
+            n = n.checked_mul(10)?.checked_add(u32::from(digit))?;
+        }
+        (*at - start > 1).then_some(n)
+    };
+    while at < bytes.len() {
+        let tf = number(&mut at)?;
+        let len = number(&mut at)?;
+        let n = number(&mut at)? as usize;
+        let start = at;
+        let end = start.checked_add(n)?;
+        if bytes.get(end) != Some(&b'\n') {
+            return None;
+        }
+        // The id must be whole characters.
+        list.get(start..end)?;
+        out.push(PostingSpan {
+            start: start as u32,
+            end: end as u32,
+            tf,
+            len,
+        });
+        at = end + 1;
     }
     Some(out)
 }
@@ -547,7 +611,16 @@ mod tests {
         assert!(list.starts_with("2 7 12 src/a.rs-a-f\n"));
         assert_eq!(decode_postings(&list).unwrap(), entries);
         assert_eq!(decode_postings("").unwrap(), []);
-        for bad in ["1 2 3 ab", "1 2 99 abc\n", "x 2 1 a\n", "1 2 1 ab\n", "1 2"] {
+        for bad in [
+            "1 2 3 ab",
+            "1 2 99 abc\n",
+            "x 2 1 a\n",
+            "1 2 1 ab\n",
+            "1 2",
+            " 2 1 a\n",
+            "1 2 1 \u{e9}\n",
+            "99999999999 2 1 a\n",
+        ] {
             assert!(decode_postings(bad).is_none(), "{bad:?}");
         }
     }
