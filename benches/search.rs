@@ -20,7 +20,9 @@
 //! Run: `cargo bench --bench search` (optional arguments: crate names, or
 //! `registry` for every crate under ~/.cargo/registry/src as one tree).
 //! With `GRAPHCTX_BENCH_DB=PATH` the index is kept in that SQLite file and
-//! reused by the next run (when comparing search changes, not index ones);
+//! reused by the next run (when comparing search changes, not index ones;
+//! `GRAPHCTX_BENCH_SOURCES=PATH` names the tree it was made from, whose
+//! best files' bodies are then read as in a fresh run);
 //! with `GRAPHCTX_BENCH_HITS=PATH` every query's hits (doc sentences, each
 //! after a `## own entity:` line with its entity's key, and bug reports),
 //! with their scores in full, are written to PATH (to compare rankings
@@ -58,8 +60,9 @@ fn main() {
     let path = kept.unwrap_or_else(|| db.path().join("graph.db"));
     let store = Store::open(&Location::Sqlite(path.clone())).unwrap();
     // The indexed tree stays for the whole run: search reads the best
-    // files' sources from it (a reused index has none; its searches leave
-    // the body signal out).
+    // files' sources from it (a reused index has none unless
+    // `GRAPHCTX_BENCH_SOURCES` names it; without, the body signal is left
+    // out).
     let work = tempfile::tempdir().unwrap();
     let entities = if reuse {
         let rows = store
@@ -122,7 +125,10 @@ fn main() {
 
     let opts = Options {
         limit: 50,
-        sources: (!reuse).then(|| work.path().to_path_buf()),
+        sources: match reuse {
+            false => Some(work.path().to_path_buf()),
+            true => std::env::var_os("GRAPHCTX_BENCH_SOURCES").map(std::path::PathBuf::from),
+        },
         ..Options::default()
     };
     let postings = |q: &str| {
@@ -275,6 +281,93 @@ fn main() {
         l50 / s50.max(1e-9),
         l95 / s95.max(1e-9)
     );
+    if !reuse {
+        after_edits(&store, work.path(), &issues, &server, &held);
+    }
+}
+
+/// The server of [`main`], each report after an edit of a file's body and
+/// the server's own index run: the run drops the held lists it rewrote,
+/// the others stay. Timed against the same search reading every list,
+/// after the same edit (their hits checked equal).
+fn after_edits(
+    store: &Store,
+    root: &std::path::Path,
+    issues: &[String],
+    server: &Options,
+    held: &search::HeldLists,
+) {
+    let mut files: Vec<std::path::PathBuf> = walkdir(root)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return;
+    }
+    let every_list = Options {
+        held: None,
+        ..server.clone()
+    };
+    let (mut held_ms, mut read_ms, mut run_ms) = (vec![], vec![], vec![]);
+    for (i, q) in issues.iter().enumerate() {
+        let file = &files[i * 7919 % files.len()];
+        let mut text = std::fs::read_to_string(file).unwrap_or_default();
+        text.push_str(&format!("\n// quillwort {i}\n"));
+        std::fs::write(file, text).unwrap();
+        let before = store.graph_seq("code").unwrap();
+        let t = Instant::now();
+        let run = index_repository(
+            store,
+            root,
+            &IndexOptions {
+                history: false,
+                ..IndexOptions::default()
+            },
+        )
+        .unwrap();
+        run_ms.push(ms(t));
+        held.after_run("code", before, run.seq, &run.lists_rewritten);
+        let t = Instant::now();
+        let hits = search::search(store, "code", q, server).unwrap();
+        held_ms.push(ms(t));
+        let t = Instant::now();
+        let unheld = search::search(store, "code", q, &every_list).unwrap();
+        read_ms.push(ms(t));
+        assert_eq!(
+            hits, unheld,
+            "held lists after an edit changed the hits of {q:?}"
+        );
+    }
+    println!("search ISSUE-TEXT in that server, each report after a body edit and its index run:");
+    stats("  the index run", run_ms);
+    let (r50, r95) = stats("  ranked search reading every list", read_ms);
+    let (h50, h95) = stats("  ranked search, the lists the run left held", held_ms);
+    println!(
+        "  p50 {:.2}x, p95 {:.2}x the search reading every list; hits identical",
+        h50 / r50.max(1e-9),
+        h95 / r95.max(1e-9)
+    );
+}
+
+/// Every file under `root`.
+fn walkdir(root: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![];
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            match e.file_type() {
+                Ok(t) if t.is_dir() => dirs.push(p),
+                Ok(t) if t.is_file() => out.push(p),
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// One query's hits, each score in full (a change meant to keep the

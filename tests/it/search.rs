@@ -214,9 +214,10 @@ fn the_words_of_a_whole_file_find_it_and_follow_body_edits() {
     assert_eq!(text_rows(&store), text_rows(&fresh));
 }
 
-/// A server holds the posting lists its searches read: its answers are
-/// the ones a search reading every list gives, through edits that add,
-/// move and remove words, for its own store only, within its bound.
+/// A server holds the posting lists its searches read (and the paths and
+/// spans they read): its answers are the ones a search reading every list
+/// gives, through edits that add, move and remove words and lines, for its
+/// own store only, within its bound.
 #[test]
 fn lists_a_server_holds_follow_every_index_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -227,7 +228,12 @@ fn lists_a_server_holds_follow_every_index_run() {
     let server = Options {
         limit: 10,
         held: Some(held.clone()),
+        sources: Some(dir.path().to_path_buf()),
         ..Options::default()
+    };
+    let reading_every_list = Options {
+        held: None,
+        ..server.clone()
     };
     let queries = [
         "zorblax quuxification",
@@ -237,7 +243,11 @@ fn lists_a_server_holds_follow_every_index_run() {
     ];
     let same_as_reading_every_list = |q: &str| {
         let hits = search(&store, "code", q, &server).unwrap();
-        assert_eq!(hits, ranked(&store, q, 10), "{q}");
+        assert_eq!(
+            hits,
+            search(&store, "code", q, &reading_every_list).unwrap(),
+            "{q}"
+        );
         hits
     };
     for q in queries {
@@ -248,12 +258,24 @@ fn lists_a_server_holds_follow_every_index_run() {
     assert!(lists > 0 && bytes > 0, "{lists} lists, {bytes} bytes");
     assert!(same_as_reading_every_list("zorblax quuxification").is_empty());
 
-    // A word gains a list, then loses it again: each run is seen.
+    // A word gains a list, then loses it again: each run is seen. A run
+    // of the server's own says which lists it rewrote: only those go.
+    let run_in_server = || {
+        let before = store.graph_seq("code").unwrap();
+        let s = common::index(&store, dir.path());
+        held.after_run("code", before, s.seq, &s.lists_rewritten);
+    };
     let render = dir.path().join("src/render.rs");
     let text = std::fs::read_to_string(&render).unwrap();
     let edited = text.replacen("{\n", "{\n    // zorblax quuxification\n", 1);
     std::fs::write(&render, &edited).unwrap();
-    common::index(&store, dir.path());
+    let (lists_before, _) = held.size();
+    run_in_server();
+    let (lists_after, _) = held.size();
+    assert!(
+        0 < lists_after && lists_after < lists_before,
+        "{lists_before} lists held, {lists_after} after the run"
+    );
     let hits = same_as_reading_every_list("zorblax quuxification");
     assert_eq!(hits[0].file, "src/render.rs");
     let util = dir.path().join("src/util.rs");
@@ -265,7 +287,7 @@ fn lists_a_server_holds_follow_every_index_run() {
         "/// Breaks.\npub fn widget() {\n    panic!(\"the widget broke\");\n}\n",
     )
     .unwrap();
-    common::index(&store, dir.path());
+    run_in_server();
     for q in queries {
         same_as_reading_every_list(q);
     }
@@ -284,7 +306,10 @@ fn lists_a_server_holds_follow_every_index_run() {
     common::copy_dir(&common::fixture("shapes"), first.path());
     let (other, _) = common::index_fresh(first.path());
     let theirs = search(&other, "code", "clamp", &server).unwrap();
-    assert_eq!(theirs, ranked(&other, "clamp", 10));
+    assert_eq!(
+        theirs,
+        search(&other, "code", "clamp", &reading_every_list).unwrap()
+    );
     assert!(theirs
         .iter()
         .any(|h| h.key == "src/util.rs-util-clamp_scale"));
@@ -298,7 +323,7 @@ fn lists_a_server_holds_follow_every_index_run() {
     for q in queries {
         assert_eq!(
             search(&store, "code", q, &bounded).unwrap(),
-            ranked(&store, q, 10)
+            search(&store, "code", q, &reading_every_list).unwrap()
         );
         assert!(small.size().1 <= 4096, "{:?}", small.size());
     }

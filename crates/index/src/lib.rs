@@ -37,5 +37,5 @@ mod write;
 pub use fresh::index_location;
 pub use pipeline::{
     index_repository, index_repository_cached, IndexError, IndexOptions, IndexSummary,
-    InterfaceCache, Warmed, CODE_GRAPH,
+    InterfaceCache, ListsRewritten, Warmed, CODE_GRAPH,
 };

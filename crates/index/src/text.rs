@@ -102,13 +102,14 @@ struct Words {
 /// deleted: every entity that appeared, changed or went is in one), or of
 /// every entity when `None`. `extracts` holds the files parsed now as
 /// parsed (with their [`FileExtract::texts`]).
+/// Returns the words whose lists it rewrote.
 pub fn write(
     store: &Store,
     graph: &str,
     batch: &mut Batch,
     extracts: &BTreeMap<String, (FileContext, FileExtract)>,
     files: Option<&BTreeSet<String>>,
-) -> Result<(), StoreError> {
+) -> Result<Rewritten, StoreError> {
     let Some(files) = files else {
         // Tokenising and stemming is the costly part of a full rewrite:
         // it runs on every core.
@@ -118,10 +119,11 @@ pub fn write(
                 with_texts(ex).map(move |(e, body)| (path.as_str(), e, body))
             })
             .collect();
-        return write_all(store, graph, batch, entities);
+        write_all(store, graph, batch, entities)?;
+        return Ok(None);
     };
     if files.is_empty() {
-        return Ok(());
+        return Ok(Some(BTreeSet::new()));
     }
     let before = read_stored_texts(store, graph, files)?;
     let no_texts = BTreeMap::new();
@@ -143,7 +145,16 @@ pub fn write(
             batch.put_row(entity_texts_row(graph, file, texts));
         }
     }
-    rewrite_blocks(store, graph, batch, Lists::Entities, &changes)
+    rewrite_blocks(store, graph, batch, Lists::Entities, &changes)?;
+    Ok(Some(words_of(&changes)))
+}
+
+/// The words whose posting lists a run rewrote; `None` when it wrote
+/// every list anew.
+pub type Rewritten = Option<BTreeSet<String>>;
+
+fn words_of(changes: &Changes) -> BTreeSet<String> {
+    changes.keys().map(|w| w.to_string()).collect()
 }
 
 /// The stored word lists of the entities of `files`, by file and key: a
@@ -462,7 +473,8 @@ impl FileWords {
 /// stored row of the graph is replaced; otherwise each file of `now` whose
 /// words differ from its stored ones has its row replaced and the lists of
 /// the words whose count changed rewritten (a body edit that adds a call
-/// to `parse` rewrites the list of `pars` and no other).
+/// to `parse` rewrites the list of `pars` and no other). Returns the words
+/// whose lists it rewrote.
 pub fn write_files(
     store: &Store,
     graph: &str,
@@ -470,13 +482,14 @@ pub fn write_files(
     now: &BTreeMap<String, FileWords>,
     gone: &BTreeSet<String>,
     all: bool,
-) -> Result<(), StoreError> {
+) -> Result<Rewritten, StoreError> {
     if all {
-        return write_all_files(store, graph, batch, now);
+        write_all_files(store, graph, batch, now)?;
+        return Ok(None);
     }
     let paths: BTreeSet<&str> = now.keys().chain(gone.iter()).map(String::as_str).collect();
     if paths.is_empty() {
-        return Ok(());
+        return Ok(Some(BTreeSet::new()));
     }
     let rows = store.read(
         queries::FILE_TEXT_OF,
@@ -561,7 +574,8 @@ pub fn write_files(
             (word, entries)
         })
         .collect();
-    rewrite_blocks(store, graph, batch, Lists::Files, &changes)
+    rewrite_blocks(store, graph, batch, Lists::Files, &changes)?;
+    Ok(Some(words_of(&changes)))
 }
 
 /// Every file-level text row of `graph` anew.

@@ -4,12 +4,15 @@
 //! words' posting lists and unpacking them (zstd): a common word's list
 //! is megabytes, and the reports a server answers share their common
 //! words ("error", "thread", "panic"). A server keeps the lists it read,
-//! unpacked and parsed, for the graph seq it read them at; the first search that
-//! finds the seq moved drops them all (an index run rewrites the lists of
-//! the words whose counts it changed, and which those are is not kept).
+//! unpacked and parsed, for the graph seq it read them at. An index run
+//! rewrites the lists of the words whose counts it changed: a run of the
+//! server's own says which ([`HeldLists::after_run`]), and only those are
+//! dropped; the first search that finds the seq moved otherwise (another
+//! process's run) drops them all.
 //! A word with no list is held too: a report's rare words are asked again.
 //! So are the graph's file paths, which quoted locations are matched
-//! against.
+//! against, and the lines of the best files' entities, whose bodies are
+//! read.
 //!
 //! The lists held are bounded in bytes; over the bound, the least
 //! recently used go first. A one-shot command has no [`HeldLists`] and
@@ -19,8 +22,13 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 
+use crate::index::ListsRewritten;
 use crate::store::{Instance, Store, StoreError};
 use crate::support::words::{posting_spans, PostingSpan};
+
+/// The text indexes whose lists are held, by relation.
+pub(crate) const ENTITY_WORDS: &str = "code_word";
+pub(crate) const FILE_WORDS: &str = "code_file_word";
 
 /// What the held lists may take, in bytes (a large tree's
 /// commonest words hold a few megabytes each; a report reads a hundred or
@@ -88,6 +96,9 @@ struct Held {
     /// Every file path of the graph (what quoted locations are matched
     /// against).
     paths: Option<Arc<Vec<String>>>,
+    /// Each of the best files' entities with their lines
+    /// (`queries/search_file_spans.cozo`), by file.
+    spans: FxHashMap<String, Arc<cozo::NamedRows>>,
     bytes: usize,
     clock: u64,
 }
@@ -197,11 +208,110 @@ impl HeldLists {
         if store.graph_seq(graph)? == seq {
             let mut held = self.lock();
             if held.is_at(graph, seq) && held.paths.is_none() {
-                held.bytes += paths.iter().map(|p| p.len() + 24).sum::<usize>();
+                held.bytes += paths_bytes(&paths);
                 held.paths = Some(paths.clone());
             }
         }
         Ok(paths)
+    }
+
+    /// An index run of this process moved `graph` from seq `before` to
+    /// `after`, rewriting the lists `rewritten` names: those are dropped,
+    /// the others held on for `after` (another process's run, or a run
+    /// that does not say which lists it rewrote, drops them all at the
+    /// next search instead).
+    pub fn after_run(&self, graph: &str, before: i64, after: i64, rewritten: &ListsRewritten) {
+        let mut held = self.lock();
+        if after != before + 1 || !held.is_at(graph, before) {
+            return;
+        }
+        let (Some(entity_words), Some(file_words)) =
+            (&rewritten.entity_words, &rewritten.file_words)
+        else {
+            return;
+        };
+        let Held {
+            at,
+            lists,
+            paths,
+            spans,
+            ..
+        } = &mut *held;
+        *at = Some((graph.to_string(), after));
+        let mut freed = paths.take().map_or(0, |p| paths_bytes(&p));
+        freed += spans
+            .drain()
+            .map(|(_, rows)| rows_bytes(&rows))
+            .sum::<usize>();
+        lists.retain(|(index, word), (list, _)| {
+            let changed = match *index {
+                ENTITY_WORDS => entity_words.contains(word),
+                FILE_WORDS => file_words.contains(word),
+                _ => true,
+            };
+            if changed {
+                freed += list.bytes();
+            }
+            !changed
+        });
+        held.bytes -= freed;
+    }
+
+    /// The rows of each of `files` by `read` (given the files to read,
+    /// their rows by file), those held for the seq now, the others held
+    /// if the seq did not move while they were read.
+    pub(crate) fn spans(
+        &self,
+        store: &Store,
+        graph: &str,
+        files: &[&str],
+        read: impl FnOnce(&[&str]) -> Result<Vec<(String, cozo::NamedRows)>, StoreError>,
+    ) -> Result<Vec<Arc<cozo::NamedRows>>, StoreError> {
+        let keep = |rows: Vec<(String, cozo::NamedRows)>| {
+            rows.into_iter()
+                .map(|(_, rows)| Arc::new(rows))
+                .collect::<Vec<_>>()
+        };
+        if !self.instance.is(store) {
+            return Ok(keep(read(files)?));
+        }
+        let seq = store.graph_seq(graph)?;
+        let mut found = Vec::new();
+        let mut missing = Vec::new();
+        {
+            let mut held = self.lock();
+            held.move_to(graph, seq);
+            for &file in files {
+                match held.spans.get(file) {
+                    Some(rows) => found.push(rows.clone()),
+                    None => missing.push(file),
+                }
+            }
+        }
+        if missing.is_empty() {
+            return Ok(found);
+        }
+        let read = read(&missing)?;
+        let read: Vec<(String, Arc<cozo::NamedRows>)> = read
+            .into_iter()
+            .map(|(file, rows)| (file, Arc::new(rows)))
+            .collect();
+        if store.graph_seq(graph)? == seq {
+            let mut held = self.lock();
+            if held.is_at(graph, seq) {
+                for (file, rows) in &read {
+                    held.bytes += rows_bytes(rows);
+                    if let Some(old) = held.spans.insert(file.clone(), rows.clone()) {
+                        held.bytes -= rows_bytes(&old);
+                    }
+                }
+                if held.bytes > self.limit {
+                    held.shrink_to(self.limit * 3 / 4);
+                }
+            }
+        }
+        found.extend(read.into_iter().map(|(_, rows)| rows));
+        Ok(found)
     }
 
     /// Hold `lists`, read for `lookup`'s missing words, if the graph's seq
@@ -262,8 +372,11 @@ impl Held {
         }
     }
 
-    /// Drop the least recently used lists until at most `bytes` are held.
+    /// Drop the least recently used lists until at most `bytes` are held
+    /// (the files' spans first: a search reads only ten files' of them).
     fn shrink_to(&mut self, bytes: usize) {
+        let spans: usize = self.spans.drain().map(|(_, rows)| rows_bytes(&rows)).sum();
+        self.bytes -= spans;
         let mut by_use: Vec<(u64, (&'static str, String))> = self
             .lists
             .iter()
@@ -279,4 +392,13 @@ impl Held {
             }
         }
     }
+}
+
+fn paths_bytes(paths: &[String]) -> usize {
+    paths.iter().map(|p| p.len() + 24).sum()
+}
+
+/// About what rows of a few small columns take.
+fn rows_bytes(rows: &cozo::NamedRows) -> usize {
+    rows.rows.len() * 192 + 64
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::held_lists::{HeldLists, ListBlock, WordList};
+use crate::held_lists::{self, HeldLists, ListBlock, WordList};
 use crate::query::{WeightedTerm, MAX_TERMS};
 use crate::store::rows::{decode_rows, query_rows, Bytes, RowError, Str};
 use crate::store::value::str_list;
@@ -332,12 +332,12 @@ struct TextIndex {
 }
 
 const ENTITY_WORDS: TextIndex = TextIndex {
-    relation: "code_word",
+    relation: held_lists::ENTITY_WORDS,
     query: queries::SEARCH_POSTINGS,
 };
 
 const FILE_WORDS: TextIndex = TextIndex {
-    relation: "code_file_word",
+    relation: held_lists::FILE_WORDS,
     query: queries::SEARCH_FILE_POSTINGS,
 };
 

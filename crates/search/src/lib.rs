@@ -434,13 +434,15 @@ fn rank(
         Vec::new()
     };
     let span_rows = match (&opts.sources, listing) {
-        (Some(_), true) => read_spans(store, graph, &best)?,
-        _ => None,
+        (Some(_), true) => read_spans(store, graph, &best, opts.held.as_deref())?,
+        _ => Vec::new(),
     };
-    let spans = match &span_rows {
-        Some(rows) => decode_rows::<SpanRow>(rows)?,
-        None => Vec::new(),
-    };
+    let mut spans: Vec<SpanRow> = Vec::new();
+    for rows in &span_rows {
+        spans.extend(decode_rows::<SpanRow>(rows)?);
+    }
+    // In key order, as one read of them all gives them.
+    spans.sort_by(|a, b| a.id.cmp(&b.id));
     let bodies = match &opts.sources {
         Some(root) if !spans.is_empty() => body_scores(root, &spans, reading),
         _ => Bodies::default(),
@@ -765,23 +767,48 @@ fn best_files<'f>(file_score: &FxHashMap<&'f str, f64>, n: usize) -> Vec<&'f str
     files.into_iter().take(n).map(|(f, _)| f).collect()
 }
 
-/// Every entity of `files` with its lines, or `None` when there is none.
+/// Every entity of `files` with its lines: a server's held, else read.
 fn read_spans(
     store: &Store,
     graph: &str,
     files: &[&str],
-) -> Result<Option<cozo::NamedRows>, StoreError> {
+    held: Option<&HeldLists>,
+) -> Result<Vec<Arc<cozo::NamedRows>>, StoreError> {
     if files.is_empty() {
-        return Ok(None);
+        return Ok(Vec::new());
     }
-    store
-        .read(
+    let read = |files: &[&str]| {
+        store.read(
             queries::SEARCH_FILE_SPANS,
             Params::new()
                 .with("graph", graph)
                 .with("files", str_list(files.iter().copied())),
         )
-        .map(Some)
+    };
+    match held {
+        Some(held) => held.spans(store, graph, files, |files| {
+            Ok(rows_by_file(read(files)?, files))
+        }),
+        None => Ok(vec![Arc::new(read(files)?)]),
+    }
+}
+
+/// The rows of `queries/search_file_spans.cozo` apart by file, each of
+/// `files` with its own (none for a file without entities).
+fn rows_by_file(rows: cozo::NamedRows, files: &[&str]) -> Vec<(String, cozo::NamedRows)> {
+    let column = rows.headers.iter().position(|h| h == "file");
+    let mut by_file: std::collections::BTreeMap<String, Vec<Vec<cozo::DataValue>>> =
+        files.iter().map(|f| (f.to_string(), Vec::new())).collect();
+    for row in rows.rows {
+        let file = column.and_then(|c| row.get(c)).and_then(|v| v.get_str());
+        if let Some(list) = file.and_then(|f| by_file.get_mut(f)) {
+            list.push(row);
+        }
+    }
+    by_file
+        .into_iter()
+        .map(|(file, rows_of)| (file, cozo::NamedRows::new(rows.headers.clone(), rows_of)))
+        .collect()
 }
 
 /// The body scores of the read entities, the best of them (the scale of

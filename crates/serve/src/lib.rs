@@ -207,8 +207,18 @@ impl Workspace {
         if let Some(changed) = self.changes.take_watched() {
             cache.watched(changed);
         }
+        // Read under the write lock: no other process lands meanwhile.
+        let seq_before = self.seq()?;
         let result = index_repository_cached(&self.store, &self.root, &opts, &mut cache);
         drop(lock);
+        if let Ok(summary) = &result {
+            self.held_lists.after_run(
+                &self.graph,
+                seq_before,
+                summary.seq,
+                &summary.lists_rewritten,
+            );
+        }
         match &result {
             Ok(_) => self.changes.indexed(seen),
             // The watch will not report what this run missed again.

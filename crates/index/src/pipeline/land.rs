@@ -10,7 +10,7 @@ use super::cache::InterfaceCache;
 use super::phases::land_early;
 use super::run::Run;
 use super::scope::Scope;
-use super::IndexError;
+use super::{IndexError, ListsRewritten};
 use crate::languages;
 use crate::links::{FileLinks, HeldRefs, RefsApart};
 use crate::model::{FileContext, FileExtract};
@@ -91,7 +91,7 @@ impl Run<'_> {
                 true => self.replaced.iter().chain(&self.deleted).cloned().collect(),
                 false => BTreeSet::new(),
             };
-            text::write(
+            let entity_words = text::write(
                 store,
                 graph,
                 &mut self.batch,
@@ -114,7 +114,12 @@ impl Run<'_> {
                 .cloned()
                 .collect();
             let anew = !self.text_current;
-            text::write_files(store, graph, &mut self.batch, &self.words_now, &gone, anew)?;
+            let file_words =
+                text::write_files(store, graph, &mut self.batch, &self.words_now, &gone, anew)?;
+            self.summary.lists_rewritten = ListsRewritten {
+                entity_words,
+                file_words,
+            };
         } else {
             text::invalidate(graph, &mut self.batch);
         }

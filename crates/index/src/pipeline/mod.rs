@@ -142,6 +142,19 @@ pub struct IndexSummary {
     /// Milliseconds per phase: walk, parse, load, resolve, diff, usage,
     /// write, history.
     pub phases_ms: BTreeMap<&'static str, f64>,
+    /// The text index lists the run rewrote (what a server holding lists
+    /// between searches drops); not printed.
+    #[serde(skip)]
+    pub lists_rewritten: ListsRewritten,
+}
+
+/// The words whose posting lists an index run rewrote, in the text index
+/// of entities (`code_word`) and of files (`code_file_word`); `None`:
+/// any list may have changed (the default, for a run that did not say).
+#[derive(Debug, Clone, Default)]
+pub struct ListsRewritten {
+    pub entity_words: Option<BTreeSet<String>>,
+    pub file_words: Option<BTreeSet<String>>,
 }
 
 #[derive(Debug, thiserror::Error)]
