@@ -1,22 +1,23 @@
-//! Posting lists a server holds between searches, unpacked.
+//! What a server holds between searches: posting lists unpacked, and the
+//! paths and lines searches read beside them.
 //!
 //! On a large tree most of a bug report's search is spent reading its
 //! words' posting lists and unpacking them (zstd): a common word's list
 //! is megabytes, and the reports a server answers share their common
 //! words ("error", "thread", "panic"). A server keeps the lists it read,
-//! unpacked and parsed, for the graph seq it read them at. An index run
-//! rewrites the lists of the words whose counts it changed: a run of the
-//! server's own says which ([`HeldLists::after_run`]), and only those are
-//! dropped; the first search that finds the seq moved otherwise (another
-//! process's run) drops them all.
-//! A word with no list is held too: a report's rare words are asked again.
-//! So are the graph's file paths, which quoted locations are matched
-//! against, and the lines of the best files' entities, whose bodies are
-//! read.
+//! unpacked and parsed, for the graph seq it read them at; a word with no
+//! list too (a report's rare words are asked again). So are the graph's
+//! file paths, which quoted locations are matched against, and the lines
+//! of the best files' entities, whose bodies are read.
 //!
-//! The lists held are bounded in bytes; over the bound, the least
-//! recently used go first. A one-shot command has no [`HeldLists`] and
-//! reads every list from the store, as before.
+//! An index run rewrites the lists of the words whose counts it changed.
+//! A run of the server's own says which ([`HeldLists::after_run`]): only
+//! those lists are dropped. The first search that finds the seq moved
+//! otherwise (another process's run) drops everything.
+//!
+//! All of it is bounded in bytes; over the bound, the lines go first,
+//! then the least recently used lists. A one-shot command has no
+//! [`HeldLists`] and reads everything from the store.
 
 use std::sync::{Arc, Mutex};
 
