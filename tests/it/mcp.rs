@@ -622,6 +622,36 @@ fn tools_answer_from_the_files_on_disk() {
     assert_eq!(found["matched"], 0, "{found}");
 }
 
+/// Text searches hold the posting lists they read between answers; an
+/// edit on disk is in the next answer, and the server's run before it
+/// lets go of the lists it rewrote only.
+#[test]
+fn text_search_follows_edits_while_the_server_holds_lists() {
+    let (dir, ws) = shapes();
+    let query = || json!({"query": "zorblax quuxification"});
+    let hits = |r: &Value| r["results"].as_array().unwrap().len();
+    assert_eq!(hits(&ok_json(&call(&ws, "search_entities", query()))), 0);
+    ok_json(&call(
+        &ws,
+        "search_entities",
+        json!({"query": "scale a rectangle by a factor"}),
+    ));
+    let (held, _) = ws.held_lists().size();
+    assert!(held > 0);
+
+    let render = dir.path().join("src/render.rs");
+    let original = std::fs::read_to_string(&render).unwrap();
+    let edited = original.replacen("{\n", "{\n    // zorblax quuxification\n", 1);
+    std::fs::write(&render, &edited).unwrap();
+    let found = ok_json(&call(&ws, "search_entities", query()));
+    assert_eq!(found["results"][0]["file"], "src/render.rs", "{found}");
+    // The two words' lists were read again; the others stayed held.
+    assert_eq!(ws.held_lists().size().0, held);
+
+    std::fs::write(&render, &original).unwrap();
+    assert_eq!(hits(&ok_json(&call(&ws, "search_entities", query()))), 0);
+}
+
 /// The same over the protocol: `graphctx mcp --no-watch` on stdio, a file
 /// edited after the session started, then asked about at once.
 #[test]
