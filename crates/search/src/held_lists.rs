@@ -15,8 +15,9 @@
 //! those lists are dropped. The first search that finds the seq moved
 //! otherwise (another process's run) drops everything.
 //!
-//! All of it is bounded in bytes; over the bound, the lines go first,
-//! then the least recently used lists. A one-shot command has no
+//! All of it is bounded in bytes: the lines to an eighth of the bound
+//! (over it, they all go), and over the bound the least recently used
+//! lists go. A one-shot command has no
 //! [`HeldLists`] and reads everything from the store.
 
 use std::sync::{Arc, Mutex};
@@ -98,8 +99,10 @@ struct Held {
     /// against).
     paths: Option<Arc<Vec<String>>>,
     /// Each of the best files' entities with their lines
-    /// (`queries/search_file_spans.cozo`), by file.
+    /// (`queries/search_file_spans.cozo`), by file, and their bytes (at
+    /// most an eighth of the bound).
     spans: FxHashMap<String, Arc<cozo::NamedRows>>,
+    span_bytes: usize,
     bytes: usize,
     clock: u64,
 }
@@ -231,19 +234,12 @@ impl HeldLists {
         else {
             return;
         };
+        held.drop_spans();
         let Held {
-            at,
-            lists,
-            paths,
-            spans,
-            ..
+            at, lists, paths, ..
         } = &mut *held;
         *at = Some((graph.to_string(), after));
         let mut freed = paths.take().map_or(0, |p| paths_bytes(&p));
-        freed += spans
-            .drain()
-            .map(|(_, rows)| rows_bytes(&rows))
-            .sum::<usize>();
         lists.retain(|(index, word), (list, _)| {
             let changed = match *index {
                 ENTITY_WORDS => entity_words.contains(word),
@@ -299,15 +295,19 @@ impl HeldLists {
             .collect();
         if store.graph_seq(graph)? == seq {
             let mut held = self.lock();
-            if held.is_at(graph, seq) {
+            let adding: usize = read.iter().map(|(_, rows)| rows_bytes(rows)).sum();
+            if held.is_at(graph, seq) && adding <= self.limit / 8 {
+                if held.span_bytes + adding > self.limit / 8 {
+                    held.drop_spans();
+                }
                 for (file, rows) in &read {
-                    held.bytes += rows_bytes(rows);
+                    let size = rows_bytes(rows);
+                    held.bytes += size;
+                    held.span_bytes += size;
                     if let Some(old) = held.spans.insert(file.clone(), rows.clone()) {
                         held.bytes -= rows_bytes(&old);
+                        held.span_bytes -= rows_bytes(&old);
                     }
-                }
-                if held.bytes > self.limit {
-                    held.shrink_to(self.limit * 3 / 4);
                 }
             }
         }
@@ -373,11 +373,15 @@ impl Held {
         }
     }
 
-    /// Drop the least recently used lists until at most `bytes` are held
-    /// (the files' spans first: a search reads only ten files' of them).
+    /// Drop every file's lines held.
+    fn drop_spans(&mut self) {
+        self.spans.clear();
+        self.bytes -= self.span_bytes;
+        self.span_bytes = 0;
+    }
+
+    /// Drop the least recently used lists until at most `bytes` are held.
     fn shrink_to(&mut self, bytes: usize) {
-        let spans: usize = self.spans.drain().map(|(_, rows)| rows_bytes(&rows)).sum();
-        self.bytes -= spans;
         let mut by_use: Vec<(u64, (&'static str, String))> = self
             .lists
             .iter()
