@@ -309,19 +309,23 @@ fn term_index(terms: &[WeightedTerm]) -> FxHashMap<&str, usize> {
         .collect()
 }
 
+/// The rows `query` reads for `words` (bound as `$words`).
 fn read_postings(
     store: &Store,
     query: &'static str,
     graph: &str,
-    terms: &[WeightedTerm],
+    words: &[&str],
 ) -> Result<cozo::NamedRows, StoreError> {
-    let words: Vec<&str> = terms.iter().map(|t| t.term.stem.as_str()).collect();
     store.read(
         query,
         Params::new()
             .with("graph", graph)
-            .with("words", str_list(words)),
+            .with("words", str_list(words.iter().copied())),
     )
+}
+
+fn stems(terms: &[WeightedTerm]) -> Vec<&str> {
+    terms.iter().map(|t| t.term.stem.as_str()).collect()
 }
 
 /// A text index the query's words are looked up in: its relation, and
@@ -350,7 +354,7 @@ fn word_lists(
     terms: &[WeightedTerm],
     held: Option<&HeldLists>,
 ) -> Result<Vec<Arc<WordList>>, StoreError> {
-    let words: Vec<&str> = terms.iter().map(|t| t.term.stem.as_str()).collect();
+    let words = stems(terms);
     let Some(held) = held else {
         return read_lists(store, index, graph, &words);
     };
@@ -373,12 +377,7 @@ fn read_lists(
     graph: &str,
     words: &[&str],
 ) -> Result<Vec<Arc<WordList>>, StoreError> {
-    let raw = store.read(
-        index.query,
-        Params::new()
-            .with("graph", graph)
-            .with("words", str_list(words.iter().copied())),
-    )?;
+    let raw = read_postings(store, index.query, graph, words)?;
     let rows = decode_rows::<PostingsRow>(&raw)?;
     let read: Vec<(&str, ListBlock)> = rows
         .par_iter()
@@ -466,7 +465,7 @@ pub fn history_scores(
     terms: &[WeightedTerm],
     files: f64,
 ) -> Result<FxHashMap<String, f64>, StoreError> {
-    let raw = read_postings(store, queries::SEARCH_HISTORY_WORDS, graph, terms)?;
+    let raw = read_postings(store, queries::SEARCH_HISTORY_WORDS, graph, &stems(terms))?;
     let rows = decode_rows::<HistoryWordRow>(&raw)?;
     if rows.is_empty() {
         return Ok(FxHashMap::default());
